@@ -1,0 +1,96 @@
+"""``referee match``: play one match and print who won and why."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import click
+
+from cli.params import board_option, game_option, load_board
+from referee.core import Game, RulesError
+from referee.lineup import make_players
+from referee.match import MatchRecord, Runner, TimeControl
+from referee.players import Player
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``key=value`` pairs; values read as JSON when they parse (``2`` is a number)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--option")
+        try:
+            options[key] = json.loads(raw)
+        except ValueError:
+            options[key] = raw
+    return options
+
+
+@click.command()
+@click.argument("bots", nargs=-1, required=True)
+@game_option()
+@click.option("--seed", type=int, default=None, help="Replay a game exactly (drawn if absent).")
+@board_option()
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A game option, e.g. automa=2 for Tokaido Duo's solo mode.")
+@click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True,
+              help="Time per decision.")
+@click.option("--bank-ms", type=click.IntRange(0), default=0, show_default=True,
+              help="Overage bank per seat.")
+@click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
+              help="Strikes before a seat forfeits.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the match log here.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+def match(
+    bots: tuple[str, ...], game: Game, seed: int | None, board_path: str | None,
+    option_pairs: tuple[str, ...], time_ms: int, bank_ms: int, strikes: int,
+    log_path: str | None, as_json: bool,
+) -> None:
+    """Play one match between BOTS (built-in names or http:// URLs), one per seat."""
+    if seed is None:
+        seed = secrets.randbits(63)
+        if not as_json:
+            click.echo(f"seed {seed}", err=True)
+    board = load_board(game, board_path)
+    players: list[Player] = []
+    try:
+        options = game.validate_options(parse_options(option_pairs))
+        players = make_players(bots, game.name, seed)
+        runner = Runner(game, players, seed, board=board, options=options,
+                        time_control=TimeControl(time_ms, bank_ms), strikes=strikes)
+        record = runner.run()
+    except (RulesError, LookupError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for p in players:
+            p.close()
+    if log_path:
+        with open(log_path, "w", encoding="utf-8") as fh:
+            json.dump(record.log, fh)
+    if as_json:
+        click.echo(json.dumps(record.summary()))
+    else:
+        print_summary(record)
+
+
+def print_summary(record: MatchRecord) -> None:
+    s = record.summary()
+    click.echo(f"{s['game']}  seed {s['seed']}  {s['rounds']} rounds  end: {s['end']}")
+    if s["reason"]:
+        click.echo(f"  {s['reason']}")
+    for seat in sorted(s["seats"], key=lambda x: x["rank"]):
+        parts = ", ".join(f"{k} {v}" for k, v in seat["breakdown"].items())
+        strikes = f"  strikes {seat['strikes']}" if seat["strikes"] else ""
+        click.echo(
+            f"  #{seat['rank']} seat {seat['seat']} {seat['bot']:<12} {seat['score']:>4}"
+            f"  ({parts}){strikes}"
+        )
+    names = [s["seats"][w]["bot"] for w in s["winners"]]
+    verb = "wins" if len(names) == 1 else "share the win"
+    click.echo(f"  {' and '.join(names)} {verb}")
+    for fault in s["faults"]:
+        click.echo(f"  fault: seat {fault['seat']} {fault['kind']} {fault['reason']} {fault['detail']}")

@@ -1,0 +1,27 @@
+"""``referee replay LOG``: replay a match log and say whether the result matches."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from referee.replay import LogError, replay as replay_log
+
+
+@click.command()
+@click.argument("log_file", type=click.Path(exists=True, dir_okay=False))
+def replay(log_file: str) -> None:
+    """Replay LOG_FILE from its seed and choices; exit 1 if the result differs."""
+    try:
+        with open(log_file, encoding="utf-8") as fh:
+            log = json.load(fh)
+        outcome = replay_log(log)
+    except (ValueError, LogError) as exc:
+        raise click.ClickException(f"{log_file}: {exc}") from exc
+    if outcome.matches:
+        click.echo(f"{log_file}: replay matches ({log['game']}, seed {log['seed']})")
+        return
+    for diff in outcome.differences:
+        click.echo(f"  {diff}", err=True)
+    raise click.ClickException(f"{log_file}: replay does not match the logged result")

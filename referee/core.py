@@ -1,0 +1,197 @@
+"""The game interface every game implements and the runner relies on.
+
+A game is a registry entry (:class:`Game`) that makes states; a :class:`State` says who must
+decide now (:meth:`State.pending`), takes the answers (:meth:`State.apply`), shows each seat what
+it may see (:meth:`State.view`) and, once over, gives a :class:`Result`.
+
+Decisions and options are ``NamedTuple`` s rather than dataclasses: the engines create tens of
+thousands per second and tuple construction is several times cheaper, while still immutable and
+typed.  Rules never read a clock, print, or touch the network; all chance comes from the state's
+own seeded ``random.Random``, so the same seed and the same choices replay the same game.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+
+class Option(NamedTuple):
+    """One legal move: a stable string ``id`` (sent to bots), a human ``label``, structured ``data``."""
+
+    id: str
+    label: str
+    data: Mapping[str, Any]
+
+
+class Decision(NamedTuple):
+    """A question for one seat. Several pending decisions at once are simultaneous (sealed)."""
+
+    seat: int
+    kind: str
+    prompt: str
+    options: tuple[Option, ...]
+
+    def option_ids(self) -> tuple[str, ...]:
+        return tuple(o.id for o in self.options)
+
+
+class EndReason(str, enum.Enum):
+    """How a game ended; the string value is what logs and ``--json`` carry."""
+
+    NORMAL = "normal"
+    FORFEIT = "forfeit"
+    TURN_LIMIT = "turn_limit"
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's outcome. ``breakdown`` values add up to ``score``; ``rank`` is 1-based, ties share."""
+
+    seat: int
+    score: int
+    breakdown: Mapping[str, int]
+    rank: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """A finished game: per-seat results in seat order, the winners, and why it ended."""
+
+    seats: tuple[SeatResult, ...]
+    winners: tuple[int, ...]
+    end: EndReason
+    rounds: int
+    reason: str = ""
+    """Human words for why the game ended (``"temple 9 reached by seat 0"``)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Game-specific facts worth showing (e.g. the Automa's level); JSON-ready."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seats": [
+                {"seat": s.seat, "score": s.score, "breakdown": dict(s.breakdown), "rank": s.rank}
+                for s in self.seats
+            ],
+            "winners": list(self.winners),
+            "end": self.end.value,
+            "rounds": self.rounds,
+            "reason": self.reason,
+            "extra": dict(self.extra),
+        }
+
+
+def ranks_from_keys(keys: list[Any]) -> list[int]:
+    """Competition ranks (1-based, ties share, higher key is better): ``[5, 9, 5] -> [2, 1, 2]``."""
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+class RulesError(ValueError):
+    """Base of every error a rules engine raises on bad input."""
+
+
+class IllegalChoiceError(RulesError):
+    """An answer that was not among the options offered to that seat for that decision."""
+
+    def __init__(self, seat: int, choice: object, kind: str, detail: str = "") -> None:
+        self.seat, self.choice, self.kind = seat, choice, kind
+        msg = f"seat {seat}: {choice!r} is not an option of decision {kind!r}"
+        super().__init__(msg + (f" ({detail})" if detail else ""))
+
+
+class GameOverError(RulesError):
+    """``apply`` called on a finished game."""
+
+
+class BoardError(RulesError):
+    """A board file that cannot be loaded or breaks an invariant; the message names the problem."""
+
+
+class GameOptionsError(RulesError):
+    """Unknown, missing or out-of-range game options (never silently defaulted)."""
+
+
+class UnknownGameError(LookupError):
+    """``find_game`` with a name that is not registered; the message lists the known names."""
+
+
+class State(ABC):
+    """A game in progress. Mutable; :meth:`clone` gives an independent copy cheaply."""
+
+    num_players: int
+
+    @abstractmethod
+    def pending(self) -> list[Decision]:
+        """Decisions due now; several means simultaneous; empty means the game is over."""
+
+    @abstractmethod
+    def apply(self, choices: Mapping[int, str]) -> None:
+        """Answer every pending decision at once (seat -> option id).
+
+        Raises :class:`IllegalChoiceError` for an id not offered (or a seat not asked, or a
+        pending seat left out) and :class:`GameOverError` once over.
+        """
+
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: a spectator), JSON-ready, with ``events`` since that
+        seat last decided. The only way information leaves a state."""
+
+    @abstractmethod
+    def result(self) -> Result | None:
+        """The result once over, else ``None``."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy (search bots apply moves to copies)."""
+
+    @property
+    def is_over(self) -> bool:
+        return self.result() is not None
+
+
+class Game(ABC):
+    """A registry entry: the game's name, seat counts, board data and state factory."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[str]
+    player_counts: ClassVar[tuple[int, ...]]
+
+    @abstractmethod
+    def load_board(self, path: str | None = None) -> Any:
+        """The validated board: the packaged default, or the file at ``path``.
+
+        Raises :class:`BoardError` naming the problem.
+        """
+
+    @abstractmethod
+    def board_from_data(self, data: Mapping[str, Any]) -> Any:
+        """Validate raw board data (as read from YAML, or embedded in a match log)."""
+
+    @abstractmethod
+    def new_state(
+        self,
+        num_players: int,
+        seed: int,
+        board: Any | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> State:
+        """A new game. Raises :class:`GameOptionsError` for a bad seat count or option."""
+
+    @abstractmethod
+    def determinize(self, view: Mapping[str, Any], seed: int, board: Any | None = None) -> State:
+        """A full state consistent with ``view`` (hidden information sampled from ``seed``).
+
+        This is how search bots use the engine while reading only their view, as a remote bot
+        must. The state's own future chance is drawn from ``seed`` too.
+        """
+
+    def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check game options against the game's schema; the default accepts none."""
+        if options:
+            raise GameOptionsError(f"{self.name} takes no options; got {sorted(options)}")
+        return {}

@@ -1,0 +1,31 @@
+"""Turning seat specs from the command line (``greedy``, ``http://…``) into players."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from referee.players import InProcessPlayer, Player
+
+
+def is_url(spec: str) -> bool:
+    return spec.startswith(("http://", "https://"))
+
+
+def make_player(spec: str, game: str, seed: int, seat: int) -> Player:
+    """A player for ``spec``: a built-in bot name, or the base URL of an HTTP bot.
+
+    Raises ``LookupError`` with the known names for an unknown bot.
+    """
+    if is_url(spec):
+        from referee.transport import HttpPlayer  # imported only when a URL is used
+
+        return HttpPlayer(name=spec, url=spec)
+    from bots import find_bot
+
+    bot_seed = random.Random(f"{seed}:bot:{seat}").getrandbits(63)
+    return InProcessPlayer(name=spec, bot=find_bot(spec, game, bot_seed))
+
+
+def make_players(specs: Sequence[str], game: str, seed: int) -> list[Player]:
+    return [make_player(s, game, seed, i) for i, s in enumerate(specs)]

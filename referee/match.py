@@ -1,0 +1,303 @@
+"""The match runner: asks seats for decisions, enforces time, strikes and fallbacks, logs.
+
+It knows no game's rules: it only sees :class:`~referee.core.State` and
+:class:`~referee.players.Player`.  A bot's fault never raises here; it becomes a strike with a
+reason, a fallback option drawn from a generator seeded by the match seed (so the match stays
+reproducible), and after ``strikes`` strikes a forfeit: the seat is ranked last and the game is
+played out by the fallback so the other seats still get their result.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.core import Decision, EndReason, Game, Result, SeatResult, State, ranks_from_keys
+from referee.players import FORFEITED, OK, Answer, DecisionRequest, MatchInfo, Player
+
+LOG_FORMAT = "referee-match-log"
+LOG_VERSION = 1
+MAX_STEPS = 1_000_000
+"""A guard against an engine bug that never ends a game; no real game comes near it."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Per-decision limit plus an optional per-seat overage bank (both in milliseconds)."""
+
+    decision_ms: int = 1000
+    bank_ms: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+
+
+@dataclass
+class SeatRecord:
+    """Running tally for one seat during a match."""
+
+    name: str
+    strikes: int = 0
+    bank_ms: float = 0.0
+    forfeited: bool = False
+    faults: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class MatchRecord:
+    """A finished match: the final result (forfeits applied) and the log document."""
+
+    result: Result
+    log: dict[str, Any]
+    seats: list[SeatRecord]
+
+    def summary(self) -> dict[str, Any]:
+        """The ``referee match --json`` object."""
+        return summary_of(self.log)
+
+
+def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``--json`` summary of a match log (one place, used by the CLI and replay)."""
+    result = log["result"]
+    players = log["players"]
+    return {
+        "game": log["game"],
+        "seed": log["seed"],
+        "seats": [
+            {
+                "seat": s["seat"],
+                "bot": players[s["seat"]]["name"],
+                "score": s["score"],
+                "breakdown": s["breakdown"],
+                "rank": s["rank"],
+                "strikes": players[s["seat"]].get("strikes", 0),
+            }
+            for s in result["seats"]
+        ],
+        "winners": result["winners"],
+        "end": result["end"],
+        "rounds": result["rounds"],
+        "reason": result.get("reason", ""),
+        "faults": log.get("faults", []),
+    }
+
+
+def apply_forfeits(result: Result, forfeited: Sequence[int]) -> Result:
+    """Rank forfeited seats last (sharing last place), keep the others' order from the game."""
+    if not forfeited:
+        return result
+    game_rank = {s.seat: s.rank for s in result.seats}
+    keys = [(s.seat not in forfeited, -game_rank[s.seat]) for s in result.seats]
+    ranks = ranks_from_keys(keys)
+    seats = tuple(
+        SeatResult(s.seat, s.score, s.breakdown, r) for s, r in zip(result.seats, ranks)
+    )
+    winners = tuple(s.seat for s in seats if s.rank == 1 and s.seat not in forfeited)
+    reason = "seat(s) %s forfeited; %s" % (", ".join(map(str, forfeited)), result.reason)
+    return Result(seats, winners, EndReason.FORFEIT, result.rounds, reason, result.extra)
+
+
+class Runner:
+    """Plays one match between ``players`` (one per seat, in seat order)."""
+
+    def __init__(
+        self,
+        game: Game,
+        players: Sequence[Player],
+        seed: int,
+        board: Any | None = None,
+        options: Mapping[str, Any] | None = None,
+        time_control: TimeControl = TimeControl(),
+        strikes: int = 3,
+        match_id: str | None = None,
+    ) -> None:
+        self.game, self.players, self.seed = game, list(players), seed
+        self.board = board if board is not None else game.load_board()
+        self.options = game.validate_options(options)
+        self.time_control, self.strike_limit = time_control, strikes
+        self.match_id = match_id or uuid.uuid4().hex
+        self.fallback_rng = random.Random(f"{seed}:fallback")
+        self.seats = [SeatRecord(p.name, bank_ms=time_control.bank_ms) for p in self.players]
+        self.decisions: list[dict[str, Any]] = []
+        self.faults: list[dict[str, Any]] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def run(self) -> MatchRecord:
+        state = self.game.new_state(len(self.players), self.seed, self.board, self.options)
+        self._announce_start()
+        try:
+            step = 0
+            while True:
+                pending = state.pending()
+                if not pending:
+                    break
+                if step >= MAX_STEPS:
+                    raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
+                choices = self._ask_all(state, pending, step)
+                state.apply(choices)
+                step += 1
+            game_result = state.result()
+            assert game_result is not None
+            forfeited = [i for i, s in enumerate(self.seats) if s.forfeited]
+            result = apply_forfeits(game_result, forfeited)
+            log = self._log(game_result, result, forfeited)
+            self._announce_end(result)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+        return MatchRecord(result, log, self.seats)
+
+    # -- asking ---------------------------------------------------------------------------
+
+    def _ask_all(self, state: State, pending: list[Decision], step: int) -> dict[int, str]:
+        requests = [self._request(state, d, step) for d in pending]
+        if len(pending) > 1 and any(self.players[d.seat].remote for d in pending):
+            pool = self._executor()
+            futures = [pool.submit(self._ask_one, d, r) for d, r in zip(pending, requests)]
+            answers = [f.result() for f in futures]
+        else:
+            answers = [self._ask_one(d, r) for d, r in zip(pending, requests)]
+        return {
+            d.seat: self._settle(d, a, step) for d, a in zip(pending, answers)
+        }
+
+    def _request(self, state: State, decision: Decision, step: int) -> DecisionRequest:
+        seat = decision.seat
+        bank = max(0, int(self.seats[seat].bank_ms))
+        return DecisionRequest(
+            match_id=self.match_id,
+            game=self.game.name,
+            seat=seat,
+            request_id=f"{self.match_id}:{step}:{seat}",
+            decision=decision,
+            view=lambda: state.view(seat),
+            deadline_ms=self.time_control.decision_ms + bank,
+            bank_ms=bank,
+        )
+
+    def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer:
+        if self.seats[decision.seat].forfeited:
+            return Answer(None, FORFEITED)
+        answer = self.players[decision.seat].decide(request)
+        if answer.status == OK and answer.elapsed_ms > request.deadline_ms:
+            answer.status, answer.detail = "timeout", f"answered after {answer.elapsed_ms:.0f} ms"
+        if answer.status == OK and answer.choice not in decision.option_ids():
+            answer.status = "unknown_option"
+            answer.detail = f"{answer.choice!r} is not an offered id"
+        return answer
+
+    def _settle(self, decision: Decision, answer: Answer, step: int) -> str:
+        """Book time and strikes; return the id to apply (the bot's, or the fallback)."""
+        seat = self.seats[decision.seat]
+        over = answer.elapsed_ms - self.time_control.decision_ms
+        if over > 0 and answer.status != FORFEITED:
+            seat.bank_ms = max(0.0, seat.bank_ms - over)
+        choice = answer.choice
+        if answer.status != OK:
+            choice = self.fallback_rng.choice(decision.options).id
+        if answer.status not in (OK, FORFEITED):
+            seat.strikes += 1
+            fault = {
+                "step": step,
+                "seat": decision.seat,
+                "kind": decision.kind,
+                "reason": answer.status,
+                "detail": answer.detail,
+            }
+            seat.faults.append(fault)
+            self.faults.append(fault)
+            if seat.strikes >= self.strike_limit:
+                seat.forfeited = True
+        entry: dict[str, Any] = {
+            "step": step,
+            "seat": decision.seat,
+            "kind": decision.kind,
+            "options": len(decision.options),
+            "choice": choice,
+            "ms": round(answer.elapsed_ms, 3),
+            "status": answer.status,
+        }
+        if answer.log:
+            entry["log"] = answer.log[:4096]
+        self.decisions.append(entry)
+        assert choice is not None
+        return choice
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=len(self.players))
+        return self._pool
+
+    # -- start, end, log ------------------------------------------------------------------
+
+    def _announce_start(self) -> None:
+        names = tuple((i, p.name) for i, p in enumerate(self.players))
+        for seat, player in enumerate(self.players):
+            info = MatchInfo(self.match_id, self.game.name, seat, names, self.time_control.to_dict())
+            fault = player.start(info)
+            if fault:
+                self._lifecycle_fault(seat, "start", fault, strike=True)
+
+    def _announce_end(self, result: Result) -> None:
+        for seat, player in enumerate(self.players):
+            fault = player.end(self.match_id, result.to_dict())
+            if fault:
+                self._lifecycle_fault(seat, "end", fault, strike=False)
+
+    def _lifecycle_fault(self, seat: int, call: str, fault: str, strike: bool) -> None:
+        """``/start`` and ``/end`` failures are recorded, never fatal; a failed start is a strike."""
+        record = self.seats[seat]
+        reason = fault.split(":", 1)[0]
+        entry = {"step": None, "seat": seat, "kind": call, "reason": reason, "detail": fault}
+        self.faults.append(entry)
+        record.faults.append(entry)
+        if strike:
+            record.strikes += 1
+            if record.strikes >= self.strike_limit:
+                record.forfeited = True
+
+    def _log(self, game_result: Result, result: Result, forfeited: list[int]) -> dict[str, Any]:
+        return {
+            "format": LOG_FORMAT,
+            "version": LOG_VERSION,
+            "match_id": self.match_id,
+            "game": self.game.name,
+            "rules_version": self.game.rules_version,
+            "seed": self.seed,
+            "options": self.options,
+            "board": board_data(self.board),
+            "time_control": self.time_control.to_dict(),
+            "strike_limit": self.strike_limit,
+            "players": [
+                {"seat": i, "name": s.name, "strikes": s.strikes, "forfeited": s.forfeited}
+                for i, s in enumerate(self.seats)
+            ],
+            "decisions": self.decisions,
+            "faults": self.faults,
+            "forfeited": forfeited,
+            "game_result": game_result.to_dict(),
+            "result": result.to_dict(),
+        }
+
+
+def board_data(board: Any) -> Any:
+    """The raw data a board was built from, embedded in logs so replays need no file."""
+    return getattr(board, "data", None)
+
+
+def play(
+    game: Game,
+    players: Sequence[Player],
+    seed: int,
+    **kwargs: Any,
+) -> MatchRecord:
+    """Convenience: run one match and close the players afterwards."""
+    try:
+        return Runner(game, players, seed, **kwargs).run()
+    finally:
+        for p in players:
+            p.close()

@@ -1,0 +1,159 @@
+"""What sits in a seat, as the runner sees it: a :class:`Player`.
+
+The runner knows nothing of HTTP or of any bot's insides. It hands a player a
+:class:`DecisionRequest` and gets an :class:`Answer` back, always: a player never raises for a
+bot's fault, it reports the fault as the answer's ``status`` (one of :data:`FAULTS`).
+In-process bots are wrapped by :class:`InProcessPlayer`; HTTP bots have their own player in the
+transport module.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.core import Decision
+
+OK = "ok"
+FAULTS = (
+    "timeout",
+    "connection_error",
+    "http_status",
+    "bad_json",
+    "too_large",
+    "unknown_option",
+    "bot_error",
+)
+"""Why an answer was struck. ``bot_error``: an in-process bot raised."""
+FORFEITED = "forfeited"
+"""Status of a decision taken by the fallback because the seat had already forfeited."""
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What a player is told at the start of a match (the ``/start`` body, minus transport)."""
+
+    match_id: str
+    game: str
+    seat: int
+    players: tuple[tuple[int, str], ...]
+    time_control: Mapping[str, int]
+
+
+@dataclass
+class DecisionRequest:
+    """One decision put to one seat. ``view`` is built only when the player asks for it."""
+
+    match_id: str
+    game: str
+    seat: int
+    request_id: str
+    decision: Decision
+    view: Callable[[], dict[str, Any]]
+    deadline_ms: int
+    bank_ms: int
+
+
+@dataclass
+class Answer:
+    """A player's reply: the chosen id (``None`` if none usable), ``status`` ok or a fault."""
+
+    choice: str | None
+    status: str = OK
+    elapsed_ms: float = 0.0
+    log: str | None = None
+    detail: str = ""
+
+
+@dataclass
+class Player(ABC):
+    """A seat's controller. ``remote`` players are asked concurrently for simultaneous decisions."""
+
+    name: str
+    remote: bool = field(default=False, init=False)
+
+    def start(self, info: MatchInfo) -> str | None:
+        """Announce the match. Returns a fault description, or ``None`` when fine."""
+        return None
+
+    @abstractmethod
+    def decide(self, request: DecisionRequest) -> Answer:
+        """Answer one decision; never raises for the bot's own faults."""
+
+    def end(self, match_id: str, result: Mapping[str, Any]) -> str | None:
+        """Announce the result. Returns a fault description, or ``None`` when fine."""
+        return None
+
+    def close(self) -> None:
+        """Release connections or threads."""
+
+
+class LazyView(Mapping[str, Any]):
+    """A view that is built on first access: most in-process bots (``random``) never look."""
+
+    __slots__ = ("_build", "_data")
+
+    def __init__(self, build: Callable[[], dict[str, Any]]) -> None:
+        self._build: Callable[[], dict[str, Any]] | None = build
+        self._data: dict[str, Any] = {}
+
+    def _get(self) -> dict[str, Any]:
+        if self._build is not None:
+            self._data, self._build = self._build(), None
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+class Bot(ABC):
+    """An in-process bot. Reads only the decision and its view, exactly like a remote bot.
+
+    ``decide`` returns an option id, or ``(option id, log text)``.
+    """
+
+    name: str = "bot"
+
+    def start(self, info: MatchInfo) -> None:
+        """Called once per match before the first decision."""
+
+    @abstractmethod
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str | tuple[str, str]:
+        """The chosen option id for ``decision``."""
+
+
+@dataclass
+class InProcessPlayer(Player):
+    """Runs a :class:`Bot` in the referee's process; a bot exception becomes a ``bot_error``."""
+
+    bot: Bot | None = None
+
+    def start(self, info: MatchInfo) -> str | None:
+        try:
+            assert self.bot is not None
+            self.bot.start(info)
+        except Exception as exc:  # a broken bot must not break the referee
+            return f"bot_error: {exc!r}"
+        return None
+
+    def decide(self, request: DecisionRequest) -> Answer:
+        assert self.bot is not None
+        began = time.perf_counter()
+        try:
+            out = self.bot.decide(request.decision, LazyView(request.view))
+        except Exception as exc:  # a broken bot must not break the referee
+            elapsed = (time.perf_counter() - began) * 1000
+            return Answer(None, "bot_error", elapsed, detail=repr(exc))
+        elapsed = (time.perf_counter() - began) * 1000
+        if isinstance(out, tuple):
+            return Answer(out[0], OK, elapsed, log=out[1])
+        return Answer(out, OK, elapsed)

@@ -1,0 +1,70 @@
+"""The match runner on the toy game: results, strikes, forfeits, logs and replay."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bots.random_bot import RandomBot
+from referee.core import Decision, EndReason
+from referee.match import Runner
+from referee.players import Bot, InProcessPlayer
+from referee.replay import replay
+
+
+class Stubborn(Bot):
+    """Always answers an id that is never offered."""
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        return "nonsense"
+
+
+class Crashing(Bot):
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        raise RuntimeError("boom")
+
+
+def players(*bots: Bot) -> list[InProcessPlayer]:
+    return [InProcessPlayer(name=f"p{i}", bot=b) for i, b in enumerate(bots)]
+
+
+def test_same_seed_same_match(toy_game):
+    logs = [
+        Runner(toy_game, players(RandomBot("t", 1), RandomBot("t", 2)), seed=7).run().log
+        for _ in range(2)
+    ]
+    choices = [[(d["step"], d["seat"], d["choice"]) for d in log["decisions"]] for log in logs]
+    assert choices[0] == choices[1]
+    assert logs[0]["result"] == logs[1]["result"]
+
+
+def test_unknown_option_is_struck_and_forfeits_after_limit(toy_game):
+    record = Runner(toy_game, players(Stubborn(), RandomBot("t", 2)), seed=3, strikes=2).run()
+    assert record.seats[0].strikes >= 2 and record.seats[0].forfeited
+    assert record.result.end is EndReason.FORFEIT
+    assert record.result.winners == (1,)
+    ranks = {s.seat: s.rank for s in record.result.seats}
+    assert ranks == {0: 2, 1: 1}
+    reasons = {f["reason"] for f in record.log["faults"]}
+    assert reasons == {"unknown_option"}
+    statuses = {d["status"] for d in record.log["decisions"] if d["seat"] == 0}
+    assert "forfeited" in statuses  # later decisions are taken by the fallback, not asked
+
+
+def test_crashing_bot_is_a_bot_error_strike(toy_game):
+    record = Runner(toy_game, players(Crashing(), RandomBot("t", 2), RandomBot("t", 3)), seed=5).run()
+    assert record.log["faults"][0]["reason"] == "bot_error"
+    assert record.result.end is EndReason.FORFEIT
+
+
+def test_replay_reproduces_including_forfeits(toy_game):
+    record = Runner(toy_game, players(Stubborn(), RandomBot("t", 2)), seed=11, strikes=1).run()
+    outcome = replay(record.log)
+    assert outcome.matches, outcome.differences
+
+
+def test_replay_detects_tampering(toy_game):
+    record = Runner(toy_game, players(RandomBot("t", 1), RandomBot("t", 2)), seed=12).run()
+    log = dict(record.log)
+    log["result"] = dict(log["result"], winners=[9])
+    assert not replay(log).matches
