@@ -237,7 +237,10 @@ class Runner:
     def _announce_start(self) -> None:
         names = tuple((i, p.name) for i, p in enumerate(self.players))
         for seat, player in enumerate(self.players):
-            info = MatchInfo(self.match_id, self.game.name, seat, names, self.time_control.to_dict())
+            info = MatchInfo(
+                self.match_id, self.game.name, seat, names, self.time_control.to_dict(),
+                board_data(self.board),
+            )
             fault = player.start(info)
             if fault:
                 self._lifecycle_fault(seat, "start", fault, strike=True)

@@ -41,6 +41,8 @@ class MatchInfo:
     seat: int
     players: tuple[tuple[int, str], ...]
     time_control: Mapping[str, int]
+    board: Mapping[str, Any] | None = None
+    """The board data in play (public knowledge): search bots need it to simulate."""
 
 
 @dataclass
