@@ -1,7 +1,8 @@
 """Built-in bots, found by name: ``find_bot("greedy", "tokaido-duo", seed)``.
 
 ``random`` and ``mcts`` play every game; ``greedy`` has one heuristic per game. Every bot reads
-only the decision and the view it is given, like a bot behind HTTP.
+only the decision and the view it is given, like a bot behind HTTP. A name may carry numeric
+parameters after a colon: ``mcts:ms=500`` or ``mcts:playouts=200``.
 """
 
 from __future__ import annotations
@@ -29,8 +30,25 @@ def bot_names() -> list[str]:
     return sorted(_BOTS)
 
 
-def find_bot(name: str, game: str, seed: int) -> Bot:
-    """A fresh built-in bot called ``name`` for ``game``, its own randomness seeded by ``seed``."""
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, float]]:
+    """``"mcts:ms=50,playouts=9"`` -> ``("mcts", {"ms": 50.0, "playouts": 9.0})``."""
+    name, _, raw = spec.partition(":")
+    params: dict[str, float] = {}
+    for pair in filter(None, raw.split(",")):
+        key, sep, value = pair.partition("=")
+        try:
+            if not sep or not key.isidentifier():
+                raise ValueError
+            params[key] = float(value)
+        except ValueError:
+            raise UnknownBotError(f"bad bot parameter {pair!r} in {spec!r}: expected key=number")
+    return name, params
+
+
+def find_bot(spec: str, game: str, seed: int) -> Bot:
+    """A fresh built-in bot for ``game`` from ``spec`` (a name, maybe with parameters),
+    its own randomness seeded by ``seed``."""
+    name, params = parse_bot_spec(spec)
     by_game = _BOTS.get(name)
     if by_game is None:
         raise UnknownBotError(
@@ -41,5 +59,8 @@ def find_bot(name: str, game: str, seed: int) -> Bot:
         raise UnknownBotError(f"bot {name!r} has no version for game {game!r}")
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    bot: Bot = cls(game=game, seed=seed)
+    try:
+        bot: Bot = cls(game=game, seed=seed, **params)
+    except TypeError:
+        raise UnknownBotError(f"bot {name!r} takes no parameters {sorted(params)}") from None
     return bot

@@ -61,7 +61,7 @@ class ToyState(State):
         self.turns += 1
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        return {"positions": list(self.pos), "turn": self.turn, "seat": seat}
+        return {"positions": list(self.pos), "turn": self.turn, "turns": self.turns, "seat": seat}
 
     def result(self) -> Result | None:
         if max(self.pos) < GOAL:
@@ -104,6 +104,7 @@ class ToyGame(Game):
     def determinize(self, view: Mapping[str, Any], seed: int, board: Any = None) -> ToyState:
         state = ToyState(len(view["positions"]), seed)
         state.pos, state.turn = list(view["positions"]), view["turn"]
+        state.turns = view["turns"]
         return state
 
 
