@@ -51,10 +51,8 @@ def match(
     log_path: str | None, as_json: bool,
 ) -> None:
     """Play one match between BOTS (built-in names or http:// URLs), one per seat."""
-    if seed is None:
-        seed = secrets.randbits(63)
-        if not as_json:
-            click.echo(f"seed {seed}", err=True)
+    drawn = seed is None
+    seed = secrets.randbits(63) if seed is None else seed
     board = load_board(game, board_path)
     players: list[Player] = []
     try:
@@ -62,6 +60,8 @@ def match(
         players = make_players(bots, game.name, seed)
         runner = Runner(game, players, seed, board=board, options=options,
                         time_control=TimeControl(time_ms, bank_ms), strikes=strikes)
+        if drawn and not as_json:
+            click.echo(f"seed {seed}", err=True)
         record = runner.run()
     except (RulesError, LookupError) as exc:
         raise click.ClickException(str(exc)) from exc

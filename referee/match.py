@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.core import Decision, EndReason, Game, Result, SeatResult, State, ranks_from_keys
+from referee.core import Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, ranks_from_keys
 from referee.players import FORFEITED, OK, Answer, DecisionRequest, MatchInfo, Player
 
 LOG_FORMAT = "referee-match-log"
@@ -115,6 +115,11 @@ class Runner:
         strikes: int = 3,
         match_id: str | None = None,
     ) -> None:
+        if len(players) not in game.player_counts:
+            counts = ", ".join(map(str, game.player_counts))
+            raise GameOptionsError(
+                f"{game.name} is played by {counts} seat(s); got {len(players)} bot(s)"
+            )
         self.game, self.players, self.seed = game, list(players), seed
         self.board = board if board is not None else game.load_board()
         self.options = game.validate_options(options)
