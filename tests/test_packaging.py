@@ -1,0 +1,25 @@
+"""The installed package carries its data files (tox tests the built wheel, not the tree)."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+import referee
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("package", ["referee.games.tokaido_duo", "referee.games.doubletrack"])
+def test_board_data_is_package_data(package):
+    board = resources.files(package) / "board.yaml"
+    assert board.is_file()
+    assert "version:" in board.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif("TOX_ENV_NAME" not in os.environ, reason="only meaningful under tox")
+def test_tox_tests_the_installed_wheel_not_the_source_tree():
+    assert REPO not in Path(referee.__file__).resolve().parents
