@@ -1,0 +1,13 @@
+"""The ladder: bots, matches and ratings in a database, and the rating models themselves.
+
+``ladder.store`` is the front door (``open_db``, ``record_match``, ``leaderboard``,
+``recompute``); ``ladder.ratings`` holds the maths (Elo, Bradley-Terry, openskill) and imports
+no database code, so it can be tested and reused on its own.  Importing this package is cheap:
+SQLAlchemy loads only when a store module is imported.
+"""
+
+from __future__ import annotations
+
+
+class LadderError(Exception):
+    """A bad input or an unusable database, with a one-line message fit for the CLI."""

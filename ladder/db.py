@@ -1,0 +1,225 @@
+"""Engines and migrations: SQLite configured for several writers, PostgreSQL by URL.
+
+SQLite traps handled here: Python's sqlite3 opens *deferred* transactions, and upgrading a read
+lock to a write lock fails at once with "database is locked" whatever the busy timeout, so the
+driver's own transaction handling is switched off (``isolation_level = None``) and every write
+transaction starts with ``BEGIN IMMEDIATE`` (SQLAlchemy's documented pysqlite recipe).  That
+also serialises rating updates on SQLite.  Reads that must not queue behind writers use
+:func:`reader` (a plain deferred ``BEGIN``; WAL lets them run beside a writer).
+
+PostgreSQL serialises the writers of one ladder with a transaction-scoped advisory lock
+(:func:`lock_ladder`).  Its schema is migrated explicitly (``referee db upgrade``); the
+embedded SQLite file is migrated automatically the first time it is opened.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from ladder import LadderError
+
+ENV_VAR = "REFEREE_DB"
+DEFAULT_FILE = "ladder.sqlite3"
+BUSY_TIMEOUT_MS = 60_000
+READ_ONLY = "referee_read_only"
+"""Execution option: on SQLite, begin with a deferred ``BEGIN`` instead of ``BEGIN IMMEDIATE``."""
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+# -- URLs and engines -------------------------------------------------------------------------
+
+def default_url() -> str:
+    """``REFEREE_DB`` if set, else an SQLite file in the user's data directory."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return env
+    folder = Path(platformdirs.user_data_dir("referee", appauthor=False))
+    return str(URL.create("sqlite", database=str(folder / DEFAULT_FILE)))
+
+
+def describe(url: str | URL) -> str:
+    """A URL fit for messages: the password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable URL>"
+
+
+def parse_url(url: str) -> URL:
+    """Check that ``url`` names a database this ladder supports; a one-line error otherwise."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise LadderError(
+            f"bad database URL {url!r}: expected sqlite:///FILE or postgresql+psycopg://…"
+        ) from None
+    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    if backend == "sqlite":
+        if driver != "pysqlite":
+            raise LadderError(f"unsupported SQLite driver {driver!r}: use sqlite:///FILE")
+        if parsed.database in (None, "", ":memory:") or str(parsed.database).startswith("file:"):
+            raise LadderError("the SQLite ladder needs a file path (sqlite:///FILE), not memory")
+    elif backend == "postgresql":
+        if driver != "psycopg":
+            raise LadderError(f"unsupported PostgreSQL driver {driver!r}: use postgresql+psycopg://")
+    else:
+        raise LadderError(f"unsupported database {backend!r}: use SQLite or PostgreSQL")
+    return parsed
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for ``url`` (default: :func:`default_url`), without touching the schema."""
+    parsed = parse_url(url or default_url())
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            if url is None and not os.environ.get(ENV_VAR, "").strip():
+                # the default file's folder may not exist yet on a fresh machine
+                Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
+            return _sqlite_engine(parsed)
+        return create_engine(parsed, pool_pre_ping=True)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise LadderError(f"cannot use database {describe(parsed)}: {exc}") from exc
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    event.listen(engine, "connect", _sqlite_on_connect)
+    event.listen(engine, "begin", _sqlite_on_begin)
+    return engine
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    """Leave transactions to us; WAL so readers run beside the writer; wait, don't fail."""
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_on_begin(connection: Connection) -> None:
+    mode = "DEFERRED" if connection.get_execution_options().get(READ_ONLY) else "IMMEDIATE"
+    connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+@contextmanager
+def reader(engine: Engine) -> Iterator[Connection]:
+    """A connection for reads only: on SQLite it does not take the write lock."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{READ_ONLY: True})
+        with conn.begin():
+            yield conn
+
+
+def lock_ladder(conn: Connection, game: str) -> None:
+    """Serialise the writers of one game's ladder until the transaction ends.
+
+    PostgreSQL: a transaction-scoped advisory lock keyed by the game.  SQLite: nothing to do,
+    ``BEGIN IMMEDIATE`` already holds the database's single write lock.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(game)})
+
+
+def lock_key(name: str) -> int:
+    """A stable signed 64-bit key for ``pg_advisory_xact_lock`` (Python's hash() is salted)."""
+    digest = hashlib.blake2b(f"referee.ladder:{name}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+@contextmanager
+def translate_errors(engine: Engine) -> Iterator[None]:
+    """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError."""
+    try:
+        yield
+    except DBAPIError as exc:
+        first = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        raise LadderError(f"database {describe(engine.url)}: {first}") from exc
+
+
+# -- migrations -------------------------------------------------------------------------------
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration pointing at the packaged migrations (no ini file needed)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+@functools.cache
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:  # pragma: no cover - a packaging error
+        raise LadderError("no migrations packaged")
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema revision the database is at (None for an empty database)."""
+    with translate_errors(engine), reader(engine) as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def migrate(engine: Engine, revision: str = "head", *, down: bool = False) -> None:
+    """Upgrade (or downgrade) the schema in one transaction, one migrator at a time."""
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, "<migrations>")
+        config = alembic_config(conn)
+        try:
+            if down:
+                command.downgrade(config, revision)
+            else:
+                command.upgrade(config, revision)
+        except Exception as exc:  # alembic reports bad revisions with its own error types
+            if isinstance(exc, DBAPIError):
+                raise
+            raise LadderError(f"migration to {revision!r} failed: {exc}") from exc
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Make sure the schema is current: migrate SQLite, ask for ``referee db upgrade`` otherwise."""
+    current = current_revision(engine)
+    if current == head_revision():
+        return
+    if engine.dialect.name == "sqlite" and _known(current):
+        migrate(engine)
+        return
+    if current is not None and not _known(current):
+        raise LadderError(
+            f"database {describe(engine.url)} is at schema revision {current}, which this "
+            "version of referee does not know (newer?)"
+        )
+    raise LadderError(
+        f"database {describe(engine.url)} is at schema revision {current or 'none'}, "
+        f"not {head_revision()}: run `referee db upgrade --db URL`"
+    )
+
+
+def _known(revision: str | None) -> bool:
+    if revision is None:
+        return True
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except Exception:
+        return False

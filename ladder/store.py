@@ -1,0 +1,405 @@
+"""The ladder's front door: open a database, record matches exactly once, read the leaderboard.
+
+Ratings are a fold over a game's matches in ``matches.id`` order (:class:`RatingFold`).
+:func:`record_match` applies one step of that fold in the same transaction that inserts the
+match, and only if the insert created the row (``INSERT … ON CONFLICT DO NOTHING``), while
+holding the game's ladder lock so that concurrent writers cannot interleave their read-modify-
+write of the same ratings; since the lock is taken before the insert, ``matches.id`` order is
+also the order the steps were applied in, and :func:`recompute` (the whole fold from scratch)
+reproduces the incremental ratings exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, and_, case, delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
+
+from ladder import LadderError
+from ladder.db import ensure_schema, lock_ladder, make_engine, reader, translate_errors
+from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import GAME_LEN, MATCH_ID_LEN, NAME_LEN
+from ladder.ratings import (
+    BTEstimate, EloConfig, OpenSkill, SkillRating, bradley_terry, elo_update, outcome, standings,
+)
+
+MAX_SEATS = 16
+CHUNK = 5_000
+"""Rows per executemany batch when rewriting a ladder."""
+
+
+def open_db(url: str | None = None) -> Engine:
+    """An engine for ``url`` (None: ``REFEREE_DB`` or the user's SQLite file), schema checked.
+
+    An SQLite database is migrated to the current schema on first use; a PostgreSQL one must
+    be migrated with ``referee db upgrade`` (LadderError says so).
+    """
+    engine = make_engine(url)
+    try:
+        ensure_schema(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
+# -- reading a match log ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SeatFact:
+    seat: int
+    bot: str
+    rank: int
+    standing: int
+    score: float | None
+    forfeited: bool
+    strikes: int
+
+
+@dataclass(frozen=True)
+class MatchFacts:
+    """What the ladder needs from a match log, validated."""
+
+    match_id: str
+    game: str
+    rules_version: str
+    end_reason: str
+    rounds: int
+    seats: tuple[SeatFact, ...]
+
+
+def match_facts(log: Mapping[str, Any], bots: Mapping[int, str] | None = None) -> MatchFacts:
+    """Validate a Runner log (``referee.match.Runner._log``); LadderError names the problem."""
+    try:
+        return _match_facts(log, bots or {})
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, LadderError):
+            raise
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise LadderError(f"bad match log {_log_id(log)}: {what}") from None
+
+
+def _log_id(log: Any) -> str:
+    return repr(log.get("match_id")) if isinstance(log, Mapping) else "(not a mapping)"
+
+
+def _match_facts(log: Mapping[str, Any], bots: Mapping[int, str]) -> MatchFacts:
+    match_id = _text(log["match_id"], "match_id", MATCH_ID_LEN)
+    game = _text(log["game"], "game", GAME_LEN)
+    result, players = log["result"], log["players"]
+    seats = sorted(result["seats"], key=lambda s: int(s["seat"]))
+    if not 2 <= len(seats) <= MAX_SEATS or [int(s["seat"]) for s in seats] != list(range(len(seats))):
+        raise LadderError(f"bad match log {match_id!r}: seats must be 0..n-1 with 2 <= n <= {MAX_SEATS}")
+    if len(players) != len(seats):
+        raise LadderError(f"bad match log {match_id!r}: {len(players)} players for {len(seats)} seats")
+    forfeits = {int(i) for i in log.get("forfeited", [])} | {
+        i for i, p in enumerate(players) if p.get("forfeited")
+    }
+    names = [_text(bots.get(i, players[i]["name"]), f"bot name of seat {i}", NAME_LEN)
+             for i in range(len(seats))]
+    if len(set(names)) != len(names):
+        raise LadderError(f"match {match_id!r}: the same bot sits in two seats ({', '.join(names)});"
+                          " enter it twice under different names")
+    ranks = [int(s["rank"]) for s in seats]
+    forfeited = [i in forfeits for i in range(len(seats))]
+    places = standings(ranks, forfeited)
+    facts = tuple(
+        SeatFact(i, names[i], ranks[i], places[i], _score(s.get("score")), forfeited[i],
+                 int(players[i].get("strikes", 0)))
+        for i, s in enumerate(seats)
+    )
+    return MatchFacts(match_id, game, str(log.get("rules_version", "")), str(result["end"]),
+                      int(result["rounds"]), facts)
+
+
+def _text(value: Any, what: str, limit: int) -> str:
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise LadderError(f"{what} must be a non-empty string of at most {limit} characters")
+    return value
+
+
+def _score(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+# -- the fold ---------------------------------------------------------------------------------
+
+@dataclass
+class BotRating:
+    """A bot's running ratings and counts in one ladder."""
+
+    elo: float
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_match_pk: int = 0
+    last_played: datetime | None = None
+
+
+class RatingFold:
+    """The rating fold's state for one game; ``add`` is one step (one match)."""
+
+    def __init__(self, game: str, config: EloConfig,
+                 states: dict[int, BotRating] | None = None) -> None:
+        self.game, self.config, self.skill = game, config, OpenSkill()
+        self.states: dict[int, BotRating] = states if states is not None else {}
+
+    def state(self, bot_id: int) -> BotRating:
+        if bot_id not in self.states:
+            first = self.skill.initial()
+            self.states[bot_id] = BotRating(self.config.start, first.mu, first.sigma)
+        return self.states[bot_id]
+
+    def add(self, match_pk: int, played_at: datetime,
+            seats: Sequence[tuple[int, int, bool]]) -> list[dict[str, Any]]:
+        """Apply one match (seats as ``(bot_id, standing, forfeited)``); return history rows."""
+        states = [self.state(bot_id) for bot_id, _, _ in seats]
+        places = [standing for _, standing, _ in seats]
+        forfeited = [f for _, _, f in seats]
+        elo = elo_update([s.elo for s in states], [s.games for s in states], places, self.config)
+        skill = self.skill.rate([SkillRating(s.mu, s.sigma) for s in states], places)
+        history = []
+        for i, ((bot_id, _, _), state) in enumerate(zip(seats, states)):
+            history.append({"match_pk": match_pk, "game": self.game, "bot_id": bot_id,
+                            "elo_before": state.elo, "elo_after": elo[i],
+                            "mu": skill[i].mu, "sigma": skill[i].sigma})
+            state.elo, state.mu, state.sigma = elo[i], skill[i].mu, skill[i].sigma
+            result = outcome(places, forfeited, i)
+            state.wins += result == "win"
+            state.draws += result == "draw"
+            state.losses += result == "loss"
+            state.games += 1
+            state.last_match_pk, state.last_played = match_pk, played_at
+        return history
+
+
+# -- recording --------------------------------------------------------------------------------
+
+def record_match(engine: Engine, log: Mapping[str, Any], *,
+                 bots: Mapping[int, str] | None = None) -> bool:
+    """Store a finished match and update its game's ratings, exactly once.
+
+    Returns False, changing nothing, when ``log["match_id"]`` is already recorded (also when
+    another writer recorded it a moment earlier).  ``bots`` maps seats to the names they are
+    rated under (default: the log's player names); one bot may not sit in two seats.
+    """
+    facts = match_facts(log, bots)
+    now = datetime.now(timezone.utc)
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, facts.game)
+        match_pk = _insert_match(conn, facts, dict(log), now)
+        if match_pk is None:
+            return False
+        config = _ensure_ladder(conn, facts.game, now)
+        bot_ids = _ensure_bots(conn, [s.bot for s in facts.seats], now)
+        conn.execute(MatchSeat.__table__.insert(), [
+            {"match_pk": match_pk, "seat": s.seat, "bot_id": bot_ids[s.bot], "rank": s.rank,
+             "standing": s.standing, "score": s.score, "forfeited": s.forfeited,
+             "strikes": s.strikes}
+            for s in facts.seats
+        ])
+        known = _load_ratings(conn, facts.game, list(bot_ids.values()))
+        fold = RatingFold(facts.game, config, dict(known))
+        history = fold.add(match_pk, now, [(bot_ids[s.bot], s.standing, s.forfeited)
+                                           for s in facts.seats])
+        _save_ratings(conn, facts.game, fold.states, set(known))
+        conn.execute(RatingHistory.__table__.insert(), history)
+    return True
+
+
+def _insert_ignoring(conn: Connection, model: Any) -> Any:
+    """The dialect's INSERT, which offers ``on_conflict_do_nothing``."""
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(model)
+
+
+def _insert_match(conn: Connection, facts: MatchFacts, log: dict[str, Any],
+                  now: datetime) -> int | None:
+    stmt = _insert_ignoring(conn, Match).values(
+        match_id=facts.match_id, game=facts.game, rules_version=facts.rules_version[:32],
+        num_seats=len(facts.seats), end_reason=facts.end_reason[:32], rounds=facts.rounds,
+        recorded_at=now, log=log,
+    ).on_conflict_do_nothing(index_elements=["match_id"]).returning(Match.id)
+    return conn.execute(stmt).scalar_one_or_none()
+
+
+def _ensure_ladder(conn: Connection, game: str, now: datetime) -> EloConfig:
+    default = EloConfig()
+    conn.execute(_insert_ignoring(conn, Ladder).values(
+        game=game, elo_k=default.k, elo_k_provisional=default.k_provisional,
+        elo_provisional_games=default.provisional_games, created_at=now,
+    ).on_conflict_do_nothing(index_elements=["game"]))
+    config = _ladder_config(conn, game)
+    assert config is not None  # inserted just above, under the ladder lock
+    return config
+
+
+def _ladder_config(conn: Connection, game: str) -> EloConfig | None:
+    row = conn.execute(
+        select(Ladder.elo_k, Ladder.elo_k_provisional, Ladder.elo_provisional_games)
+        .where(Ladder.game == game)
+    ).one_or_none()
+    if row is None:
+        return None
+    return EloConfig(row.elo_k, row.elo_k_provisional, row.elo_provisional_games)
+
+
+def _ensure_bots(conn: Connection, names: Sequence[str], now: datetime) -> dict[str, int]:
+    conn.execute(
+        _insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
+        [{"name": n, "created_at": now} for n in names],
+    )
+    rows = conn.execute(select(Bot.name, Bot.id).where(Bot.name.in_(names))).all()
+    return {name: bot_id for name, bot_id in rows}
+
+
+def _load_ratings(conn: Connection, game: str, bot_ids: Sequence[int]) -> dict[int, BotRating]:
+    rows = conn.execute(
+        select(Rating.__table__).where(Rating.game == game, Rating.bot_id.in_(bot_ids))
+    )
+    return {
+        r.bot_id: BotRating(r.elo, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses,
+                            r.last_match_pk, r.last_played)
+        for r in rows
+    }
+
+
+def _rating_row(game: str, bot_id: int, s: BotRating) -> dict[str, Any]:
+    return {"game": game, "bot_id": bot_id, "elo": s.elo, "mu": s.mu, "sigma": s.sigma,
+            "games": s.games, "wins": s.wins, "draws": s.draws, "losses": s.losses,
+            "last_match_pk": s.last_match_pk, "last_played": s.last_played}
+
+
+def _save_ratings(conn: Connection, game: str, states: Mapping[int, BotRating],
+                  existing: set[int]) -> None:
+    new = [_rating_row(game, b, s) for b, s in states.items() if b not in existing]
+    if new:
+        conn.execute(Rating.__table__.insert(), new)
+    for bot_id in existing:
+        row = _rating_row(game, bot_id, states[bot_id])
+        conn.execute(update(Rating).where(Rating.game == game, Rating.bot_id == bot_id)
+                     .values({k: v for k, v in row.items() if k not in ("game", "bot_id")}))
+
+
+# -- recompute --------------------------------------------------------------------------------
+
+def recompute(engine: Engine, game: str | None = None, *,
+              elo: EloConfig | None = None) -> int:
+    """Rebuild ratings and history as the fold over matches in order; return matches folded.
+
+    ``game`` None rebuilds every game's ladder.  ``elo`` first replaces the ladder's Elo
+    settings (the only way to change them, so ratings always match their settings).
+    """
+    with translate_errors(engine):
+        names = [game] if game is not None else games(engine)
+        return sum(_recompute_game(engine, g, elo) for g in names)
+
+
+def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
+    with engine.begin() as conn:
+        lock_ladder(conn, game)
+        if elo is not None:
+            _ensure_ladder(conn, game, datetime.now(timezone.utc))
+            conn.execute(update(Ladder).where(Ladder.game == game).values(
+                elo_k=elo.k, elo_k_provisional=elo.k_provisional,
+                elo_provisional_games=elo.provisional_games))
+        config = _ladder_config(conn, game)
+        if config is None:
+            return 0
+        fold = RatingFold(game, config)
+        rows = conn.execute(
+            select(Match.id, Match.recorded_at, MatchSeat.bot_id, MatchSeat.standing,
+                   MatchSeat.forfeited)
+            .join(MatchSeat, MatchSeat.match_pk == Match.id)
+            .where(Match.game == game).order_by(Match.id, MatchSeat.seat)
+        )
+        history: list[dict[str, Any]] = []
+        count = 0
+        for match_pk, seats in groupby(rows, key=lambda r: r[0]):
+            seat_rows = list(seats)
+            history.extend(fold.add(match_pk, seat_rows[0][1],
+                                    [(r[2], r[3], r[4]) for r in seat_rows]))
+            count += 1
+        conn.execute(delete(RatingHistory).where(RatingHistory.game == game))
+        conn.execute(delete(Rating).where(Rating.game == game))
+        _insert_chunked(conn, Rating, [_rating_row(game, b, s) for b, s in fold.states.items()])
+        _insert_chunked(conn, RatingHistory, history)
+        return count
+
+
+def _insert_chunked(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(model.__table__.insert(), rows[start:start + CHUNK])
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+def games(engine: Engine) -> list[str]:
+    """The games that have a ladder in this database."""
+    with translate_errors(engine), reader(engine) as conn:
+        return list(conn.execute(select(Ladder.game).order_by(Ladder.game)).scalars())
+
+
+def leaderboard(engine: Engine, game: str) -> list[dict[str, Any]]:
+    """The ladder of ``game``, best Elo first (empty if nothing was recorded for it).
+
+    Each row: rank, bot, rating (Elo), provisional, bt (Bradley-Terry rating), interval (its
+    95% half-width), bt_low/bt_high, openskill (mu - 3 sigma), mu, sigma, games, wins, draws,
+    losses, last_played (ISO 8601, UTC).
+    """
+    with translate_errors(engine), reader(engine) as conn:
+        config = _ladder_config(conn, game) or EloConfig()
+        rated = conn.execute(
+            select(Bot.name, Rating.__table__).join(Rating, Rating.bot_id == Bot.id)
+            .where(Rating.game == game)
+        ).all()
+        bt = _bradley_terry(conn, game)
+    rows = sorted(rated, key=lambda r: (-r.elo, r.name))
+    return [_leaderboard_row(i, r, bt.get(r.bot_id), config) for i, r in enumerate(rows, start=1)]
+
+
+def _bradley_terry(conn: Connection, game: str) -> dict[int, BTEstimate]:
+    """Fit over pair counts aggregated in SQL; a 3-4 seat table's pairs weigh 1/(seats-1)."""
+    a, b = aliased(MatchSeat), aliased(MatchSeat)
+    score = func.sum(case((a.standing < b.standing, 1.0), (a.standing == b.standing, 0.5),
+                          else_=0.0))
+    query = (
+        select(a.bot_id, b.bot_id, Match.num_seats, score, func.count())
+        .select_from(Match)
+        .join(a, a.match_pk == Match.id)
+        .join(b, and_(b.match_pk == Match.id, a.seat < b.seat))
+        .where(Match.game == game)
+        .group_by(a.bot_id, b.bot_id, Match.num_seats)
+    )
+    records: Iterable[tuple[int, int, float, float]] = (
+        (x, y, float(s) / (n - 1), float(g) / (n - 1)) for x, y, n, s, g in conn.execute(query)
+    )
+    return bradley_terry(records)
+
+
+def _leaderboard_row(rank: int, r: Row[Any], bt: BTEstimate | None,
+                     config: EloConfig) -> dict[str, Any]:
+    skill = SkillRating(r.mu, r.sigma)
+    return {
+        "rank": rank, "bot": r.name, "rating": r.elo,
+        "provisional": r.games < config.provisional_games,
+        "bt": bt.rating if bt else None, "interval": bt.margin if bt else None,
+        "bt_low": bt.low if bt else None, "bt_high": bt.high if bt else None,
+        "openskill": skill.conservative, "mu": r.mu, "sigma": r.sigma,
+        "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
+        "last_played": _utc(r.last_played).isoformat(timespec="seconds"),
+    }
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite hands datetimes back naive; they were stored in UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
