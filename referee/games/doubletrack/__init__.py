@@ -1,0 +1,56 @@
+"""Doubletrack (Milton Bradley, 1981) for 3 or 4 seats: the registry entry ``GAME``.
+
+Two tracks: a big pawn rolls two dice around the outer track and the square it stops on moves
+the small pawn on the inner track (numbers, cards, sealed all-pay auctions, gate passes). The
+first small pawn HOME wins. Rules: the project's Doubletrack rules page; board data: board.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from referee.core import Game, GameOptionsError
+from referee.games.doubletrack import flow as _flow  # noqa: F401  (registers the steps)
+from referee.games.doubletrack.board import Board, load_board
+from referee.games.doubletrack.state import TURN_LIMIT, DoubletrackState
+from referee.games.doubletrack.views import determinize
+
+__all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
+
+
+class DoubletrackGame(Game):
+    name = "doubletrack"
+    title = "Doubletrack"
+    rules_version = "1"
+    player_counts = (3, 4)
+
+    def __init__(self) -> None:
+        self._default: Board | None = None
+
+    def load_board(self, path: str | None = None) -> Board:
+        if path is None:
+            if self._default is None:
+                self._default = load_board(None)
+            return self._default
+        return load_board(path)
+
+    def board_from_data(self, data: Mapping[str, Any]) -> Board:
+        return Board(data)
+
+    def new_state(self, num_players: int, seed: int, board: Board | None = None,
+                  options: Mapping[str, Any] | None = None) -> DoubletrackState:
+        self.validate_options(options)
+        board = board if board is not None else self.load_board()
+        if num_players not in board.players:
+            raise GameOptionsError(
+                f"doubletrack: {num_players} players; this board allows "
+                f"{' or '.join(map(str, board.players))}")
+        return DoubletrackState(board, num_players, seed)
+
+    def determinize(self, view: Mapping[str, Any], seed: int,
+                    board: Board | None = None) -> DoubletrackState:
+        return determinize(view, seed, board if board is not None else self.load_board())
+
+
+GAME = DoubletrackGame()
