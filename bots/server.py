@@ -1,0 +1,242 @@
+"""Any in-process :class:`~referee.players.Bot` served over HTTP (protocol v1), with waitress.
+
+Used by ``referee bot serve`` (play against a built-in bot from your own code), by
+``referee match --over-http`` (exercise the whole HTTP path without writing a bot), by the
+tests and by the overhead bench. Waitress is a real multi-threaded WSGI server with HTTP/1.1
+keep-alive, so the referee's connection pool behaves here as it does against anyone's bot.
+
+A bot instance is made per (match, seat) at ``/start`` (or at the first ``/decide`` of a match
+that was never started, for people driving the server by hand) and dropped at ``/end``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from waitress.server import create_server
+
+from bots import UnknownBotError, find_bot, parse_bot_spec
+from referee import __version__
+from referee.core import Decision, Option
+from referee.players import Bot, MatchInfo
+from referee.protocol import PROTOCOL_VERSION
+
+MAX_REQUEST = 8 * 1024 * 1024
+MAX_MATCHES = 256
+"""Matches kept in memory at once; the oldest is dropped when a referee never sent /end."""
+
+StartResponse = Callable[..., Any]
+
+
+class BadRequest(Exception):
+    """A request this server cannot act on; answered 400 with the message."""
+
+
+class BotApp:
+    """The WSGI application: ``GET /``, ``POST /start``, ``/decide``, ``/end``.
+
+    ``seed`` fixed (``per_match=False``) gives every match's bot that exact seed, which is how
+    ``--over-http`` plays the very same match as in-process; otherwise each (match, seat) gets a
+    seed derived from ``seed`` and the match id.
+    """
+
+    def __init__(self, spec: str, game: str | None = None, seed: int | None = None,
+                 per_match: bool = True) -> None:
+        self.spec, self.game = spec, game
+        self.seed = random.getrandbits(63) if seed is None else seed
+        self.per_match = per_match
+        self._bots: OrderedDict[tuple[str, int], tuple[Bot, threading.Lock]] = OrderedDict()
+        self._lock = threading.Lock()
+        find_bot(spec, game or _any_game(spec), 0)  # fail now, not at the first request
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "name": self.spec,
+            "author": "referee built-in bots",
+            "version": __version__,
+            "games": [self.game] if self.game else _games_of(self.spec),
+            "protocol": PROTOCOL_VERSION,
+        }
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/")
+        try:
+            if path == "/" and method in ("GET", "HEAD"):
+                return _json(start_response, "200 OK", self.info())
+            handler = {"/start": self._start, "/decide": self._decide, "/end": self._end}.get(path)
+            if handler is None:
+                return _json(start_response, "404 Not Found", {"error": f"no route {path}"})
+            if method != "POST":
+                return _json(start_response, "405 Method Not Allowed", {"error": "use POST"})
+            return _json(start_response, "200 OK", handler(_read_json(environ)))
+        except BadRequest as exc:
+            return _json(start_response, "400 Bad Request", {"error": str(exc)})
+        except Exception as exc:  # the bot's own bug: a 500 the referee strikes, server lives on
+            return _json(start_response, "500 Internal Server Error", {"error": repr(exc)[:500]})
+
+    # -- routes -----------------------------------------------------------------------------
+
+    def _start(self, msg: dict[str, Any]) -> dict[str, Any]:
+        bot, lock = self._bot(msg, create=True, fresh=True)
+        info = MatchInfo(
+            match_id=str(msg["match_id"]), game=str(msg["game"]), seat=int(msg["seat"]),
+            players=tuple((int(p["seat"]), str(p["name"])) for p in msg.get("players", [])),
+            time_control=dict(msg.get("time_control") or {}), board=msg.get("board"),
+        )
+        with lock:
+            bot.start(info)
+        return {"ok": True}
+
+    def _decide(self, msg: dict[str, Any]) -> dict[str, Any]:
+        bot, lock = self._bot(msg, create=True)
+        try:
+            d = msg["decision"]
+            options = tuple(Option(str(o["id"]), str(o.get("label", "")), o.get("data") or {})
+                            for o in d["options"])
+            decision = Decision(int(msg["seat"]), str(d["kind"]), str(d.get("prompt", "")), options)
+            view = msg["view"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadRequest(f"malformed /decide body: {exc!r}") from None
+        with lock:
+            out = bot.decide(decision, view)
+        if isinstance(out, tuple):
+            return {"choice": out[0], "log": out[1]}
+        return {"choice": out}
+
+    def _end(self, msg: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self._bots.pop(_key(msg), None)
+        return {"ok": True}
+
+    def _bot(self, msg: dict[str, Any], create: bool, fresh: bool = False) -> tuple[Bot, threading.Lock]:
+        key = _key(msg)
+        game = str(msg.get("game", ""))
+        if self.game and game != self.game:
+            raise BadRequest(f"this server plays {self.game!r}, not {game!r}")
+        with self._lock:
+            entry = None if fresh else self._bots.get(key)
+            if entry is None:
+                try:
+                    bot = find_bot(self.spec, game, self._seed_for(*key))
+                except UnknownBotError as exc:
+                    raise BadRequest(str(exc)) from None
+                entry = self._bots[key] = (bot, threading.Lock())
+                while len(self._bots) > MAX_MATCHES:
+                    self._bots.popitem(last=False)
+            return entry
+
+    def _seed_for(self, match_id: str, seat: int) -> int:
+        if not self.per_match:
+            return self.seed
+        return random.Random(f"{self.seed}:{match_id}:{seat}").getrandbits(63)
+
+
+def _key(msg: dict[str, Any]) -> tuple[str, int]:
+    try:
+        return str(msg["match_id"]), int(msg.get("seat", 0))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadRequest(f"missing or bad match_id/seat: {exc!r}") from None
+
+
+def _read_json(environ: dict[str, Any]) -> dict[str, Any]:
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise BadRequest("bad Content-Length") from None
+    if length > MAX_REQUEST:
+        raise BadRequest(f"body over {MAX_REQUEST} bytes")
+    try:
+        doc = json.loads(environ["wsgi.input"].read(length) or b"null")
+    except ValueError as exc:
+        raise BadRequest(f"body is not JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise BadRequest("body must be a JSON object")
+    return doc
+
+
+def _json(start_response: StartResponse, status: str, doc: Any) -> list[bytes]:
+    body = json.dumps(doc, separators=(",", ":")).encode()
+    start_response(status, [("Content-Type", "application/json"),
+                            ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def _games_of(spec: str) -> list[str]:
+    """The registered games this built-in bot has a version for."""
+    from bots import _BOTS
+    from referee.games import game_names
+
+    by_game = _BOTS.get(parse_bot_spec(spec)[0], {})
+    return [g for g in game_names() if g in by_game or "*" in by_game]
+
+
+def _any_game(spec: str) -> str:
+    games = _games_of(spec)
+    if not games:
+        raise UnknownBotError(f"bot {spec!r} plays no registered game")
+    return games[0]
+
+
+class BotServer:
+    """A waitress server for one :class:`BotApp`, run in the foreground or on a thread."""
+
+    def __init__(self, app: BotApp, host: str = "127.0.0.1", port: int = 0,
+                 threads: int = 8) -> None:
+        self.app = app
+        self._server: Any = create_server(
+            app, host=host, port=port, threads=threads, ident="referee-bot",
+            expose_tracebacks=False, channel_timeout=300,
+        )
+        self.host, self.port = host, int(self._server.effective_port)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`stop` (or Ctrl-C); the loop polls so that stop is prompt."""
+        from waitress import wasyncore
+
+        try:
+            while not self._stop.is_set():
+                wasyncore.loop(timeout=0.2, map=self._server._map, count=1)
+        finally:
+            for channel in list(self._server._map.values()):
+                channel.close()
+            self._server.task_dispatcher.shutdown(timeout=1)
+
+    def start(self) -> BotServer:
+        """Serve on a daemon thread; returns self (so ``BotServer(app).start().url`` reads well)."""
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True,
+                                        name=f"bot-server:{self.port}")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        try:
+            self._server.pull_trigger()  # wake the poll at once
+        except OSError:
+            pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> BotServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
+              per_match: bool = True, host: str = "127.0.0.1", port: int = 0) -> BotServer:
+    """Start a built-in bot on a background thread and return its running server."""
+    return BotServer(BotApp(spec, game, seed, per_match), host, port).start()

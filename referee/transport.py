@@ -1,0 +1,382 @@
+"""HTTP bots: :class:`HttpPlayer` speaks protocol v1 to a bot's base URL under a hard deadline.
+
+Why it is built this way (each point defends against a real bot failure):
+
+* ``requests`` timeouts apply per socket read, not to the whole answer: a bot that drips one
+  byte every 100 ms never trips them. So every call runs on a worker thread and the caller waits
+  on the future with the *remaining* deadline; when that expires the caller shuts the socket
+  down, which frees the worker at once. The deadline therefore covers connecting, sending,
+  the status line, the headers and the body alike.
+* The body is read with ``raw.read1(..., decode_content=False)``, counting raw bytes against the
+  cap (64 KiB by default); compressed bodies are refused (a zip bomb is small on the wire).
+* Redirects are never followed (a bot URL must not make the referee fetch elsewhere),
+  ``trust_env`` is off (no proxies or netrc from the environment), ``/decide`` is never retried.
+* One keep-alive ``requests.Session`` per worker thread; a player normally uses one thread, so
+  one connection to its bot is reused for the whole match.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from referee import __version__, protocol
+from referee.players import OK, Answer, DecisionRequest, MatchInfo, Player
+
+MAX_BODY = 64 * 1024
+CONNECT_TIMEOUT_S = 1.0
+"""A bot that is not up is struck quickly, not waited for."""
+LIFECYCLE_MS = 2000
+"""Budget of ``/start``, ``/end`` and ``GET /`` calls."""
+HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json",
+    "Accept-Encoding": "identity",
+    "User-Agent": f"referee/{__version__} (bot protocol {protocol.PROTOCOL_VERSION})",
+}
+
+
+class BotUrlError(ValueError):
+    """A bot address that cannot be a protocol v1 base URL; the message says why."""
+
+
+def check_url(url: str) -> str:
+    """``url`` without a trailing slash, or :class:`BotUrlError` naming the problem."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise BotUrlError(f"bad bot URL {url!r}: must start with http:// or https://")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        raise BotUrlError(f"bad bot URL {url!r}: {exc}") from None
+    if not parts.hostname:
+        raise BotUrlError(f"bad bot URL {url!r}: no host")
+    if parts.query or parts.fragment:
+        raise BotUrlError(f"bad bot URL {url!r}: a base URL has no query or fragment")
+    return url.rstrip("/")
+
+
+# -- aborting a call from another thread ----------------------------------------------------
+
+
+class _Call:
+    """One HTTP exchange that the waiting thread may abort: it shuts down the socket in use."""
+
+    __slots__ = ("lock", "aborted", "finished", "conn")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.aborted = False
+        self.finished = False
+        self.conn: HTTPConnection | None = None
+
+    def attach(self, conn: HTTPConnection) -> None:
+        with self.lock:
+            self.conn = conn
+            if self.aborted:
+                _shutdown(conn)
+
+    def abort(self) -> None:
+        with self.lock:
+            self.aborted = True
+            if self.conn is not None and not self.finished:
+                _shutdown(self.conn)
+
+    def finish(self) -> bool:
+        """Mark the exchange complete; ``False`` if it was aborted first (discard the answer)."""
+        with self.lock:
+            self.finished = True
+            return not self.aborted
+
+
+def _shutdown(conn: HTTPConnection) -> None:
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)  # wakes a blocked recv; the worker closes the fd
+        except OSError:
+            pass
+
+
+_current = threading.local()
+"""The :class:`_Call` the current worker thread is making (read by the connection hooks)."""
+
+
+class _Tracked:
+    """Mixin for urllib3 connections: register with the current call when used or connected."""
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        self._track()
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        self._track()
+        super().request(*args, **kwargs)  # type: ignore[misc]
+
+    def _track(self) -> None:
+        call = getattr(_current, "call", None)
+        if call is not None:
+            call.attach(self)
+
+
+class _TrackedHTTPConnection(_Tracked, HTTPConnection):
+    pass
+
+
+class _TrackedHTTPSConnection(_Tracked, HTTPSConnection):
+    pass
+
+
+class _TrackedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _TrackedHTTPConnection
+
+
+class _TrackedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _TrackedHTTPSConnection
+
+
+class _Adapter(HTTPAdapter):
+    """One keep-alive connection, no retries, connections the caller can abort."""
+
+    def __init__(self) -> None:
+        super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": _TrackedHTTPPool, "https": _TrackedHTTPSPool,
+        }
+
+
+def new_session() -> requests.Session:
+    session = requests.Session()
+    session.trust_env = False
+    session.headers.update(HEADERS)
+    adapter = _Adapter()
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+# -- one exchange ---------------------------------------------------------------------------
+
+
+class Exchange(NamedTuple):
+    """What one call gave: the body, or a fault ``(reason, detail)``; ``ms`` is the round trip."""
+
+    body: bytes | None
+    fault: tuple[str, str] | None
+    ms: float
+    content_type: str = ""
+
+
+class Transport:
+    """Calls to one bot: a few worker threads, each with its own keep-alive session."""
+
+    def __init__(self, base_url: str, max_body: int = MAX_BODY, label: str = "bot") -> None:
+        self.base_url = check_url(base_url)
+        self.max_body = max_body
+        self._label = label
+        self._local = threading.local()
+        self._sessions: list[requests.Session] = []
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+
+    def call(self, method: str, path: str, body: bytes | None, budget_ms: float) -> Exchange:
+        """One request, answered completely within ``budget_ms`` or cut off as a timeout."""
+        call = _Call()
+        began = time.perf_counter()
+        future: Future[Exchange] = self._pool().submit(
+            self._work, call, method, path, body, budget_ms / 1000
+        )
+        try:
+            outcome = future.result(timeout=max(0.0, budget_ms / 1000))
+        except FutureTimeout:
+            call.abort()
+            future.cancel()
+            ms = (time.perf_counter() - began) * 1000
+            return Exchange(None, ("timeout", f"no complete answer within {budget_ms:.0f} ms"), ms)
+        return outcome._replace(ms=(time.perf_counter() - began) * 1000)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            for session in self._sessions:
+                session.close()
+            self._sessions.clear()
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            # More than one thread only matters when a worker is stuck connecting past a deadline.
+            self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix=self._label)
+        return self._executor
+
+    def _session(self) -> requests.Session:
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = new_session()
+            with self._lock:
+                self._sessions.append(session)
+        return session
+
+    def _work(self, call: _Call, method: str, path: str, body: bytes | None,
+              timeout_s: float) -> Exchange:
+        if call.aborted:
+            return Exchange(None, ("timeout", "deadline passed before the call started"), 0.0)
+        _current.call = call
+        try:
+            response = self._session().request(
+                method, self.base_url + path, data=body, stream=True, allow_redirects=False,
+                timeout=(min(CONNECT_TIMEOUT_S, timeout_s), timeout_s),
+            )
+            return self._read(call, response)
+        except requests.exceptions.ConnectTimeout:
+            return _fault("connection_error", f"could not connect within {CONNECT_TIMEOUT_S:.0f} s")
+        except requests.exceptions.ReadTimeout:
+            return _fault("timeout", "read timed out")
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            if call.aborted:
+                return _fault("timeout", "cut off at the deadline")
+            return _fault("connection_error", _describe(exc))
+        finally:
+            _current.call = None
+
+    def _read(self, call: _Call, response: requests.Response) -> Exchange:
+        """Status, encoding and size checks, then the body counted in raw bytes."""
+        raw = response.raw
+        status = response.status_code
+        content_type = response.headers.get("content-type", "")
+        if not 200 <= status < 300:
+            location = response.headers.get("location")
+            response.close()
+            detail = f"HTTP {status} {response.reason or ''}".strip()
+            if location:
+                detail += f", redirect to {location[:100]!r} (never followed)"
+            return _fault("http_status", detail)
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            response.close()
+            return _fault("bad_json", f"compressed body refused (Content-Encoding: {encoding})")
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body:
+            response.close()
+            return _fault("too_large", f"Content-Length {declared} > cap of {self.max_body} bytes")
+        data = bytearray()
+        while True:
+            chunk = raw.read1(self.max_body + 1 - len(data), decode_content=False)
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > self.max_body:
+                response.close()
+                return _fault("too_large", f"body over the cap of {self.max_body} bytes")
+        if not call.finish():
+            response.close()
+            return _fault("timeout", "cut off at the deadline")
+        raw.release_conn()
+        return Exchange(bytes(data), None, 0.0, content_type)
+
+
+def _fault(reason: str, detail: str) -> Exchange:
+    return Exchange(None, (reason, detail), 0.0)
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost cause, short: 'Connection refused' rather than three nested reprs."""
+    inner: BaseException = exc
+    while True:
+        nxt = inner.__cause__ or inner.__context__ or (
+            inner.args[0] if inner.args and isinstance(inner.args[0], BaseException) else None
+        )
+        if nxt is None or nxt is inner:
+            break
+        inner = nxt
+    reason = getattr(inner, "reason", None)
+    text = str(reason if isinstance(reason, BaseException) else inner) or type(inner).__name__
+    if "refused" in text.lower():
+        return "connection refused (is the bot running?)"
+    return f"{type(inner).__name__}: {text}"[:200]
+
+
+# -- the player -------------------------------------------------------------------------------
+
+
+@dataclass
+class HttpPlayer(Player):
+    """A seat played by a bot behind ``url`` (protocol v1). Never raises for the bot's faults."""
+
+    url: str = ""
+    max_body: int = MAX_BODY
+    lifecycle_ms: int = LIFECYCLE_MS
+    remote: bool = field(default=True, init=False)
+    notes: list[str] = field(default_factory=list, init=False)
+    """Protocol deviations that are not strikes (for ``referee bot check``)."""
+
+    def __post_init__(self) -> None:
+        self._transport = Transport(self.url, self.max_body, label=f"bot:{self.name}"[:40])
+        self._game, self._seat = "", 0
+
+    def start(self, info: MatchInfo) -> str | None:
+        self._game, self._seat = info.game, info.seat
+        body = protocol.encode(protocol.start_message(info))
+        return self._lifecycle("/start", body)
+
+    def decide(self, request: DecisionRequest) -> Answer:
+        body = protocol.encode(protocol.decide_message(request))
+        ex = self._transport.call("POST", "/decide", body, request.deadline_ms)
+        if ex.fault is not None:
+            return Answer(None, ex.fault[0], ex.ms, detail=ex.fault[1])
+        assert ex.body is not None
+        parsed = protocol.parse_answer(ex.body, request.decision.option_ids())
+        for note in parsed.notes:
+            self._note(f"/decide {request.decision.kind}: {note}")
+        if ex.content_type and "json" not in ex.content_type.lower():
+            self._note(f"/decide answer has Content-Type {ex.content_type!r}, expected JSON")
+        if parsed.fault is not None:
+            return Answer(parsed.choice, parsed.fault[0], ex.ms, parsed.log, parsed.fault[1])
+        return Answer(parsed.choice, OK, ex.ms, parsed.log)
+
+    def end(self, match_id: str, result: Any) -> str | None:
+        body = protocol.encode(protocol.end_message(match_id, self._game, self._seat, result))
+        return self._lifecycle("/end", body)
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def _lifecycle(self, path: str, body: bytes) -> str | None:
+        ex = self._transport.call("POST", path, body, self.lifecycle_ms)
+        return None if ex.fault is None else f"{ex.fault[0]}: {path}: {ex.fault[1]}"
+
+    def _note(self, text: str) -> None:
+        if len(self.notes) < 50 and text not in self.notes:
+            self.notes.append(text)
+
+
+def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS) -> tuple[Any, str | None]:
+    """``GET /`` of a bot: ``(document, None)`` or ``(None, "reason: detail")``."""
+    transport = Transport(url, label="bot-info")
+    try:
+        ex = transport.call("GET", "/", None, budget_ms)
+    finally:
+        transport.close()
+    if ex.fault is not None:
+        return None, f"{ex.fault[0]}: {ex.fault[1]}"
+    assert ex.body is not None
+    try:
+        return json.loads(ex.body), None
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, f"bad_json: GET / is not JSON ({exc})"

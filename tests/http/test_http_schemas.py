@@ -1,0 +1,94 @@
+"""Every message the referee sends validates against docs/schemas, the files are current,
+and the fast answer parser agrees with the ``answer`` schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bots.random_bot import RandomBot
+from referee import protocol
+from referee.core import Decision, Option
+from referee.match import Runner
+from referee.players import DecisionRequest, InProcessPlayer, MatchInfo
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
+
+
+def validate(name: str, doc: object) -> None:
+    schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(doc)
+
+
+@pytest.mark.parametrize("name", sorted(protocol.SCHEMAS))
+def test_schema_files_are_current_and_valid(name):
+    text = (SCHEMA_DIR / f"{name}.json").read_text()
+    assert text == protocol.schema_text(name), "run: python -m referee.protocol docs/schemas"
+    jsonschema.Draft202012Validator.check_schema(json.loads(text))
+
+
+DECISION = Decision(1, "bid", "sealed bid", (Option("bid-0", "bid 0", {"bid": 0}),
+                                             Option("bid-1", "bid 1", {"bid": 1})))
+
+
+def test_messages_built_by_the_referee_validate(toy_game):
+    info = MatchInfo("m1", "toy-race", 1, ((0, "a"), (1, "b")), {"decision_ms": 1000, "bank_ms": 0},
+                     {"goal": 10})
+    validate("start", protocol.start_message(info))
+    request = DecisionRequest("m1", "toy-race", 1, "m1:0:1", DECISION, lambda: {"x": 1}, 1500, 500)
+    validate("decide", protocol.decide_message(request))
+    players = [InProcessPlayer(name=f"r{i}", bot=RandomBot("toy-race", i)) for i in range(2)]
+    record = Runner(toy_game, players, seed=1).run()
+    validate("end", protocol.end_message("m1", "toy-race", 0, record.result.to_dict()))
+    validate("match-log", record.log)
+    validate("answer", {"choice": "bid-0", "log": "because"})
+
+
+def test_info_errors_name_the_field():
+    errors = protocol.info_errors({"name": "", "games": ["x", 3], "protocol": 2})
+    text = "\n".join(errors)
+    assert "games[1]" in text and "name" in text and "protocol" in text
+    assert protocol.info_errors({"name": "b", "games": ["toy-race"], "protocol": 1}) == []
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+answers = st.one_of(
+    json_values,
+    st.fixed_dictionaries({"choice": json_values}, optional={"log": json_values}),
+    st.fixed_dictionaries({"choice": st.sampled_from(["bid-0", "bid-1"])},
+                          optional={"log": st.text(max_size=5)}),
+)
+
+
+@given(answers)
+def test_parser_accepts_exactly_what_the_schema_accepts(doc):
+    parsed = protocol.parse_answer(json.dumps(doc).encode(), DECISION.option_ids())
+    schema_ok = not protocol.schema_errors("answer", doc)
+    parser_ok = parsed.fault is None or parsed.fault[0] == "unknown_option"
+    # a non-string log is a note (dropped), not a strike: the parser is more lenient there only
+    if isinstance(doc, dict) and "log" in doc and not isinstance(doc["log"], str):
+        schema_ok = not protocol.schema_errors("answer", {k: v for k, v in doc.items() if k != "log"})
+        assert parser_ok == schema_ok and (not parser_ok or parsed.notes)
+    else:
+        assert parser_ok == schema_ok
+    if parsed.fault is None:
+        assert parsed.choice in DECISION.option_ids()
+
+
+def test_parser_faults():
+    ids = DECISION.option_ids()
+    assert protocol.parse_answer(b"<html>", ids).fault[0] == "bad_json"
+    assert protocol.parse_answer(b"[1]", ids).fault[0] == "bad_json"
+    assert protocol.parse_answer(b'{"choice": 3}', ids).fault[0] == "bad_json"
+    assert protocol.parse_answer(b'{"choice": "x"}', ids).fault[0] == "unknown_option"
+    long = protocol.parse_answer(json.dumps({"choice": "bid-1", "log": "y" * 9000}).encode(), ids)
+    assert long.fault is None and len(long.log) == protocol.MAX_LOG_CHARS

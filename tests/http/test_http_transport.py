@@ -1,0 +1,151 @@
+"""The HTTP transport against real loopback bots: each hostile bot is struck for the right
+reason within its deadline, the match still ends with a recorded result, other seats are
+unaffected, and simultaneous decisions are asked concurrently."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bots.random_bot import RandomBot
+from referee.match import MatchRecord, TimeControl, play
+from referee.players import InProcessPlayer, Player
+from referee.protocol import schema_errors
+from referee.replay import replay
+from referee.transport import HttpPlayer
+from support.http_bots import HostileServer, free_port
+
+DEADLINE_MS = 200
+
+
+def run(game, seats: list[Player], seed: int = 4, deadline_ms: int = DEADLINE_MS,
+        bank_ms: int = 0, strikes: int = 3) -> tuple[MatchRecord, float]:
+    began = time.monotonic()
+    record = play(game, seats, seed, time_control=TimeControl(deadline_ms, bank_ms),
+                  strikes=strikes)
+    return record, time.monotonic() - began
+
+
+def randoms(n: int, first: int = 1) -> list[Player]:
+    return [InProcessPlayer(name=f"random{i}", bot=RandomBot("toy-race", i))
+            for i in range(first, first + n)]
+
+
+def assert_recorded(record: MatchRecord) -> None:
+    assert schema_errors("match-log", record.log) == []
+    outcome = replay(record.log)
+    assert outcome.matches, outcome.differences
+
+
+def test_well_behaved_bot_plays_clean_on_one_connection(toy_game):
+    with HostileServer("ok") as bot:
+        record, _ = run(toy_game, [HttpPlayer(name="ok", url=bot.url), *randoms(1)])
+    assert record.log["faults"] == [] and record.seats[0].strikes == 0
+    mine = [d for d in record.log["decisions"] if d["seat"] == 0]
+    assert mine and all(d["status"] == "ok" and d["log"] == "thinking" for d in mine)
+    assert bot.connections == 1  # /start, every /decide and /end on one keep-alive connection
+    assert len(bot.bodies["/start"]) == len(bot.bodies["/end"]) == 1
+    assert_recorded(record)
+
+
+HOSTILE = [
+    ("sleep", 1.0, "timeout"),
+    ("drip_body", 0.05, "timeout"),
+    ("drip_head", 0.05, "timeout"),
+    ("huge", 0.0, "too_large"),
+    ("huge_declared", 0.0, "too_large"),
+    ("html", 0.0, "bad_json"),
+    ("gzip", 0.0, "bad_json"),
+    ("no_choice", 0.0, "bad_json"),
+    ("unknown", 0.0, "unknown_option"),
+    ("status_500", 0.0, "http_status"),
+    ("redirect", 0.0, "http_status"),
+    ("drop", 0.0, "connection_error"),
+]
+
+
+@pytest.mark.parametrize("mode,delay,reason", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_bot_is_struck_with_the_right_reason(toy_game, mode, delay, reason):
+    with HostileServer(mode, delay) as bot:
+        record, seconds = run(toy_game, [HttpPlayer(name=mode, url=bot.url), *randoms(1)])
+    faults = record.log["faults"]
+    assert [f["reason"] for f in faults] == [reason] * 3, faults
+    assert record.seats[0].forfeited and record.result.end.value == "forfeit"
+    assert record.result.winners == (1,)
+    assert all(d["status"] == "ok" for d in record.log["decisions"] if d["seat"] == 1)
+    # three strikes at most a deadline each, then the fallback plays on without asking
+    assert seconds < 3 * DEADLINE_MS / 1000 + 1.0
+    for d in record.log["decisions"]:
+        if d["seat"] == 0 and d["status"] == "timeout":
+            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + 100
+    assert_recorded(record)
+
+
+def test_redirect_is_reported_and_not_followed(toy_game):
+    with HostileServer("redirect") as bot:
+        record, _ = run(toy_game, [HttpPlayer(name="r", url=bot.url), *randoms(1)])
+    assert "never followed" in record.log["faults"][0]["detail"]
+
+
+def test_bot_not_listening_is_struck_at_start_without_waiting(toy_game):
+    url = f"http://127.0.0.1:{free_port()}"
+    record, seconds = run(toy_game, [HttpPlayer(name="down", url=url), *randoms(1)])
+    faults = record.log["faults"]
+    assert faults[0]["kind"] == "start" and faults[0]["reason"] == "connection_error"
+    assert {f["reason"] for f in faults} == {"connection_error"}
+    assert record.seats[0].forfeited and record.result.winners == (1,)
+    assert seconds < 1.0
+    assert_recorded(record)
+
+
+def test_slow_seat_does_not_eat_other_seats_deadlines(toy_game):
+    """A bot that always sleeps past the deadline next to one that answers at 60 % of it."""
+    with HostileServer("sleep", 1.0) as hostile, HostileServer("sleep", 0.12) as steady:
+        seats = [HttpPlayer(name="hostile", url=hostile.url),
+                 HttpPlayer(name="steady", url=steady.url), *randoms(1)]
+        record, _ = run(toy_game, seats, seed=9, strikes=100)
+    by_seat = {s: [d for d in record.log["decisions"] if d["seat"] == s] for s in range(3)}
+    assert all(d["status"] == "timeout" for d in by_seat[0])
+    assert by_seat[1] and all(d["status"] == "ok" for d in by_seat[1])
+    assert record.seats[1].strikes == 0
+    assert_recorded(record)
+
+
+def test_sealed_bids_are_asked_concurrently(toy_game):
+    """Three bots that each need 150 ms: a bid step costs about 150 ms, not 450 ms."""
+    servers = [HostileServer("sleep", 0.15, choose="last") for _ in range(3)]
+    for s in servers:
+        s.__enter__()
+    try:
+        seats: list[Player] = [HttpPlayer(name=f"s{i}", url=s.url) for i, s in enumerate(servers)]
+        record, seconds = run(toy_game, seats, seed=2, deadline_ms=400)
+    finally:
+        for s in servers:
+            s.__exit__()
+    assert record.log["faults"] == []
+    steps: dict[str, list[float]] = {}
+    for server in servers:
+        for at, request_id in server.arrivals:
+            steps.setdefault(request_id.rsplit(":", 1)[0], []).append(at)
+    bids = [times for times in steps.values() if len(times) == 3]
+    assert bids, "the toy game has sealed bid steps"
+    assert all(max(t) - min(t) < 0.1 for t in bids)  # all three asked at once
+    total_steps = len(steps)
+    assert seconds < total_steps * 0.15 + 0.1 * len(bids) + 1.0
+
+
+def test_bank_absorbs_overage_then_runs_out(toy_game):
+    """200 ms per decision plus a 300 ms bank: a bot answering in 320 ms is fine twice
+    (120 ms over each time), then its bank (60 ms left) no longer covers it."""
+    with HostileServer("sleep", 0.32) as bot:
+        player = HttpPlayer(name="slow", url=bot.url)
+        record, _ = run(toy_game, [player, *randoms(1)], seed=4, bank_ms=300, strikes=100)
+    mine = [d["status"] for d in record.log["decisions"] if d["seat"] == 0]
+    assert mine[:2] == ["ok", "ok"] and mine[2] == "timeout"
+    sent = bot.bodies["/decide"]
+    banks = [b["bank_ms"] for b in sent[:3]]
+    assert banks[0] == 300 and 165 <= banks[1] <= 180 and 30 <= banks[2] <= 60, banks
+    assert [b["deadline_ms"] for b in sent[:3]] == [200 + b for b in banks]
+    # once the bank is empty the plain limit applies and every 320 ms answer is late
+    assert all(s == "timeout" for s in mine[2:])
