@@ -1,0 +1,200 @@
+"""Recording matches on both databases: exactly once, no lost updates, recompute == incremental."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from support.ladder_db import make_log, random_logs, record_all
+
+from bots.random_bot import RandomBot
+from ladder import LadderError
+from ladder.models import Match, MatchSeat, Rating, RatingHistory
+from ladder.ratings import EloConfig
+from ladder.store import leaderboard, open_db, recompute, record_match
+from referee.match import Runner
+from referee.players import InProcessPlayer
+
+BOTS = ["alpha", "beta", "gamma", "delta", "eps"]
+
+
+def ratings_snapshot(engine: Engine, game: str = "toy-race") -> list[tuple[Any, ...]]:
+    """Every derived value of a ladder, exactly (no tolerance: the fold is deterministic)."""
+    with engine.connect() as conn:
+        ratings = conn.execute(
+            select(Rating.bot_id, Rating.elo, Rating.mu, Rating.sigma, Rating.games, Rating.wins,
+                   Rating.draws, Rating.losses, Rating.last_match_pk)
+            .where(Rating.game == game).order_by(Rating.bot_id)).all()
+        history = conn.execute(
+            select(RatingHistory.match_pk, RatingHistory.bot_id, RatingHistory.elo_before,
+                   RatingHistory.elo_after, RatingHistory.mu, RatingHistory.sigma)
+            .where(RatingHistory.game == game)
+            .order_by(RatingHistory.match_pk, RatingHistory.bot_id)).all()
+    return [tuple(r) for r in ratings] + [tuple(h) for h in history]
+
+
+def count(engine: Engine, model: Any) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(model)).scalar_one())
+
+
+def test_runner_log_is_recorded_with_its_seats_and_ratings(ladder_engine, toy_game):
+    players = [InProcessPlayer(name=n, bot=RandomBot("toy-race", i)) for i, n in enumerate(BOTS[:3])]
+    log = Runner(toy_game, players, seed=11).run().log
+    assert record_match(ladder_engine, log) is True
+    board = {row["bot"]: row for row in leaderboard(ladder_engine, "toy-race")}
+    assert set(board) == set(BOTS[:3])
+    winners = log["result"]["winners"]
+    for seat, name in enumerate(BOTS[:3]):
+        row = board[name]
+        assert row["games"] == 1 and row["wins"] + row["draws"] + row["losses"] == 1
+        assert (row["wins"] == 1) == (winners == [seat])
+    with ladder_engine.connect() as conn:
+        stored = conn.execute(select(Match.log).where(Match.match_id == log["match_id"])).scalar_one()
+    assert stored == log  # the whole log is kept, for replays
+
+
+def test_recording_twice_changes_nothing(ladder_engine):
+    log = make_log("m-1", ["alpha", "beta"], [1, 2])
+    assert record_match(ladder_engine, log) is True
+    before = ratings_snapshot(ladder_engine)
+    assert record_match(ladder_engine, log) is False
+    assert record_match(ladder_engine, log, bots={0: "x", 1: "y"}) is False
+    assert ratings_snapshot(ladder_engine) == before
+    assert count(ladder_engine, Match) == 1 and count(ladder_engine, MatchSeat) == 2
+
+
+def test_first_win_with_k40_provisional(ladder_engine):
+    record_match(ladder_engine, make_log("m-1", ["alpha", "beta"], [1, 2]))
+    board = leaderboard(ladder_engine, "toy-race")
+    assert [(r["bot"], r["rating"], r["wins"], r["losses"]) for r in board] == [
+        ("alpha", 1520.0, 1, 0), ("beta", 1480.0, 0, 1)]
+    assert board[0]["provisional"] and board[0]["interval"] > 0
+    assert board[0]["bt_low"] < board[0]["bt"] < board[0]["bt_high"]
+    assert board[0]["openskill"] > board[1]["openskill"]
+
+
+def test_forfeit_and_bot_names_from_the_caller(ladder_engine):
+    # seat 0 "won" the game but forfeited: it loses to everyone; names come from `bots`
+    log = make_log("m-f", ["greedy", "greedy", "random"], [1, 2, 3], forfeited=[0])
+    record_match(ladder_engine, log, bots={0: "v1", 1: "v2", 2: "rnd"})
+    board = {r["bot"]: r for r in leaderboard(ladder_engine, "toy-race")}
+    assert board["v1"]["losses"] == 1 and board["v1"]["rating"] < 1500
+    assert board["v2"]["wins"] == 1 and board["v2"]["rating"] == max(r["rating"] for r in board.values())
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda log: log.pop("match_id"), "missing field 'match_id'"),
+    (lambda log: log["players"].append({"seat": 2, "name": "c"}), "3 players for 2 seats"),
+    (lambda log: log["result"]["seats"].pop(), "seats must be 0..n-1"),
+    (lambda log: log.update(players=[{"name": "a"}, {"name": "a"}]), "same bot sits in two seats"),
+    (lambda log: log.update(match_id=""), "match_id must be a non-empty string"),
+    (lambda log: log["result"]["seats"][0].update(rank="first"), "bad match log"),
+])
+def test_bad_logs_are_refused_with_one_line(ladder_engine, mutate, message):
+    log = make_log("m-bad", ["alpha", "beta"], [1, 2])
+    mutate(log)
+    with pytest.raises(LadderError, match=message) as info:
+        record_match(ladder_engine, log)
+    assert "\n" not in str(info.value)
+    assert count(ladder_engine, Match) == 0
+
+
+def test_recompute_equals_incremental(ladder_engine):
+    logs = random_logs(3, 60, BOTS, "rc")
+    assert all(record_match(ladder_engine, log) for log in logs)
+    incremental = ratings_snapshot(ladder_engine)
+    assert recompute(ladder_engine, "toy-race") == 60
+    assert ratings_snapshot(ladder_engine) == incremental
+    assert recompute(ladder_engine) == 60  # every game
+
+
+def test_recompute_with_new_k_rebuilds_under_the_new_settings(ladder_engine):
+    record_match(ladder_engine, make_log("m-1", ["alpha", "beta"], [1, 2]))
+    recompute(ladder_engine, "toy-race", elo=EloConfig(k=32, k_provisional=32, provisional_games=0))
+    assert [r["rating"] for r in leaderboard(ladder_engine, "toy-race")] == [1516.0, 1484.0]
+    record_match(ladder_engine, make_log("m-2", ["alpha", "beta"], [1, 1]))  # keeps K 32
+    incremental = ratings_snapshot(ladder_engine)
+    recompute(ladder_engine, "toy-race")
+    assert ratings_snapshot(ladder_engine) == incremental
+
+
+def test_games_are_separate_ladders(ladder_engine):
+    record_match(ladder_engine, make_log("a-1", ["alpha", "beta"], [1, 2], game="toy-race"))
+    record_match(ladder_engine, make_log("b-1", ["alpha", "beta"], [2, 1], game="other"))
+    assert leaderboard(ladder_engine, "toy-race")[0]["bot"] == "alpha"
+    assert leaderboard(ladder_engine, "other")[0]["bot"] == "beta"
+    assert leaderboard(ladder_engine, "nothing-here") == []
+
+
+def test_threads_lose_no_update(ladder_engine):
+    batches = [random_logs(10 + t, 12, BOTS, f"th{t}") for t in range(4)]
+    barrier = threading.Barrier(len(batches))
+    outcomes: list[bool] = []
+
+    def work(logs: list[dict[str, Any]]) -> None:
+        barrier.wait()
+        outcomes.extend(record_match(ladder_engine, log) for log in logs)
+
+    threads = [threading.Thread(target=work, args=(b,)) for b in batches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes == [True] * 48
+    assert_consistent(ladder_engine, sum(len(b) for b in batches))
+
+
+def test_threads_racing_on_the_same_matches_record_each_once(ladder_engine):
+    logs = random_logs(5, 10, BOTS, "same")
+    barrier = threading.Barrier(4)
+    outcomes: list[bool] = []
+
+    def work() -> None:
+        barrier.wait()
+        outcomes.extend(record_match(ladder_engine, log) for log in logs)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == [False] * 30 + [True] * 10
+    assert_consistent(ladder_engine, 10)
+
+
+def test_processes_lose_no_update_and_record_each_match_once(ladder_engine, db_url):
+    shared = random_logs(7, 8, BOTS, "shared")  # every process races on these
+    jobs = [(db_url, random_logs(20 + p, 8, BOTS, f"proc{p}") + shared) for p in range(3)]
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        results = pool.starmap(record_all, jobs)
+    assert [r[:8] for r in results] == [[True] * 8] * 3
+    assert sum(sum(r[8:]) for r in results) == len(shared)
+    assert_consistent(ladder_engine, 3 * 8 + len(shared))
+
+
+def assert_consistent(engine: Engine, matches: int) -> None:
+    """No lost update: counts add up and the ratings equal the fold over what was stored."""
+    assert count(engine, Match) == matches
+    seats = count(engine, MatchSeat)
+    assert sum(r["games"] for r in leaderboard(engine, "toy-race")) == seats
+    assert count(engine, RatingHistory) == seats
+    incremental = ratings_snapshot(engine)
+    recompute(engine, "toy-race")
+    assert ratings_snapshot(engine) == incremental
+
+
+def test_open_db_reads_referee_db(monkeypatch, tmp_path):
+    url = f"sqlite:///{tmp_path / 'env.sqlite3'}"
+    monkeypatch.setenv("REFEREE_DB", url)
+    engine = open_db()
+    try:
+        assert str(engine.url) == url
+        assert record_match(engine, make_log("env-1", ["alpha", "beta"], [1, 2]))
+    finally:
+        engine.dispose()
+    assert (tmp_path / "env.sqlite3").exists()
