@@ -264,7 +264,7 @@ def ask_inner_route(st: S, s: Step) -> bool:
     seat = s[1]
     pos = st.small[seat]
     return st._ask(s, seat, "inner_route", f"move {s[2]} from purple circle {pos}: shortcut?",
-                   opt.inner_route_options(st.board, pos, st.board.purple_to[pos]))
+                   opt.inner_route_options(st.board, pos, st.board.purple_to[pos], s[2]))
 
 
 # -- cards ----------------------------------------------------------------------------------------

@@ -77,14 +77,16 @@ def number_options(board: Board, lo: int, hi: int) -> Built:
     return _built(board, ("number", lo, hi), make)
 
 
-def inner_route_options(board: Board, start: int, target: int) -> Built:
+def inner_route_options(board: Board, start: int, target: int, steps: int) -> Built:
+    """The first step of a forward move of ``steps`` from a purple circle: path or shortcut."""
     def make() -> list[tuple[Option, Any]]:
+        base = {"from": start, "steps": steps}
         return [
-            (Option("path", "follow the path", {"from": start, "first_step": start + 1}), False),
+            (Option("path", "follow the path", {**base, "first_step": start + 1}), False),
             (Option("shortcut", f"take the purple shortcut to {target}",
-                    {"from": start, "first_step": target}), True),
+                    {**base, "first_step": target}), True),
         ]
-    return _built(board, ("inner_route", start, target), make)
+    return _built(board, ("inner_route", start, target, steps), make)
 
 
 def card_options(board: Board, cards: tuple[str, ...]) -> Built:

@@ -1,0 +1,175 @@
+"""``greedy`` for Doubletrack: one-step judgement of every option, from the view alone.
+
+It values things in inner-track circles: a card by where it would put its own small pawn (bumps
+and purple shortcuts included), a HOME within reach above everything. Money is worth spending
+only where the rules pay it back: the lead when far behind (or to stop a rival reaching HOME),
+a cheap gate fee, never much on a face-down card. Selling, it offers the card worst for itself,
+since the buyer must play it. Like a remote bot it reads only the decision and its view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.core import Decision, Option
+from referee.players import Bot
+
+WIN = 1000.0
+"""Value of reaching HOME: more than any number of circles."""
+GATE_VALUE = 3.0
+"""A gate pass in circles: it earns fees and opens the two-square shortcut (Number 6 + a card)."""
+CIRCLE_DOLLARS = 10.0
+"""What one circle of lead-auction gain is worth in dollars (money has few other uses)."""
+DEFEND_DOLLARS = 30.0
+"""Bid per circle of margin to keep the lead, once past half way: a rival who wins the lead
+auction lands just ahead of me."""
+
+
+class Track:
+    """The inner track as the view shows it, with the engine's move rules (bump, shortcut)."""
+
+    def __init__(self, view: Mapping[str, Any]) -> None:
+        self.home: int = view["inner"]["home"]
+        self.purple = {int(k): v for k, v in view["inner"]["purple_shortcuts"].items()}
+        self.small: list[int] = [s["small"] for s in view["seats"]]
+
+    def settle(self, seat: int, to: int) -> int:
+        """Where a pawn ends on ``to``: bumped on past occupied circles; HOME caps."""
+        taken = {p for i, p in enumerate(self.small) if i != seat}
+        while 0 < to < self.home and to in taken:
+            to += 1
+        return min(to, self.home)
+
+    def forward(self, seat: int, n: int) -> int:
+        pos = self.small[seat]
+        best = self.settle(seat, pos + n)
+        if pos in self.purple:
+            best = max(best, self.settle(seat, self.purple[pos] + n - 1))
+        return best
+
+    def others(self, seat: int) -> list[int]:
+        return [p for i, p in enumerate(self.small) if i != seat]
+
+    def gain(self, seat: int, to: int) -> float:
+        return WIN if to >= self.home else float(to - self.small[seat])
+
+
+def card_value(card: str, seat: int, track: Track) -> float:
+    """The card's worth to ``seat`` if it played it now, in circles."""
+    pos = track.small[seat]
+    others = track.others(seat)
+    if card.startswith("number-"):
+        return track.gain(seat, track.forward(seat, int(card[7:])))
+    if card == "take_the_lead":
+        lead = max(others)
+        return 0.0 if pos > lead else track.gain(seat, track.settle(seat, lead + 1))
+    if card == "trade_places":
+        return float(max(others) - pos) + 1.0  # also pulls the best rival back
+    if card == "back_10":
+        return float(track.settle(seat, max(0, pos - 10)) - pos)
+    if card == "go_farthest_back":
+        last = min(others)
+        return 0.0 if pos <= last else float(track.settle(seat, max(0, last - 1)) - pos)
+    if card == "steal_a_gate_pass":
+        return GATE_VALUE
+    return 0.0
+
+
+def round_to(amount: float, unit: int, cap: int) -> int:
+    return max(0, min(cap, int(amount // unit) * unit))
+
+
+class DoubletrackGreedyBot(Bot):
+    name = "greedy"
+
+    def __init__(self, game: str, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        handler = getattr(self, "_" + decision.kind, None)
+        if handler is None:
+            return self.rng.choice(decision.options).id
+        choice: str = handler(decision, view, Track(view))
+        return choice
+
+    # -- route ------------------------------------------------------------------------------
+
+    def _gate_request(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        return "ask"  # asking costs nothing
+
+    def _gate_accept(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        money = view["seats"][d.seat]["money"]
+        fee = d.options[0].data["fee"]
+        return "pay" if fee <= max(15, money // 5) else "around"
+
+    def _gate_offer(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        """Refuse a rival well ahead; otherwise ask a fee a sensible seat would pay."""
+        requester = d.options[0].data["requester"]
+        if t.small[requester] >= t.small[d.seat] + 10:
+            return "refuse"
+        ask = max(5, view["seats"][requester]["money"] // 5)
+        fees = [o for o in d.options if o.data["fee"]]
+        if not fees:
+            return "free"
+        return min(fees, key=lambda o: abs(o.data["fee"] - min(ask, 15))).id
+
+    # -- small pawn and cards ----------------------------------------------------------------
+
+    def _number_choice(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        return max(d.options, key=lambda o: (t.forward(d.seat, o.data["number"]),
+                                             o.data["number"])).id
+
+    def _inner_route(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        def end(o: Option) -> int:
+            return t.settle(d.seat, o.data["first_step"] + o.data["steps"] - 1)
+        return max(d.options, key=lambda o: (end(o), o.id)).id
+
+    def _play_card(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        return max(d.options, key=lambda o: (card_value(o.data["card"], d.seat, t), o.id)).id
+
+    def _sell_card_choice(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        return min(d.options, key=lambda o: (card_value(o.data["card"], d.seat, t), o.id)).id
+
+    def _card_target(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        if "seat" in d.options[0].data:  # Trade Places: the pawn furthest ahead
+            return max(d.options, key=lambda o: (t.small[o.data["seat"]], o.id)).id
+        return self._richest_gate(d.options, t)
+
+    def _richest_gate(self, options: Sequence[Option], t: Track) -> str:
+        """Steal from the rival furthest ahead: it loses fees and a shortcut."""
+        return max(options, key=lambda o: (t.small[o.data["controller"]], o.id)).id
+
+    def _take25_target(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        seats = view["seats"]
+        return max(d.options, key=lambda o: (min(25, seats[o.data["seat"]]["money"]),
+                                             t.small[o.data["seat"]], o.id)).id
+
+    def _sell_pass_choice(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        return d.options[0].id
+
+    # -- sealed bids -------------------------------------------------------------------------
+
+    def _bid(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        money = d.options[-1].data["amount"]
+        unit = d.options[1].data["amount"]
+        auction = d.options[0].data["auction"]
+        amount = self._bid_amount(auction, d.seat, view, t, money, unit)
+        return f"bid:{round_to(amount, unit, money)}"
+
+    def _bid_amount(self, auction: str, seat: int, view: Mapping[str, Any], t: Track,
+                    money: int, unit: int) -> float:
+        """All-pay: every bid is lost, so pay only for what is worth it."""
+        if auction != "lead":
+            return unit if money >= 150 else 0
+        others = t.others(seat)
+        lead = max(others)
+        if lead + 1 >= t.home:  # whoever wins goes HOME: win it or lose the game
+            return money
+        if t.small[seat] > lead:  # leading alone: keep a rival from jumping ahead of me
+            if t.small[seat] * 2 < t.home:
+                return 0
+            return (t.small[seat] - lead + 1) * DEFEND_DOLLARS
+        gain = t.settle(seat, lead + 1) - t.small[seat]
+        return gain * CIRCLE_DOLLARS
