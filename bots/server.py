@@ -23,7 +23,7 @@ from waitress.server import create_server
 from bots import UnknownBotError, find_bot, parse_bot_spec
 from referee import __version__
 from referee.core import Decision, Option
-from referee.players import Bot, MatchInfo
+from referee.players import Bot, MatchInfo, Player
 from referee.protocol import PROTOCOL_VERSION
 
 MAX_REQUEST = 8 * 1024 * 1024
@@ -176,6 +176,10 @@ def _games_of(spec: str) -> list[str]:
 
 
 def _any_game(spec: str) -> str:
+    from bots import _BOTS
+
+    if parse_bot_spec(spec)[0] not in _BOTS:
+        find_bot(spec, "", 0)  # raises the unknown-bot error that lists the names
     games = _games_of(spec)
     if not games:
         raise UnknownBotError(f"bot {spec!r} plays no registered game")
@@ -240,3 +244,26 @@ def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
               per_match: bool = True, host: str = "127.0.0.1", port: int = 0) -> BotServer:
     """Start a built-in bot on a background thread and return its running server."""
     return BotServer(BotApp(spec, game, seed, per_match), host, port).start()
+
+
+def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], list[BotServer]]:
+    """``--over-http``: every built-in bot in ``specs`` behind its own loopback server, seeded
+    exactly as in-process (so the match is the same one), and the URLs among them as they are.
+    Returns the players and the servers to stop afterwards."""
+    from referee.lineup import bot_seed, is_url, make_player
+    from referee.transport import HttpPlayer
+
+    players: list[Player] = []
+    servers: list[BotServer] = []
+    try:
+        for seat, spec in enumerate(specs):
+            if is_url(spec):
+                players.append(make_player(spec, game, seed, seat))
+                continue
+            servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
+            players.append(HttpPlayer(name=spec, url=servers[-1].url))
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return players, servers

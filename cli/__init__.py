@@ -14,6 +14,7 @@ import click
 COMMANDS: dict[str, str] = {
     "match": "cli.match:match",
     "replay": "cli.replay:replay",
+    "bot": "cli.bot:bot",
 }
 
 

@@ -15,6 +15,19 @@ from referee.match import MatchRecord, Runner, TimeControl
 from referee.players import Player
 
 
+def bot_url_error() -> type[Exception]:
+    """The transport's bad-URL error, imported only once an exception is being handled (an
+    ``except`` clause is evaluated then), so that ``referee match`` does not load ``requests``
+    for in-process matches."""
+    from referee.transport import BotUrlError
+
+    return BotUrlError
+
+
+SLOWEST = 3
+"""Decisions listed by time in the readable summary: where a bot author looks first."""
+
+
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``key=value`` pairs; values read as JSON when they parse (``2`` is a number)."""
     options: dict[str, Any] = {}
@@ -45,29 +58,41 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the match log here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+@click.option("--over-http", is_flag=True,
+              help="Serve the built-in bots through real HTTP servers on free local ports.")
 def match(
     bots: tuple[str, ...], game: Game, seed: int | None, board_path: str | None,
     option_pairs: tuple[str, ...], time_ms: int, bank_ms: int, strikes: int,
-    log_path: str | None, as_json: bool,
+    log_path: str | None, as_json: bool, over_http: bool = False,
 ) -> None:
     """Play one match between BOTS (built-in names or http:// URLs), one per seat."""
     drawn = seed is None
     seed = secrets.randbits(63) if seed is None else seed
     board = load_board(game, board_path)
     players: list[Player] = []
+    servers: list[Any] = []
     try:
         options = game.validate_options(parse_options(option_pairs))
-        players = make_players(bots, game.name, seed)
+        if over_http:
+            from bots.server import serve_seats
+
+            players, servers = serve_seats(list(bots), game.name, seed)
+        else:
+            players = make_players(bots, game.name, seed)
         runner = Runner(game, players, seed, board=board, options=options,
                         time_control=TimeControl(time_ms, bank_ms), strikes=strikes)
         if drawn and not as_json:
             click.echo(f"seed {seed}", err=True)
         record = runner.run()
-    except (RulesError, LookupError) as exc:
+    except (RulesError, LookupError, bot_url_error()) as exc:
         raise click.ClickException(str(exc)) from exc
+    except OSError as exc:  # --over-http could not bind a local port
+        raise click.ClickException(f"cannot serve the bots over HTTP: {exc}") from exc
     finally:
         for p in players:
             p.close()
+        for server in servers:
+            server.stop()
     if log_path:
         with open(log_path, "w", encoding="utf-8") as fh:
             json.dump(record.log, fh)
@@ -94,3 +119,9 @@ def print_summary(record: MatchRecord) -> None:
     click.echo(f"  {' and '.join(names)} {verb}")
     for fault in s["faults"]:
         click.echo(f"  fault: seat {fault['seat']} {fault['kind']} {fault['reason']} {fault['detail']}")
+    slowest = sorted(record.log["decisions"], key=lambda d: d["ms"], reverse=True)[:SLOWEST]
+    if slowest and slowest[0]["ms"] >= 1:
+        click.echo("  slowest decisions:")
+        for d in slowest:
+            click.echo(f"    {d['ms']:8.1f} ms  step {d['step']} seat {d['seat']} "
+                       f"{s['seats'][d['seat']]['bot']} {d['kind']} ({d['status']})")

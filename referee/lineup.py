@@ -23,8 +23,13 @@ def make_player(spec: str, game: str, seed: int, seat: int) -> Player:
         return HttpPlayer(name=spec, url=spec)
     from bots import find_bot
 
-    bot_seed = random.Random(f"{seed}:bot:{seat}").getrandbits(63)
-    return InProcessPlayer(name=spec, bot=find_bot(spec, game, bot_seed))
+    return InProcessPlayer(name=spec, bot=find_bot(spec, game, bot_seed(seed, seat)))
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of a built-in bot's own generator in seat ``seat`` of the match seeded ``seed``
+    (the same whether the bot runs in-process or behind ``--over-http``)."""
+    return random.Random(f"{seed}:bot:{seat}").getrandbits(63)
 
 
 def make_players(specs: Sequence[str], game: str, seed: int) -> list[Player]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -241,26 +241,41 @@ class Runner:
 
     def _announce_start(self) -> None:
         names = tuple((i, p.name) for i, p in enumerate(self.players))
-        for seat, player in enumerate(self.players):
+
+        def start(seat: int, player: Player) -> str | None:
             info = MatchInfo(
                 self.match_id, self.game.name, seat, names, self.time_control.to_dict(),
                 board_data(self.board),
             )
-            fault = player.start(info)
+            return player.start(info)
+
+        for seat, fault in enumerate(self._each_player(start)):
             if fault:
                 self._lifecycle_fault(seat, "start", fault, strike=True)
 
     def _announce_end(self, result: Result) -> None:
-        for seat, player in enumerate(self.players):
-            fault = player.end(self.match_id, result.to_dict())
+        data = result.to_dict()
+        faults = self._each_player(lambda seat, player: player.end(self.match_id, data))
+        for seat, fault in enumerate(faults):
             if fault:
                 self._lifecycle_fault(seat, "end", fault, strike=False)
+
+    def _each_player(self, call: Callable[[int, Player], str | None]) -> list[str | None]:
+        """``call`` for every seat; remote seats concurrently, so that one bot that is down
+        (waiting out its connect timeout) does not delay the others' ``/start`` or ``/end``."""
+        remote = [s for s, p in enumerate(self.players) if p.remote]
+        futures = {s: self._executor().submit(call, s, self.players[s]) for s in remote}
+        return [
+            futures[s].result() if s in futures else call(s, p)
+            for s, p in enumerate(self.players)
+        ]
 
     def _lifecycle_fault(self, seat: int, call: str, fault: str, strike: bool) -> None:
         """``/start`` and ``/end`` failures are recorded, never fatal; a failed start is a strike."""
         record = self.seats[seat]
-        reason = fault.split(":", 1)[0]
-        entry = {"step": None, "seat": seat, "kind": call, "reason": reason, "detail": fault}
+        reason, _, detail = fault.partition(":")
+        entry = {"step": None, "seat": seat, "kind": call, "reason": reason,
+                 "detail": detail.strip() or fault}
         self.faults.append(entry)
         record.faults.append(entry)
         if strike:

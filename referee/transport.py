@@ -359,7 +359,7 @@ class HttpPlayer(Player):
 
     def _lifecycle(self, path: str, body: bytes) -> str | None:
         ex = self._transport.call("POST", path, body, self.lifecycle_ms)
-        return None if ex.fault is None else f"{ex.fault[0]}: {path}: {ex.fault[1]}"
+        return None if ex.fault is None else f"{ex.fault[0]}: {ex.fault[1]}"
 
     def _note(self, text: str) -> None:
         if len(self.notes) < 50 and text not in self.notes:
