@@ -64,17 +64,20 @@ def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
     """The ``--json`` summary of a match log (one place, used by the CLI and replay)."""
     result = log["result"]
     players = log["players"]
+    # A result seat with no player is played by the engine (Tokaido Duo's solo Automa).
+    engine_seat = {"name": "automa", "strikes": 0}
     return {
         "game": log["game"],
         "seed": log["seed"],
         "seats": [
             {
                 "seat": s["seat"],
-                "bot": players[s["seat"]]["name"],
+                "bot": (players[s["seat"]] if s["seat"] < len(players) else engine_seat)["name"],
                 "score": s["score"],
                 "breakdown": s["breakdown"],
                 "rank": s["rank"],
-                "strikes": players[s["seat"]].get("strikes", 0),
+                "strikes": (players[s["seat"]] if s["seat"] < len(players) else engine_seat)
+                .get("strikes", 0),
             }
             for s in result["seats"]
         ],
