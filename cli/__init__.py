@@ -15,6 +15,8 @@ COMMANDS: dict[str, str] = {
     "match": "cli.match:match",
     "replay": "cli.replay:replay",
     "bot": "cli.bot:bot",
+    "tournament": "cli.tournament:tournament",
+    "sprt": "cli.sprt:sprt",
 }
 
 

@@ -1,0 +1,271 @@
+"""``referee tournament``: a round-robin with crosstable, Elo error bars and LOS; resumable."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli.match import parse_options
+from cli.params import board_option, game_option, load_board
+from ladder.tournament import (
+    Entrant, Interrupted, MatchSpec, Outcome, Plan, Settings, Standings, Tournament,
+    TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
+)
+from referee.core import Game, RulesError
+
+CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points", "score",
+              "elo", "elo_error", "los")
+
+
+def check_bots(entrants: Sequence[Entrant], game: Game) -> None:
+    """Fail now, in one line, for a bot name that does not exist for this game."""
+    from bots import find_bot
+
+    for e in entrants:
+        if not e.remote:
+            try:
+                find_bot(e.bot, game.name, 0)
+            except LookupError as exc:
+                raise click.ClickException(f"entrant {e.name}: {exc.args[0]}") from exc
+
+
+def build_plan(
+    bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, seed: int | None,
+    settings: Settings,
+) -> Plan:
+    if not bots:
+        raise click.UsageError("name at least two BOTS (or --resume ID)")
+    if games is None:
+        raise click.UsageError("--games is required (games per pairing or table)")
+    entrants = parse_entrants(bots)
+    seats = seats or default_seats(game, len(entrants))
+    plan = Plan(game.name, tuple(entrants), games, seats,
+                seed if seed is not None else secrets.randbits(63), settings)
+    check_plan(game, plan)
+    check_bots(entrants, game)
+    return plan
+
+
+def check_resume(plan: Plan, given: dict[str, Any]) -> None:
+    """A resumed tournament must be the same tournament: compare what the command names."""
+    stored = {"game": plan.game, "entrants": [e.name + "=" + e.bot for e in plan.entrants],
+              "games": plan.games, "seats": plan.seats, "seed": plan.seed}
+    for key, value in given.items():
+        if value is not None and value != stored[key]:
+            raise TournamentError(
+                f"--resume: this tournament was started with {key} {stored[key]}, not {value}"
+            )
+
+
+def db_recorder(url: str | None) -> Callable[[Outcome, MatchSpec], None]:
+    """Record each finished match in the ladder (in this, the parent, process only)."""
+    try:
+        from ladder.store import open_db, record_match
+    except ImportError as exc:  # pragma: no cover - the store ships with the package
+        raise click.ClickException(f"the ladder database is not available: {exc}") from exc
+    engine = open_db(url or None)
+
+    def record(outcome: Outcome, spec: MatchSpec) -> None:
+        assert outcome.log is not None
+        record_match(engine, outcome.log, bots=dict(enumerate(spec.names)))
+
+    return record
+
+
+@contextmanager
+def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[Outcome, Standings], None] | None]:
+    """A live rich progress bar on stderr: games, rate, ETA and the current leaders."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import TimeRemainingColumn
+
+    began, start_done = time.monotonic(), done
+    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+               TextColumn("{task.fields[leaders]}"))
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("games", total=total, completed=done, rate="", leaders="")
+
+        def update(outcome: Outcome, table: Standings) -> None:
+            rate = (table.played - start_done) / max(1e-9, time.monotonic() - began)
+            bar.update(task, completed=table.played, rate=f"{rate:.1f}/s",
+                       leaders=table.leaders())
+
+        yield update
+
+
+@click.command()
+@click.argument("bots", nargs=-1)
+@game_option()
+@click.option("--games", "-n", type=click.IntRange(1), default=None,
+              help="Games per pairing (two seats) or per table; a multiple of the seat count.")
+@click.option("--seats", type=click.IntRange(2), default=None,
+              help="Seats per table (default: the most the game allows, up to the entrants).")
+@click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
+              help="Matches played at once (processes for built-in bots, threads for HTTP).")
+@click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
+@board_option()
+@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A game option.")
+@click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True,
+              help="Time per decision.")
+@click.option("--bank-ms", type=click.IntRange(0), default=0, show_default=True,
+              help="Overage bank per seat.")
+@click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
+              help="Strikes before a seat forfeits.")
+@click.option("--db", default=None, is_flag=False, flag_value="", metavar="URL",
+              help="Record results in the ladder (alone: the default ladder database).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@click.option("--csv", "csv_path", default=None, is_flag=False, flag_value="-", metavar="FILE",
+              help="Write pairwise results as CSV to FILE (alone: to standard output).")
+@click.option("--resume", "resume_id", default=None, metavar="ID",
+              help="Finish the missing games of an interrupted tournament.")
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where tournament state files live (default: the user data directory).")
+@click.option("--progress/--no-progress", default=None,
+              help="Live progress bar on stderr (default: when stderr is a terminal).")
+def tournament(
+    bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
+    seed: int | None, board_path: str | None, option_pairs: tuple[str, ...], time_ms: int,
+    bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
+    resume_id: str | None, state_dir: Path | None, progress: bool | None,
+) -> None:
+    """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT)."""
+    state_dir = state_dir or default_state_dir()
+    try:
+        if resume_id:
+            t = Tournament.resume(state_dir, resume_id)
+            check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed,
+                                  "entrants": ([f"{e.name}={e.bot}" for e in parse_entrants(bots)]
+                                               if bots else None)})
+        else:
+            load_board(game, board_path)
+            settings = Settings(game.name, board_path, game.validate_options(parse_options(option_pairs)),
+                                time_ms, bank_ms, strikes, want_log=db is not None)
+            t = Tournament.start(build_plan(bots, game, games, seats, seed, settings), state_dir)
+    except (TournamentError, RulesError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if db is not None and not t.plan.settings.want_log:
+        raise click.ClickException("--db: this tournament was started without --db; "
+                                   "its match logs were not kept")
+    announce(t, resume_id is not None)
+    record = db_recorder(db) if db is not None else None
+    show = progress if progress is not None else sys.stderr.isatty()
+    try:
+        with progress_bar(len(t.specs), len(t.done), show) as update:
+            table = t.run(concurrency, record=record, progress=update)
+    except Interrupted:
+        click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
+                   f"  {resume_command(t, db)}", err=True)
+        sys.exit(130)
+    output(report(t, table), as_json, csv_path)
+
+
+def announce(t: Tournament, resumed: bool) -> None:
+    plan = t.plan
+    verb = "resuming" if resumed else "tournament"
+    click.echo(
+        f"{verb} {t.tournament_id}: {len(plan.entrants)} entrants, {plan.seats} seats, "
+        f"{len(t.specs) - len(t.done)} of {len(t.specs)} games to play, seed {plan.seed}"
+        f" (resume with --resume {t.tournament_id})", err=True,
+    )
+
+
+def resume_command(t: Tournament, db: str | None) -> str:
+    """The command that finishes this tournament, shown after Ctrl-C."""
+    args = ["referee", "tournament", *(f"{e.name}={e.bot}" if e.name != e.bot else e.bot
+                                       for e in t.plan.entrants),
+            "--game", t.plan.game, "--games", str(t.plan.games), "--resume", t.tournament_id]
+    if db is not None:
+        args += ["--db", db] if db else ["--db"]
+    return " ".join(args)
+
+
+def output(doc: dict[str, Any], as_json: bool, csv_path: str | None) -> None:
+    if csv_path is not None:
+        text = csv_text(doc)
+        if csv_path == "-":
+            click.echo(text, nl=False)
+        else:
+            Path(csv_path).write_text(text, encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(doc))
+    elif csv_path != "-":
+        click.echo(render_text(doc))
+
+
+def csv_text(doc: dict[str, Any]) -> str:
+    """One row per entrant and opponent: the crosstable cell and the Elo of the entrant over it."""
+    stats = {(p["a"], p["b"]): p["stats"] for p in doc["pairs"]}
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for name, row in doc["crosstable"].items():
+        for opp, cell in row.items():
+            st = stats.get((name, opp)) or flip(stats.get((opp, name)))
+            writer.writerow({"entrant": name, "opponent": opp, **cell,
+                             "score": round(cell["points"] / cell["games"], 4) if cell["games"] else "",
+                             "elo": st.get("elo") if st else "",
+                             "elo_error": st.get("elo_error") if st else "",
+                             "los": st.get("los") if st else ""})
+    return out.getvalue()
+
+
+def flip(st: dict[str, Any] | None) -> dict[str, Any] | None:
+    """B's view of A's statistics: Elo negated, LOS complemented."""
+    if not st:
+        return None
+    elo, los = st.get("elo"), st.get("los")
+    return {"elo": -elo if elo is not None else None, "elo_error": st.get("elo_error"),
+            "los": round(1 - los, 4) if los is not None else None}
+
+
+def fmt_elo(st: dict[str, Any] | None) -> str:
+    if not st:
+        return "no complete block yet"
+    elo, err = st["elo"], st["elo_error"]
+    elo_s = f"{elo:+.1f}" if elo is not None else "inf"
+    err_s = f"{err:.1f}" if err is not None else "inf"
+    los = f"{100 * st['los']:.1f}%" if st["los"] is not None else "?"
+    return f"Elo {elo_s} ± {err_s}  LOS {los}  ({st['blocks']} blocks)"
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    """Standings, crosstable (points/games of the row against the column), pairwise Elo."""
+    names = [e["name"] for e in doc["entrants"]]
+    width = max(8, *(len(n) for n in names))
+    lines = [f"{doc['game']}  tournament {doc['tournament']}  seed {doc['seed']}  "
+             f"{doc['played']}/{doc['matches']} games  {doc['seats']} seats", ""]
+    lines.append(f"  #  {'entrant':<{width}}  games  points  score  firsts")
+    for e in doc["entrants"]:
+        score = f"{100 * e['score']:.1f}%" if e["score"] is not None else "-"
+        lines.append(f"{e['rank']:>3}  {e['name']:<{width}}  {e['games']:>5}  {e['points']:>6g}"
+                     f"  {score:>6}  {e['firsts']:>6}")
+    lines += ["", f"  {'':<{width}}  " + "  ".join(f"{n[:9]:>9}" for n in names)]
+    for a in names:
+        cells = []
+        for b in names:
+            c = doc["crosstable"][a].get(b)
+            cells.append(f"{c['points']:g}/{c['games']}" if c else "-")
+        lines.append(f"  {a:<{width}}  " + "  ".join(f"{c:>9}" for c in cells))
+    lines.append("")
+    for p in doc["pairs"]:
+        penta = p.get("pentanomial")
+        tail = ""
+        if penta:
+            tail = "  pairs LL-LD-WL/DD-WD-WW {ll}-{ld}-{wl}/{dd}-{wd}-{ww}".format(**penta)
+        lines.append(f"  {p['a']} vs {p['b']}: {p['points']:g}/{p['games']}  "
+                     f"{fmt_elo(p['stats'])}{tail}")
+    return "\n".join(lines)

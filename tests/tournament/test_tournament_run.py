@@ -1,0 +1,149 @@
+"""Playing tournaments: results, resume after an interruption, process pools, the SPRT loop."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tournament_bots
+
+from ladder.tournament import (
+    Entrant, Interrupted, Plan, Settings, SprtRun, StateFile, Tournament, TournamentError,
+    report, run_sprt,
+)
+
+tournament_bots.register()
+TID = "0badcafe"
+
+
+def make_plan(bots: list[str], games: int, seats: int = 2, seed: int = 11,
+              want_log: bool = False) -> Plan:
+    entrants = tuple(Entrant(f"{b}{i}" if bots.count(b) > 1 else b, b) for i, b in enumerate(bots))
+    return Plan("toy-race", entrants, games, seats, seed, Settings("toy-race", want_log=want_log))
+
+
+def finished_report(t: Tournament, concurrency: int = 1) -> dict:
+    doc = report(t, t.run(concurrency))
+    assert doc["complete"]
+    return doc
+
+
+def test_stronger_bot_wins_with_clear_statistics(tmp_path):
+    t = Tournament.start(make_plan(["strong", "weak", "noisy"], 20), tmp_path, TID)
+    doc = finished_report(t)
+    assert [e["name"] for e in doc["entrants"]][0] == "strong"
+    assert doc["played"] == 60 and doc["matches"] == 60
+    sw = next(p for p in doc["pairs"] if {p["a"], p["b"]} == {"strong", "weak"})
+    assert sw["a"] == "strong" and sw["points"] == 20
+    assert sw["pentanomial"]["ww"] == 10 and sw["stats"]["los"] == 1.0
+    assert sw["stats"]["elo"] is None  # a clean sweep: infinite Elo, written as null
+    sn = next(p for p in doc["pairs"] if {p["a"], p["b"]} == {"strong", "noisy"})
+    assert sn["points"] > 15 and sn["stats"]["los"] > 0.99
+    cross = doc["crosstable"]
+    assert cross["strong"]["weak"]["wins"] == 20 and cross["weak"]["strong"]["losses"] == 20
+    json.dumps(doc)  # JSON-ready, no inf or nan
+
+
+def test_multiplayer_points_are_the_share_of_opponents_beaten(tmp_path):
+    t = Tournament.start(make_plan(["strong", "weak", "noisy", "other-noisy"], 6, seats=3),
+                         tmp_path, TID)
+    doc = finished_report(t)
+    assert doc["matches"] == 4 * 6  # four tables of three
+    # every game hands out 3 comparisons of one point: 1.5 points, half a point per seat
+    assert sum(e["points"] for e in doc["entrants"]) == pytest.approx(24 * 1.5)
+    assert doc["entrants"][0]["name"] == "strong"
+    assert all(p["stats"]["blocks"] == 2 * 2 for p in doc["pairs"])  # 2 tables each, 2 rotations
+
+
+def test_start_checks_the_plan(tmp_path):
+    with pytest.raises(TournamentError, match="multiple of 3"):
+        Tournament.start(make_plan(["strong", "weak", "noisy"], 4, seats=3), tmp_path, TID)
+    assert not list(tmp_path.iterdir())
+
+
+def test_resume_after_interruption_plays_only_missing_games(tmp_path):
+    bots = ["noisy", "other-noisy", "weak"]
+    full = finished_report(Tournament.start(make_plan(bots, 10), tmp_path / "full", TID))
+
+    t = Tournament.start(make_plan(bots, 10), tmp_path / "cut", TID)
+
+    def stop_after_7(outcome, table):
+        if table.played == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted):
+        t.run(1, progress=stop_after_7)
+    resumed = Tournament.resume(tmp_path / "cut", TID)
+    assert len(resumed.done) == 7
+    played = []
+    table = resumed.run(1, record=lambda outcome, spec: played.append(outcome.index))
+    assert sorted(played) == sorted(set(range(30)) - set(resumed.done) | set(played))
+    assert len(played) == 23 and not set(played) & set(range(7))
+    assert report(resumed, table) == full
+
+
+def test_torn_state_line_is_replayed(tmp_path):
+    t = Tournament.start(make_plan(["noisy", "weak"], 4), tmp_path, TID)
+    t.run(1)
+    path = t.state.path
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10])
+    resumed = Tournament.resume(tmp_path, TID)
+    assert len(resumed.done) == 3
+    assert [s.index for s in resumed.missing()] == [3]
+
+
+def test_resume_errors_are_one_line(tmp_path):
+    with pytest.raises(TournamentError, match="no tournament state"):
+        Tournament.resume(tmp_path, "12345678")
+    with pytest.raises(TournamentError, match="not a tournament id"):
+        Tournament.resume(tmp_path, "../etc")
+    (tmp_path / "abcdef01.jsonl").write_text("{}\n")
+    with pytest.raises(TournamentError, match="not a tournament state file"):
+        Tournament.resume(tmp_path, "abcdef01")
+
+
+def test_process_pool_gives_the_same_results(tmp_path):
+    bots = ["noisy", "other-noisy", "strong", "weak"]
+    inline = finished_report(Tournament.start(make_plan(bots, 4), tmp_path / "a", TID), 1)
+    pooled = finished_report(Tournament.start(make_plan(bots, 4), tmp_path / "b", TID), 2)
+    assert pooled == inline
+
+
+def test_recorder_gets_logs_and_entrant_names(tmp_path):
+    calls = []
+    t = Tournament.start(make_plan(["strong", "weak"], 2, want_log=True), tmp_path, TID)
+    t.run(1, record=lambda outcome, spec: calls.append((outcome.log, spec.names)))
+    assert len(calls) == 2
+    log, names = calls[1]
+    assert log["match_id"] == f"{TID}-1" and [p["name"] for p in log["players"]] == list(names)
+    assert names == ("weak", "strong")
+    # the state file keeps only the compact outcome, never the log
+    assert "decisions" not in t.state.path.read_text()
+
+
+def test_sprt_accepts_h1_for_stronger_and_h0_for_equal():
+    settings = Settings("toy-race")
+    strong = run_sprt(SprtRun(0, 10, 0.05, 0.05, "normalized"), Entrant("strong", "strong"),
+                      Entrant("noisy", "noisy"), settings, seed=3, max_pairs=2000, concurrency=1)
+    assert strong.verdict == "H1" and strong.trace[-1].llr >= strong.bounds[1]
+    equal = run_sprt(SprtRun(0, 40, 0.05, 0.05, "normalized"), Entrant("noisy", "noisy"),
+                     Entrant("other", "other-noisy"), settings, seed=3, max_pairs=5000,
+                     concurrency=1)
+    assert equal.verdict == "H0" and equal.trace[-1].llr <= equal.bounds[0]
+    assert [s.pairs for s in equal.trace] == list(range(1, len(equal.trace) + 1))
+
+
+def test_sprt_trace_does_not_depend_on_concurrency():
+    settings = Settings("toy-race")
+    runs = [run_sprt(SprtRun(-20, 20, 0.05, 0.05, "logistic"), Entrant("a", "noisy"),
+                     Entrant("b", "other-noisy"), settings, seed=5, max_pairs=30, concurrency=j)
+            for j in (1, 2)]
+    assert runs[0].trace == runs[1].trace and len(runs[0].trace) >= 1
+
+
+def test_state_file_header_round_trips(tmp_path):
+    plan = make_plan(["strong", "weak"], 2)
+    Tournament.start(plan, tmp_path, TID)
+    loaded, done = StateFile(tmp_path / f"{TID}.jsonl").load()
+    assert loaded == plan and done == {}

@@ -1,0 +1,80 @@
+"""Test bots for the toy game, of known relative strength, and a toy variant without two seats.
+
+Registered by :func:`register` under names the tournament tests use; the registration reaches
+worker processes through the registry snapshot the pool hands them.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from referee.core import Decision
+from referee.players import Bot
+from support.toy import ToyGame
+
+
+class Strong(Bot):
+    """Always the longest step and the highest bid: wins the race nearly always."""
+
+    def __init__(self, game: str, seed: int) -> None:
+        pass
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        return decision.options[-1].id
+
+
+class Weak(Bot):
+    """Always the shortest step and the lowest bid."""
+
+    def __init__(self, game: str, seed: int) -> None:
+        pass
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        return decision.options[0].id
+
+
+class Noisy(Bot):
+    """Uniformly random, from a generator salted by the class: two subclasses are equally
+    strong but do not mirror each other's choices."""
+
+    salt = "noisy"
+
+    def __init__(self, game: str, seed: int) -> None:
+        self.rng = random.Random(f"{self.salt}:{seed}")
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        return self.rng.choice(decision.options).id
+
+
+class OtherNoisy(Noisy):
+    salt = "other"
+
+
+class Slow(Noisy):
+    """Random, but takes a few milliseconds per decision (to interrupt a tournament mid-way)."""
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        time.sleep(0.005)
+        return super().decide(decision, view)
+
+
+class ThreeOrFour(ToyGame):
+    name = "toy-race-34"
+    player_counts = (3, 4)
+
+
+GAME = ThreeOrFour()
+
+BOTS = {"strong": Strong, "weak": Weak, "noisy": Noisy, "other-noisy": OtherNoisy, "slow": Slow}
+
+
+def register() -> None:
+    import bots
+    from referee import games
+
+    for name, cls in BOTS.items():
+        bots._BOTS[name] = {"*": f"{__name__}:{cls.__name__}"}
+    games._MODULES.setdefault("toy-race-34", __name__)
