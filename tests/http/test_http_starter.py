@@ -1,0 +1,72 @@
+"""The starter kit's bots (Python and Node.js) play real matches through the referee and pass
+``referee bot check``. Node.js is required: CI machines have it, so a missing ``node`` fails."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bots.random_bot import RandomBot
+from cli import main
+from referee.match import TimeControl, play
+from referee.players import InProcessPlayer
+from referee.transport import HttpPlayer, fetch_info
+
+STARTER = Path(str(resources.files("bots.starter")))
+
+
+def launch(command: list[str]) -> Iterator[str]:
+    """Run a starter bot on a free port; yields its URL (read from its first output line)."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert " listening on http://" in line, f"unexpected first line {line!r}"
+        yield line.rsplit(" ", 1)[1].strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "Node.js ('node') is required to test the starter kit's bot.js"
+    return found
+
+
+@pytest.fixture(params=["python", "node"])
+def starter_url(request) -> Iterator[str]:
+    if request.param == "python":
+        command = [sys.executable, str(STARTER / "bot.py"), "--port", "0"]
+    else:
+        command = [node(), str(STARTER / "bot.js"), "--port", "0"]
+    yield from launch(command)
+
+
+def test_starter_kit_files_ship():
+    assert {"bot.py", "bot.js", "README.md"} <= {p.name for p in STARTER.iterdir()}
+
+
+def test_starter_plays_a_clean_match(toy_game, starter_url):
+    info, fault = fetch_info(starter_url)
+    assert fault is None and info["protocol"] == 1
+    bot = HttpPlayer(name=info["name"], url=starter_url)
+    seats = [bot, InProcessPlayer(name="random", bot=RandomBot("toy-race", 1))]
+    record = play(toy_game, seats, seed=6, time_control=TimeControl(1000))
+    assert record.log["faults"] == [] and bot.notes == []
+    mine = [d for d in record.log["decisions"] if d["seat"] == 0]
+    assert mine and all(d["status"] == "ok" and "at random" in d["log"] for d in mine)
+
+
+def test_starter_passes_bot_check(starter_url):
+    out = CliRunner().invoke(main, ["bot", "check", starter_url, "--game", "doubletrack",
+                                    "--seed", "3"])
+    assert out.exit_code == 0, out.output
+    assert "PASS" in out.output and "p95" in out.output
