@@ -73,9 +73,11 @@ class HostileServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, mode: str = "ok", delay: float = 0.0, choose: str = "first") -> None:
+    def __init__(self, mode: str = "ok", delay: float = 0.0, choose: str = "first",
+                 info: Any = None) -> None:
         assert mode in MODES, mode
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.info = INFO if info is None else info
         self.mode, self.delay, self.choose = mode, delay, choose
         self.connections = 0
         self.arrivals: list[tuple[float, str]] = []
@@ -97,7 +99,7 @@ class HostileServer(socketserver.ThreadingTCPServer):
     def respond(self, out: Any, method: str, path: str, body: bytes) -> bool:
         """Write the answer; ``False`` closes the connection."""
         if path == "/" and method == "GET":
-            out.write(_json_response(INFO))
+            out.write(_json_response(self.info))
             return True
         doc = json.loads(body) if body else {}
         if path in self.bodies:
