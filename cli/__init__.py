@@ -14,6 +14,8 @@ import click
 COMMANDS: dict[str, str] = {
     "match": "cli.match:match",
     "replay": "cli.replay:replay",
+    "ladder": "cli.ladder:ladder",
+    "db": "cli.db:db",
     "bot": "cli.bot:bot",
     "tournament": "cli.tournament:tournament",
     "sprt": "cli.sprt:sprt",

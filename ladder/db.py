@@ -38,6 +38,8 @@ DEFAULT_FILE = "ladder.sqlite3"
 BUSY_TIMEOUT_MS = 60_000
 READ_ONLY = "referee_read_only"
 """Execution option: on SQLite, begin with a deferred ``BEGIN`` instead of ``BEGIN IMMEDIATE``."""
+DEFAULT_DRIVERS = {"sqlite": "pysqlite", "postgresql": "psycopg"}
+"""SQLAlchemy 2.1's drivers for bare ``sqlite://`` and ``postgresql://`` URLs."""
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
@@ -68,7 +70,9 @@ def parse_url(url: str) -> URL:
         raise LadderError(
             f"bad database URL {url!r}: expected sqlite:///FILE or postgresql+psycopg://…"
         ) from None
-    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    # read the names without loading a dialect: an unknown one would raise its own error
+    backend, _, driver = parsed.drivername.partition("+")
+    driver = driver or DEFAULT_DRIVERS.get(backend, "")
     if backend == "sqlite":
         if driver != "pysqlite":
             raise LadderError(f"unsupported SQLite driver {driver!r}: use sqlite:///FILE")

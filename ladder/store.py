@@ -343,6 +343,12 @@ def _insert_chunked(conn: Connection, model: Any, rows: list[dict[str, Any]]) ->
 
 # -- reading ----------------------------------------------------------------------------------
 
+def ladder_settings(engine: Engine, game: str) -> EloConfig | None:
+    """The Elo settings of ``game``'s ladder (None if nothing was recorded for it)."""
+    with translate_errors(engine), reader(engine) as conn:
+        return _ladder_config(conn, game)
+
+
 def games(engine: Engine) -> list[str]:
     """The games that have a ladder in this database."""
     with translate_errors(engine), reader(engine) as conn:

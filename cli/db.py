@@ -1,0 +1,61 @@
+"""``referee db``: migrate the ladder database (PostgreSQL in production; SQLite migrates itself)."""
+
+from __future__ import annotations
+
+import click
+
+from cli.ladder import db_option
+from ladder import LadderError
+
+
+@click.group()
+def db() -> None:
+    """The ladder database's schema."""
+
+
+@db.command()
+@db_option()
+@click.option("--revision", default="head", show_default=True, help="Target schema revision.")
+def upgrade(db_url: str | None, revision: str) -> None:
+    """Migrate the database up to REVISION (the current schema by default)."""
+    run(db_url, revision, down=False)
+
+
+@db.command()
+@click.argument("revision")
+@db_option()
+def downgrade(revision: str, db_url: str | None) -> None:
+    """Migrate the database down to REVISION (``base`` drops every ladder table)."""
+    run(db_url, revision, down=True)
+
+
+@db.command()
+@db_option()
+def current(db_url: str | None) -> None:
+    """Print the database's schema revision and the one this version expects."""
+    from ladder.db import current_revision, head_revision, make_engine
+
+    try:
+        engine = make_engine(db_url)
+        try:
+            found = current_revision(engine)
+        finally:
+            engine.dispose()
+    except LadderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{found or 'none'} (this version expects {head_revision()})")
+
+
+def run(db_url: str | None, revision: str, down: bool) -> None:
+    from ladder.db import current_revision, describe, make_engine, migrate
+
+    try:
+        engine = make_engine(db_url)
+        try:
+            migrate(engine, revision, down=down)
+            now = current_revision(engine)
+        finally:
+            engine.dispose()
+    except LadderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"{describe(engine.url)} is at schema revision {now or 'none (empty)'}")

@@ -1,0 +1,134 @@
+"""``referee ladder``: a game's standings, and rebuilding its ratings from the stored results."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from sqlalchemy import Engine
+
+from ladder import LadderError
+
+
+def db_option() -> Callable[[Any], Any]:
+    return click.option(
+        "--db", "db_url", default=None, metavar="URL",
+        help="sqlite:///FILE or postgresql+psycopg://… (default: REFEREE_DB, else the "
+             "ladder file in your data directory).",
+    )
+
+
+@contextmanager
+def database(url: str | None) -> Iterator[Engine]:
+    """The ladder database, with every storage failure as a one-line error."""
+    from ladder.store import open_db
+
+    try:
+        engine = open_db(url)
+    except LadderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield engine
+    except LadderError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        engine.dispose()
+
+
+def check_game(engine: Engine, game: str) -> None:
+    """A game is known if it is registered here or has a ladder in this database."""
+    from ladder.store import games
+    from referee.games import game_names
+
+    if game not in games(engine) and game not in game_names():
+        raise click.ClickException(
+            f"unknown game {game!r}: known games are {', '.join(game_names())}")
+
+
+@click.group()
+def ladder() -> None:
+    """The rating ladder: Elo, Bradley-Terry intervals and openskill, per game."""
+
+
+@ladder.command()
+@click.option("--game", "-g", required=True, help="The game whose ladder to show.")
+@db_option()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list and nothing else.")
+def show(game: str, db_url: str | None, as_json: bool) -> None:
+    """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval."""
+    from ladder.store import leaderboard
+
+    with database(db_url) as engine:
+        check_game(engine, game)
+        rows = leaderboard(engine, game)
+    if as_json:
+        click.echo(json.dumps([json_row(r) for r in rows]))
+    elif not rows:
+        click.echo(f"no results recorded for {game} yet", err=True)
+    else:
+        print_table(game, rows)
+
+
+def json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Round what no one reads to the last digit; keep the keys."""
+    digits = {"rating": 1, "bt": 1, "interval": 1, "bt_low": 1, "bt_high": 1,
+              "openskill": 2, "mu": 3, "sigma": 3}
+    return {k: (round(v, digits[k]) if k in digits and v is not None else v)
+            for k, v in row.items()}
+
+
+def print_table(game: str, rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{game} ladder", caption="? provisional Elo; BT: Bradley-Terry fit, "
+                  "95% interval; openskill: mu - 3 sigma; times in UTC")
+    for name, justify in [("#", "right"), ("bot", "left"), ("Elo", "right"),
+                          ("BT ± 95%", "right"), ("openskill", "right"), ("games", "right"),
+                          ("W", "right"), ("D", "right"), ("L", "right"),
+                          ("last played", "left")]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        bt = f"{r['bt']:.0f} ± {r['interval']:.0f}" if r["bt"] is not None else "-"
+        table.add_row(
+            str(r["rank"]), r["bot"], f"{r['rating']:.0f}{'?' if r['provisional'] else ''}", bt,
+            f"{r['openskill']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
+            str(r["losses"]), r["last_played"][:16].replace("T", " "),
+        )
+    Console().print(table)
+
+
+@ladder.command()
+@click.option("--game", "-g", default=None, help="Only this game (default: every game).")
+@db_option()
+@click.option("--k", "k", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="New Elo K (needs --game).")
+@click.option("--k-provisional", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="New K for a bot's first games (needs --game).")
+@click.option("--provisional-games", type=click.IntRange(0), default=None,
+              help="How many first games use the provisional K (needs --game).")
+def recompute(game: str | None, db_url: str | None, k: float | None,
+              k_provisional: float | None, provisional_games: int | None) -> None:
+    """Rebuild the ratings as a fold over the stored matches in order (optionally with new K)."""
+    from ladder.ratings import EloConfig
+    from ladder.store import ladder_settings
+    from ladder.store import recompute as rebuild
+
+    changes = {"k": k, "k_provisional": k_provisional, "provisional_games": provisional_games}
+    changes = {name: value for name, value in changes.items() if value is not None}
+    if changes and game is None:
+        raise click.UsageError("--k, --k-provisional and --provisional-games need --game")
+    with database(db_url) as engine:
+        elo = None
+        if game is not None:
+            check_game(engine, game)
+            current = ladder_settings(engine, game) or EloConfig()
+            elo = EloConfig(**{**current.__dict__, **changes}) if changes else None
+        started = time.perf_counter()
+        count = rebuild(engine, game, elo=elo)
+    click.echo(f"recomputed {count} matches of {game or 'every game'} "
+               f"in {time.perf_counter() - started:.2f} s")

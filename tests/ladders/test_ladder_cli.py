@@ -1,0 +1,84 @@
+"""``referee ladder`` and ``referee db`` as a user types them, on both databases."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from support.ladder_db import make_log
+
+from cli import main
+from ladder.store import record_match
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def fill(engine) -> None:
+    for n in range(6):
+        record_match(engine, make_log(f"c{n}", ["strong", "weak"], [1, 2]))
+    record_match(engine, make_log("c-draw", ["strong", "weak", "third"], [1, 1, 3]))
+
+
+def test_show_json_has_the_contract_fields(ladder_engine, db_url):
+    fill(ladder_engine)
+    out = run("ladder", "show", "--game", "toy-race", "--db", db_url, "--json")
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert [r["bot"] for r in rows] == ["strong", "third", "weak"]  # third lost only once
+    assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    strong = rows[0]
+    assert (strong["games"], strong["wins"], strong["draws"], strong["losses"]) == (7, 6, 1, 0)
+    assert strong["rating"] > 1500 and strong["interval"] > 0
+    assert strong["bt_low"] < strong["bt"] < strong["bt_high"]
+    assert {"openskill", "last_played", "provisional"} <= set(strong)
+
+
+def test_show_table(ladder_engine, db_url):
+    fill(ladder_engine)
+    out = run("ladder", "show", "--game", "toy-race", "--db", db_url)
+    assert out.exit_code == 0, out.output
+    assert "strong" in out.stdout and "±" in out.stdout and "openskill" in out.stdout
+
+
+def test_show_known_game_without_results_and_unknown_game(ladder_engine, db_url):
+    out = run("ladder", "show", "--game", "toy-race", "--db", db_url, "--json")
+    assert out.exit_code == 0 and json.loads(out.stdout) == []
+    out = run("ladder", "show", "--game", "chess", "--db", db_url)
+    assert out.exit_code == 1
+    assert len(out.output.strip().splitlines()) == 1 and "unknown game 'chess'" in out.output
+
+
+def test_bad_and_unreachable_databases_are_one_line_errors(tmp_path):
+    for url in ["nonsense://", "postgresql+psycopg://postgres@127.0.0.1:1/x?connect_timeout=2",
+                f"sqlite:///{tmp_path / 'missing' / 'dir' / 'x.db'}"]:
+        out = run("ladder", "show", "--game", "toy-race", "--db", url)
+        assert out.exit_code == 1, url
+        assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+
+
+def test_recompute_with_new_k(ladder_engine, db_url):
+    record_match(ladder_engine, make_log("k1", ["a", "b"], [1, 2]))
+    out = run("ladder", "recompute", "--game", "toy-race", "--db", db_url, "--k", "10",
+              "--k-provisional", "16")
+    assert out.exit_code == 0, out.output
+    assert "recomputed 1 matches" in out.output
+    rows = json.loads(run("ladder", "show", "-g", "toy-race", "--db", db_url, "--json").stdout)
+    assert [r["rating"] for r in rows] == [1508.0, 1492.0]
+    out = run("ladder", "recompute", "--db", db_url, "--k", "10")
+    assert out.exit_code == 2 and "need --game" in out.output
+
+
+def test_db_upgrade_current_downgrade(pg_url):
+    out = run("db", "current", "--db", pg_url)
+    assert out.exit_code == 0 and out.output.startswith("none")
+    out = run("ladder", "show", "--game", "toy-race", "--db", pg_url)
+    assert out.exit_code == 1 and "referee db upgrade" in out.output
+    out = run("db", "upgrade", "--db", pg_url)
+    assert out.exit_code == 0, out.output
+    assert run("db", "current", "--db", pg_url).output.startswith("0001")
+    assert run("ladder", "show", "--game", "toy-race", "--db", pg_url).exit_code == 0
+    out = run("db", "downgrade", "base", "--db", pg_url)
+    assert out.exit_code == 0 and "none (empty)" in out.output
