@@ -80,7 +80,7 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
     if fault and fault.startswith(("connection_error", "timeout")):
         raise click.ClickException(f"cannot reach {url}: {fault.split(': ', 1)[1]}")
     problems = info_problems(info, fault, game.name)
-    name = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else "bot"
+    name = str(info["name"]) if isinstance(info, dict) and isinstance(info.get("name"), str) else "bot"
     click.echo(f"GET /: {name!r}" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
     for problem in problems:
         click.echo(f"  protocol error: {problem}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from referee.core import Decision
 from referee.players import DecisionRequest, MatchInfo
@@ -109,7 +109,7 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
     if not isinstance(choice, str):
         what = "missing" if "choice" not in doc else f"a {_kind(choice)}, not a string"
         return ParsedAnswer(None, None, ("bad_json", f"field 'choice' is {what}"))
-    log, notes = doc.get("log"), ()
+    log, notes = doc.get("log"), cast(tuple[str, ...], ())
     if log is not None and not isinstance(log, str):
         log, notes = None, (f"field 'log' is a {_kind(doc['log'])}, not a string (ignored)",)
     if log is not None and len(log) > MAX_LOG_CHARS:

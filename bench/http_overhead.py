@@ -1,0 +1,138 @@
+"""The referee's own cost per HTTP decision, and its throughput with many matches at once.
+
+1. Overhead ratio: one match whose seats are all HTTP bots (the built-in ``random`` behind
+   waitress, in a separate process so that it does not share the referee's GIL), timed; then a
+   bare loop of keep-alive ``requests`` POSTs of exactly the same bodies (``/start``, every
+   ``/decide``, ``/end``) to the same server, timed. The ratio of the two is what the runner,
+   the engine, the worker-thread deadline machinery and message building add on top of the
+   HTTP round trips themselves. Aim: at most 1.2.
+2. Throughput: decisions per second across ``--concurrent`` matches played at once.
+
+Usage: python bench/http_overhead.py [--game doubletrack] [--reps 5] [--concurrent 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+import requests
+
+from referee.games import find_game
+from referee.match import Runner, TimeControl
+from referee.transport import HEADERS, HttpPlayer, Transport, new_session
+
+SERVER = (
+    "import sys; from bots.server import BotApp, BotServer; "
+    "s = BotServer(BotApp('random', sys.argv[1], seed=1, per_match=False), port=0, threads=64); "
+    "print(s.url, flush=True); s.serve_forever()"
+)
+
+
+def start_server(game: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", SERVER, game], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().strip()
+
+
+def play_once(game: Any, url: str, seed: int) -> tuple[float, int]:
+    """Seconds for one all-HTTP match, and the number of HTTP decisions in it."""
+    players = [HttpPlayer(name=f"seat{i}", url=url) for i in range(min(game.player_counts))]
+    try:
+        began = time.perf_counter()
+        record = Runner(game, players, seed, time_control=TimeControl(1000),
+                        match_id=f"bench-{seed}").run()
+        seconds = time.perf_counter() - began
+    finally:
+        for p in players:
+            p.close()
+    assert not record.log["faults"], record.log["faults"]
+    return seconds, len(record.log["decisions"])
+
+
+def capture_bodies(game: Any, url: str, seed: int) -> list[tuple[str, bytes]]:
+    """Every (path, body) the referee sends in that match, in order."""
+    sent: list[tuple[str, bytes]] = []
+    original = Transport.call
+
+    def recording(self: Transport, method: str, path: str, body: bytes | None,
+                  budget_ms: float) -> Any:
+        sent.append((path, body or b""))
+        return original(self, method, path, body, budget_ms)
+
+    Transport.call = recording  # type: ignore[method-assign]
+    try:
+        play_once(game, url, seed)
+    finally:
+        Transport.call = original  # type: ignore[method-assign]
+    return sent
+
+
+def bare_loop(url: str, bodies: list[tuple[str, bytes]]) -> float:
+    """Seconds to POST the same bodies with one keep-alive session and read each answer."""
+    session: requests.Session = new_session()
+    began = time.perf_counter()
+    for path, body in bodies:
+        response = session.post(url + path, data=body, headers=HEADERS, allow_redirects=False)
+        response.content  # noqa: B018 - read the body as the referee does
+    seconds = time.perf_counter() - began
+    session.close()
+    return seconds
+
+
+def throughput(game: Any, url: str, concurrent: int, seed: int) -> tuple[float, int]:
+    """Decisions per second with ``concurrent`` matches at once, and the decisions played."""
+    counts: list[int] = []
+    lock = threading.Lock()
+
+    def one(i: int) -> None:
+        _, n = play_once(game, url, seed)
+        with lock:
+            counts.append(n)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(concurrent)]
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - began
+    return sum(counts) / seconds, sum(counts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", default="doubletrack")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--concurrent", type=int, default=16)
+    args = parser.parse_args()
+    game = find_game(args.game)
+    proc, url = start_server(args.game)
+    try:
+        play_once(game, url, args.seed)  # warm up both sides
+        bodies = capture_bodies(game, url, args.seed)
+        match_s, bare_s = [], []
+        for _ in range(args.reps):  # interleaved, so that drift hits both alike
+            seconds, decisions = play_once(game, url, args.seed)
+            match_s.append(seconds)
+            bare_s.append(bare_loop(url, bodies))
+        m, b = statistics.median(match_s), statistics.median(bare_s)
+        print(f"{args.game}: {decisions} decisions, {len(bodies)} HTTP calls per match")
+        print(f"  match over HTTP   {m * 1000:8.1f} ms  ({m / len(bodies) * 1e6:6.0f} us per call)")
+        print(f"  bare POST loop    {b * 1000:8.1f} ms  ({b / len(bodies) * 1e6:6.0f} us per call)")
+        print(f"  overhead ratio    {m / b:8.2f}  (aim: <= 1.2)")
+        rate, total = throughput(game, url, args.concurrent, args.seed)
+        print(f"  {args.concurrent} concurrent matches: {total} decisions, {rate:,.0f} decisions/s")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
