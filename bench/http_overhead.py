@@ -42,7 +42,8 @@ def start_server(game: str) -> tuple[subprocess.Popen[str], str]:
 
 def play_once(game: Any, url: str, seed: int) -> tuple[float, int]:
     """Seconds for one all-HTTP match, and the number of HTTP decisions in it."""
-    players = [HttpPlayer(name=f"seat{i}", url=url) for i in range(min(game.player_counts))]
+    seats = min(n for n in game.player_counts if n >= 2)  # solo modes need options
+    players = [HttpPlayer(name=f"seat{i}", url=url) for i in range(seats)]
     try:
         began = time.perf_counter()
         record = Runner(game, players, seed, time_control=TimeControl(1000),

@@ -163,7 +163,7 @@ def play_checks(url: str, name: str, game: Game, time_ms: int, num_games: int,
     from referee.players import InProcessPlayer, Player
     from referee.transport import HttpPlayer
 
-    seats = min(game.player_counts)
+    seats = min((n for n in game.player_counts if n >= 2), default=min(game.player_counts))
     report = CheckReport(time_ms)
     for n in range(num_games):
         match_seed, bot_seat = seed + n, n % seats

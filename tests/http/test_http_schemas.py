@@ -92,3 +92,13 @@ def test_parser_faults():
     assert protocol.parse_answer(b'{"choice": "x"}', ids).fault[0] == "unknown_option"
     long = protocol.parse_answer(json.dumps({"choice": "bid-1", "log": "y" * 9000}).encode(), ids)
     assert long.fault is None and len(long.log) == protocol.MAX_LOG_CHARS
+
+
+def test_every_example_in_the_protocol_doc_validates():
+    import re
+
+    text = (SCHEMA_DIR.parent / "protocol.md").read_text()
+    blocks = re.findall(r"<!-- schema: ([\w-]+) -->\n```json\n(.*?)\n```", text, re.S)
+    assert {name for name, _ in blocks} == {"info", "start", "decide", "answer", "end"}
+    for name, body in blocks:
+        validate(name, json.loads(body))
