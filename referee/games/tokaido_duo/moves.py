@@ -183,3 +183,13 @@ def keep_keys(pool: list[int], cap: int) -> list[Key]:
 
     rec(0, cap, ())
     return out
+
+
+def keep_keys_cached(board: Any, pool: list[int], cap: int) -> list[Key]:
+    """:func:`keep_keys`, memoised per board (the same pools recur all game long)."""
+    memo = board.keep_cache
+    k = (tuple(pool), cap)
+    keys = memo.get(k)
+    if keys is None:
+        keys = memo[k] = keep_keys(pool, cap)
+    return keys

@@ -129,7 +129,11 @@ class TokaidoState(State):
         """Apply forced steps until a real choice (2+ options) or the end of the game."""
         while not self.over:
             if len(self.keys) > 1:
-                opts = tuple(option_for(self.b, k) for k in self.keys)
+                try:
+                    cache = self.b.opt_cache
+                    opts = tuple([cache[k] for k in self.keys])
+                except KeyError:
+                    opts = tuple([option_for(self.b, k) for k in self.keys])
                 self._pending = [Decision(self.seat, self.phase, PROMPTS[self.phase], opts)]
                 return
             self._do(self.keys[0])
@@ -321,7 +325,7 @@ class TokaidoState(State):
             self.wares[seat] = pool
             return False
         self.pool = pool
-        self._ask(seat, "keep_wares", moves.keep_keys(pool, cap))
+        self._ask(seat, "keep_wares", moves.keep_keys_cached(self.b, pool, cap))
         return True
 
     def _k_keep(self, key: Key) -> None:
