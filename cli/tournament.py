@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import secrets
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -67,19 +68,34 @@ def check_resume(plan: Plan, given: dict[str, Any]) -> None:
             )
 
 
-def db_recorder(url: str | None) -> Callable[[Outcome, MatchSpec], None]:
-    """Record each finished match in the ladder (in this, the parent, process only)."""
+@contextmanager
+def db_recorder(url: str | None) -> Iterator[Callable[[Outcome, MatchSpec], None] | None]:
+    """Record each finished match in the ladder, from this (the parent) process only.
+
+    ``url`` None: no database; ``""``: the default ladder database.
+    """
+    if url is None:
+        yield None
+        return
+    from ladder import LadderError
+    from ladder.store import open_db, record_match
+
     try:
-        from ladder.store import open_db, record_match
-    except ImportError as exc:  # pragma: no cover - the store ships with the package
-        raise click.ClickException(f"the ladder database is not available: {exc}") from exc
-    engine = open_db(url or None)
+        engine = open_db(url or None)
+    except LadderError as exc:
+        raise click.ClickException(f"--db: {exc}") from exc
 
     def record(outcome: Outcome, spec: MatchSpec) -> None:
         assert outcome.log is not None
-        record_match(engine, outcome.log, bots=dict(enumerate(spec.names)))
+        try:
+            record_match(engine, outcome.log, bots=dict(enumerate(spec.names)))
+        except LadderError as exc:
+            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
 
-    return record
+    try:
+        yield record
+    finally:
+        engine.dispose()
 
 
 @contextmanager
@@ -143,7 +159,8 @@ def tournament(
     resume_id: str | None, state_dir: Path | None, progress: bool | None,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT)."""
-    state_dir = state_dir or default_state_dir()
+    default_dir = default_state_dir()
+    state_dir = state_dir or default_dir
     try:
         if resume_id:
             t = Tournament.resume(state_dir, resume_id)
@@ -161,15 +178,19 @@ def tournament(
         raise click.ClickException("--db: this tournament was started without --db; "
                                    "its match logs were not kept")
     announce(t, resume_id is not None)
-    record = db_recorder(db) if db is not None else None
     show = progress if progress is not None else sys.stderr.isatty()
     try:
-        with progress_bar(len(t.specs), len(t.done), show) as update:
+        with db_recorder(db) as record, progress_bar(len(t.specs), len(t.done), show) as update:
             table = t.run(concurrency, record=record, progress=update)
     except Interrupted:
         click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
-                   f"  {resume_command(t, db)}", err=True)
+                   f"  {resume_command(t, db, state_dir if state_dir != default_dir else None)}",
+                   err=True)
         sys.exit(130)
+    except (RulesError, LookupError, OSError) as exc:
+        raise click.ClickException(
+            f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, resume with "
+            f"--resume {t.tournament_id}") from exc
     output(report(t, table), as_json, csv_path)
 
 
@@ -183,14 +204,16 @@ def announce(t: Tournament, resumed: bool) -> None:
     )
 
 
-def resume_command(t: Tournament, db: str | None) -> str:
+def resume_command(t: Tournament, db: str | None, state_dir: Path | None) -> str:
     """The command that finishes this tournament, shown after Ctrl-C."""
     args = ["referee", "tournament", *(f"{e.name}={e.bot}" if e.name != e.bot else e.bot
                                        for e in t.plan.entrants),
             "--game", t.plan.game, "--games", str(t.plan.games), "--resume", t.tournament_id]
     if db is not None:
         args += ["--db", db] if db else ["--db"]
-    return " ".join(args)
+    if state_dir is not None:
+        args += ["--state-dir", str(state_dir)]
+    return " ".join(shlex.quote(a) for a in args)
 
 
 def output(doc: dict[str, Any], as_json: bool, csv_path: str | None) -> None:

@@ -20,7 +20,7 @@ fishtest), so numbers printed here can be compared with theirs:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -202,12 +202,11 @@ def validate_sprt(elo0: float, elo1: float, alpha: float, beta: float, model: st
         raise ValueError(f"unknown SPRT model {model!r}; use one of {', '.join(MODELS)}")
 
 
-def _root(f: object, lo: float, hi: float, tol: float = 1e-12) -> float:
+def _root(f: Callable[[float], float], lo: float, hi: float, tol: float = 1e-12) -> float:
     """The root of a decreasing function on the open interval (lo, hi), by bisection.
 
     Bisection (not Newton) because the function has poles at both ends of the interval.
     """
-    assert callable(f)
     for _ in range(200):
         mid = (lo + hi) / 2.0
         if hi - lo <= tol * max(1.0, abs(mid)):

@@ -23,7 +23,7 @@ import random
 import re
 import secrets
 import signal
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
@@ -324,7 +324,7 @@ class MatchPool:
             )
         return self._processes
 
-    def run(self, specs: Iterable[MatchSpec]) -> Iterator[Outcome]:
+    def run(self, specs: Iterable[MatchSpec]) -> Generator[Outcome, None, None]:
         """Yield outcomes as matches finish. Closing the generator stops the rest."""
         if self.concurrency == 1:
             for spec in specs:

@@ -1,0 +1,172 @@
+"""``referee tournament`` and ``referee sprt`` from the command line: outputs, errors, Ctrl-C."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tournament_bots
+from click.testing import CliRunner
+
+from cli import main
+
+tournament_bots.register()
+LAUNCHER = Path(__file__).with_name("tournament_launcher.py")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_json_output_is_clean_and_complete(tmp_path):
+    code, out, err = run("tournament", "strong", "weak", "a=noisy", "--game", "toy-race",
+                         "--games", "4", "--seats", "2", "--seed", "3", "--json",
+                         "--state-dir", str(tmp_path))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["played"] == doc["matches"] == 12 and doc["complete"]
+    assert doc["entrants"][0]["name"] == "strong"
+    assert {e["bot"] for e in doc["entrants"]} == {"strong", "weak", "noisy"}
+    assert f"--resume {doc['tournament']}" in err
+
+
+def test_text_output_shows_standings_crosstable_and_elo(tmp_path):
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--seed", "1", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    assert "strong" in out and "2/2" in out and "LOS 100.0%" in out
+    assert "LL-LD-WL/DD-WD-WW 0-0-0/0-0-1" in out
+
+
+def test_csv_to_a_file_and_to_stdout(tmp_path):
+    target = tmp_path / "out.csv"
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--state-dir", str(tmp_path), "--csv", str(target), "--json")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert {(r["entrant"], r["opponent"], r["wins"]) for r in rows} == {
+        ("strong", "weak", "2"), ("weak", "strong", "0")}
+    json.loads(out)
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--state-dir", str(tmp_path), "--csv")
+    assert code == 0 and out.startswith("entrant,opponent,")
+
+
+def test_multiplayer_default_seats(tmp_path):
+    code, out, err = run("tournament", "strong", "weak", "noisy", "other-noisy", "slow",
+                         "--game", "toy-race", "--games", "4", "--json", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["seats"] == 4 and doc["matches"] == 5 * 4
+
+
+@pytest.mark.parametrize("args, message", [
+    (["strong", "nobody"], "entrant nobody: unknown bot 'nobody'"),
+    (["strong", "weak", "--games", "3"], "--games must be a positive multiple of 2"),
+    (["strong", "strong"], "appears twice"),
+    (["strong"], "at least two entrants"),
+    (["strong", "weak", "--seats", "5"], "not 5"),
+    (["strong", "weak", "--resume", "12345678"], "no tournament state"),
+    (["strong", "weak", "--option", "x=1"], "takes no options"),
+])
+def test_errors_are_one_line(tmp_path, args, message):
+    full = ["tournament", *args, "--game", "toy-race", "--state-dir", str(tmp_path)]
+    if "--games" not in args:
+        full += ["--games", "2"]
+    code, out, err = run(*full)
+    assert code != 0 and message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_resume_refuses_a_different_command(tmp_path):
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--json", "--state-dir", str(tmp_path))
+    tid = json.loads(out)["tournament"]
+    code, out, err = run("tournament", "strong", "noisy", "--game", "toy-race", "--resume", tid,
+                         "--state-dir", str(tmp_path))
+    assert code == 1 and "started with entrants" in err
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--resume", tid,
+                         "--state-dir", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["played"] == 2  # nothing left to play
+    assert "0 of 2 games to play" in err
+
+
+def test_db_records_every_match_once(tmp_path):
+    from ladder.store import leaderboard, open_db
+
+    url = f"sqlite:///{tmp_path / 'ladder.db'}"
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "4",
+                         "--db", url, "--json", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    engine = open_db(url)
+    try:
+        board = {row["bot"]: row for row in leaderboard(engine, "toy-race")}
+    finally:
+        engine.dispose()
+    assert board["strong"]["games"] == 4 and board["strong"]["wins"] == 4
+    assert board["weak"]["losses"] == 4
+    assert board["strong"]["rating"] > board["weak"]["rating"]
+
+
+def test_sprt_verdicts(tmp_path):
+    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["verdict"] == "H1" and doc["trace"][-1] >= doc["bounds"][1]
+    assert doc["model"] == "normalized" and len(doc["trace"]) == doc["pairs"]
+    code, out, err = run("sprt", "noisy", "other-noisy", "--game", "toy-race", "--seed", "1",
+                         "--elo1", "40")
+    assert code == 0, err
+    assert "H0 accepted: noisy is not stronger than other-noisy" in out and "LLR" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["strong", "weak", "--game", "toy-race-34"], "sprt needs a two-seat game"),
+    (["strong", "weak", "--game", "toy-race", "--elo0", "5", "--elo1", "5"], "elo0"),
+    (["strong", "weak", "--game", "toy-race", "--alpha", "0"], "alpha"),
+    (["strong", "ghost", "--game", "toy-race"], "unknown bot 'ghost'"),
+    (["strong", "weak", "--game", "chess"], "unknown game 'chess'"),
+])
+def test_sprt_errors_are_one_line(args, message):
+    code, out, err = run("sprt", *args)
+    assert code != 0 and message in err and "Traceback" not in err
+
+
+def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
+    """A real SIGINT to a real process running a pool: no traceback, a resume hint, and the
+    resumed run plays only what was missing."""
+    state = tmp_path / "state"
+    cmd = [sys.executable, str(LAUNCHER), "tournament", "slow", "noisy", "other-noisy",
+           "--game", "toy-race", "--games", "40", "--seats", "2", "--concurrency", "2",
+           "--seed", "4",
+           "--state-dir", str(state), "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        files = list(state.glob("*.jsonl")) if state.exists() else []
+        if files and len(files[0].read_text().splitlines()) > 6:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: the whole process group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and out == ""
+    assert "interrupted after" in err and "--resume" in err
+    tid = files[0].stem
+    kept = len(files[0].read_text().splitlines()) - 1
+    assert 0 < kept < 120
+    code, out, err = run("tournament", "slow", "noisy", "other-noisy", "--game", "toy-race",
+                         "--resume", tid, "--state-dir", str(state), "--json")
+    assert code == 0, err
+    assert f"{120 - kept} of 120 games to play" in err
+    assert json.loads(out)["played"] == 120
