@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, and_, case, delete, func, select, update
+from sqlalchemy import Connection, Engine, Row, and_, case, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 
@@ -201,7 +201,7 @@ def record_match(engine: Engine, log: Mapping[str, Any], *,
             return False
         config = _ensure_ladder(conn, facts.game, now)
         bot_ids = _ensure_bots(conn, [s.bot for s in facts.seats], now)
-        conn.execute(MatchSeat.__table__.insert(), [
+        conn.execute(insert(MatchSeat), [
             {"match_pk": match_pk, "seat": s.seat, "bot_id": bot_ids[s.bot], "rank": s.rank,
              "standing": s.standing, "score": s.score, "forfeited": s.forfeited,
              "strikes": s.strikes}
@@ -212,7 +212,7 @@ def record_match(engine: Engine, log: Mapping[str, Any], *,
         history = fold.add(match_pk, now, [(bot_ids[s.bot], s.standing, s.forfeited)
                                            for s in facts.seats])
         _save_ratings(conn, facts.game, fold.states, set(known))
-        conn.execute(RatingHistory.__table__.insert(), history)
+        conn.execute(insert(RatingHistory), history)
     return True
 
 
@@ -239,7 +239,8 @@ def _ensure_ladder(conn: Connection, game: str, now: datetime) -> EloConfig:
         elo_provisional_games=default.provisional_games, created_at=now,
     ).on_conflict_do_nothing(index_elements=["game"]))
     config = _ladder_config(conn, game)
-    assert config is not None  # inserted just above, under the ladder lock
+    if config is None:  # pragma: no cover - inserted just above, under the ladder lock
+        raise RuntimeError(f"ladder row for {game!r} vanished")
     return config
 
 
@@ -283,7 +284,7 @@ def _save_ratings(conn: Connection, game: str, states: Mapping[int, BotRating],
                   existing: set[int]) -> None:
     new = [_rating_row(game, b, s) for b, s in states.items() if b not in existing]
     if new:
-        conn.execute(Rating.__table__.insert(), new)
+        conn.execute(insert(Rating), new)
     for bot_id in existing:
         row = _rating_row(game, bot_id, states[bot_id])
         conn.execute(update(Rating).where(Rating.game == game, Rating.bot_id == bot_id)
@@ -338,7 +339,7 @@ def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
 
 def _insert_chunked(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
     for start in range(0, len(rows), CHUNK):
-        conn.execute(model.__table__.insert(), rows[start:start + CHUNK])
+        conn.execute(insert(model), rows[start:start + CHUNK])
 
 
 # -- reading ----------------------------------------------------------------------------------
