@@ -120,8 +120,8 @@ def print_summary(record: MatchRecord) -> None:
     for fault in s["faults"]:
         click.echo(f"  fault: seat {fault['seat']} {fault['kind']} {fault['reason']} {fault['detail']}")
     slowest = sorted(record.log["decisions"], key=lambda d: d["ms"], reverse=True)[:SLOWEST]
-    if slowest and slowest[0]["ms"] >= 1:
+    if slowest:
         click.echo("  slowest decisions:")
         for d in slowest:
-            click.echo(f"    {d['ms']:8.1f} ms  step {d['step']} seat {d['seat']} "
+            click.echo(f"    {d['ms']:8.2f} ms  step {d['step']} seat {d['seat']} "
                        f"{s['seats'][d['seat']]['bot']} {d['kind']} ({d['status']})")
