@@ -36,6 +36,7 @@ from typing import Any
 
 from referee.core import Decision
 from referee.games.tokaido_duo import GAME
+from referee.games.tokaido_duo.automa import AutomaTracks
 from referee.games.tokaido_duo.board import CHARACTERS, Board
 from referee.games.tokaido_duo.state import TokaidoState
 
@@ -49,6 +50,10 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
     s = GAME.new_state(1 if automa else 2, seed, board or BOARD,
                        {"automa": automa} if automa else None)
     b = s.b
+    if s.automa is not None:  # undo an opening Automa turn: a clean table to build on
+        s.automa = AutomaTracks(b, automa)
+        s.pil, s.mer, s.art = ([st[k] for st in b.start] for k in range(3))
+        s.wave_holder, s.spring = [-1, -1, -1], -1
     _pairs(s, fields)
     if "wares" in fields:
         _set_wares(s, fields.pop("wares"))
