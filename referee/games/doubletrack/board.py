@@ -132,9 +132,9 @@ def load_board(path: str | None = None) -> Board:
 
 # -- validation helpers (each raises BoardError naming the field) -----------------------------
 
-def _get(d: Mapping[str, Any], key: str) -> Any:
+def _get(d: Mapping[str, Any], key: str, where: str = "") -> Any:
     if key not in d:
-        raise BoardError(f"{key}: missing")
+        raise BoardError(f"{where}{key}: missing")
     return d[key]
 
 
@@ -143,7 +143,7 @@ def _is_int(v: Any) -> bool:
 
 
 def _int(d: Mapping[str, Any], key: str, low: int, where: str = "") -> int:
-    v = _get(d, key)
+    v = _get(d, key, where)
     name = f"{where}{key}"
     if not _is_int(v):
         raise BoardError(f"{name}: expected an integer, got {v!r}")
@@ -160,7 +160,7 @@ def _text(d: Mapping[str, Any], key: str) -> str:
 
 
 def _mapping(d: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    v = _get(d, key)
+    v = _get(d, key)  # only used for top-level keys
     if not isinstance(v, Mapping):
         raise BoardError(f"{key}: expected a mapping, got {v!r}")
     return v
@@ -225,7 +225,7 @@ def _square(raw: Any, where: str) -> Square:
 
 def _outer(d: Mapping[str, Any]) -> tuple[list[Square], list[Square], int]:
     outer = _mapping(d, "outer")
-    quad_raw, short_raw = _get(outer, "quadrant"), _get(outer, "shortcut")
+    quad_raw, short_raw = _get(outer, "quadrant", "outer."), _get(outer, "shortcut", "outer.")
     if not isinstance(quad_raw, list) or not isinstance(short_raw, list):
         raise BoardError("outer.quadrant and outer.shortcut: expected lists of squares")
     quadrant = [_square(s, f"outer.quadrant[{i}]") for i, s in enumerate(quad_raw)]
@@ -258,12 +258,14 @@ def _outer(d: Mapping[str, Any]) -> tuple[list[Square], list[Square], int]:
 def _inner(d: Mapping[str, Any]) -> tuple[int, dict[int, int]]:
     inner = _mapping(d, "inner")
     home = _int(inner, "home", 2, "inner.")
-    raw = _get(inner, "purple_shortcuts")
+    raw = _get(inner, "purple_shortcuts", "inner.")
     if not isinstance(raw, Mapping):
         raise BoardError(f"inner.purple_shortcuts: expected a mapping from circle to circle, "
                          f"got {raw!r}")
     purple: dict[int, int] = {}
     for a, b in raw.items():
+        if isinstance(a, str) and a.isdigit():
+            a = int(a)  # JSON (a match log) turns integer keys into strings
         if not (_is_int(a) and _is_int(b)):
             raise BoardError(f"inner.purple_shortcuts: {a!r}: {b!r} must be circle numbers")
         if not 0 < a < home or not 0 < b < home:
@@ -283,8 +285,10 @@ def _deck(d: Mapping[str, Any]) -> tuple[str, ...]:
         if key not in known:
             raise BoardError(f"deck.{key}: unknown card kind; known: {', '.join(sorted(known))}")
     cards: list[str] = []
-    number = _mapping(deck, "number")
-    values = _get(number, "values")
+    number = deck.get("number")
+    if not isinstance(number, Mapping):
+        raise BoardError(f"deck.number: expected a mapping with values and copies, got {number!r}")
+    values = _get(number, "values", "deck.number.")
     if not isinstance(values, list) or not values or not all(
             _is_int(v) and v >= 1 for v in values) or len(set(values)) != len(values):
         raise BoardError(f"deck.number.values: expected distinct positive integers, got {values!r}")

@@ -222,8 +222,7 @@ class DoubletrackState(State):
 
     def _win(self, seat: int) -> None:
         self.winner = seat
-        self.ended = EndReason.NORMAL
-        self.stack.clear()
+        self.ended = EndReason.NORMAL  # at once: the steps left on the stack never run
         self._log(type="home", seat=seat)
 
     # -- result ---------------------------------------------------------------------------------

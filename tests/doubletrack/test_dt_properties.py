@@ -1,0 +1,159 @@
+"""Property tests over thousands of random 3- and 4-seat games (rules invariants, replay, ends)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from dt_support import BOARD, GAME, play_random
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from referee.core import EndReason, GameOverError, IllegalChoiceError
+from referee.games.doubletrack.state import TURN_LIMIT, DoubletrackState
+
+SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
+SEATS = hs.sampled_from([3, 4])
+DECK = Counter(BOARD.deck)
+
+
+def cards_out(st: DoubletrackState) -> list[str]:
+    """Cards being resolved (out of hand, not yet under the pile)."""
+    steps = st.stack + ([st.wait] if st.wait else [])
+    return [s[1] for s in steps if s[0] == "finish_card"]
+
+
+def check_invariants(st: DoubletrackState) -> None:
+    n = st.num_players
+    assert sum(st.money) == BOARD.start_money * n
+    assert all(m >= 0 and m % BOARD.unit == 0 for m in st.money)
+    circles = [p for p in st.small if 0 < p < BOARD.home]
+    assert len(circles) == len(set(circles)), st.small
+    assert all(0 <= p <= BOARD.home for p in st.small)
+    out = cards_out(st)
+    sale = [st.on_sale] if st.on_sale else []
+    everything = Counter(st.pile) + Counter(out) + Counter(sale)
+    for hand in st.hands:
+        everything += Counter(hand)
+    assert everything == DECK
+    if not out and not sale:
+        assert all(len(h) == BOARD.hand_size for h in st.hands)
+    for seat in range(n):
+        assert not Counter(st.known[seat]) - Counter(st.hands[seat] + sale)
+    assert Counter(st.pile[:st.pile_known]) <= DECK
+
+
+def check_decisions(st: DoubletrackState) -> None:
+    pending = st.pending()
+    seats = [d.seat for d in pending]
+    assert len(seats) == len(set(seats))
+    for d in pending:
+        ids = d.option_ids()
+        assert len(ids) >= 2 and len(set(ids)) == len(ids)
+    if len(pending) > 1:
+        assert {d.kind for d in pending} == {"bid"}
+
+
+@settings(max_examples=1500)
+@given(seed=SEEDS, n=SEATS)
+def test_random_games_keep_every_invariant_and_end(seed: int, n: int):
+    st = GAME.new_state(n, seed)
+    rng = random.Random(seed)
+    steps = 0
+    while st.pending():
+        check_invariants(st)
+        check_decisions(st)
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+        steps += 1
+    check_invariants(st)
+    result = st.result()
+    assert result is not None and st.turns <= TURN_LIMIT
+    assert sorted(s.seat for s in result.seats) == list(range(n))
+    for s in result.seats:
+        assert sum(s.breakdown.values()) == s.score == st.small[s.seat]
+    assert result.winners and all(result.seats[w].rank == 1 for w in result.winners)
+    if result.end is EndReason.NORMAL:
+        assert result.winners == (st.winner,) and st.small[st.winner] == BOARD.home
+        assert sum(1 for p in st.small if p == BOARD.home) == 1
+    else:
+        assert result.end is EndReason.TURN_LIMIT and st.turns == TURN_LIMIT
+    keys = {s.seat: (s.seat == st.winner, st.small[s.seat], st.money[s.seat])
+            for s in result.seats}
+    for a in result.seats:
+        for b in result.seats:
+            if keys[a.seat] > keys[b.seat]:
+                assert a.rank < b.rank
+            if keys[a.seat] == keys[b.seat]:
+                assert a.rank == b.rank
+
+
+@settings(max_examples=200)
+@given(seed=SEEDS, n=SEATS)
+def test_replaying_the_same_choices_gives_the_same_game(seed: int, n: int):
+    first, choices = play_random(n, seed)
+    again = GAME.new_state(n, seed)
+    for c in choices:
+        again.apply(c)
+    assert again.result() == first.result()
+    assert again.events == first.events
+
+
+@settings(max_examples=100)
+@given(seed=SEEDS, n=SEATS, cut=hs.integers(0, 200))
+def test_clone_is_independent(seed: int, n: int, cut: int):
+    st = GAME.new_state(n, seed)
+    rng = random.Random(seed)
+    for _ in range(cut):
+        if not st.pending():
+            break
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+    before = st.view(None)
+    copy = st.clone()
+    while copy.pending():
+        copy.apply({d.seat: rng.choice(d.options).id for d in copy.pending()})
+    assert st.view(None) == before
+
+
+def test_apply_rejects_unknown_ids_missing_and_extra_seats():
+    st = GAME.new_state(4, 3)
+    rng = random.Random(3)
+    while len(st.pending()) < 2:  # reach a sealed auction
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+    pending = st.pending()
+    good = {d.seat: d.options[0].id for d in pending}
+    first = pending[0].seat
+    with pytest.raises(IllegalChoiceError, match="not an option of decision 'bid'"):
+        st.apply({**good, first: "bid:3"})
+    with pytest.raises(IllegalChoiceError, match="no answer given"):
+        st.apply({s: c for s, c in good.items() if s != first})
+    stranger = next(s for s in range(4) if s not in good)
+    with pytest.raises(IllegalChoiceError, match="not asked now"):
+        st.apply({**good, stranger: "bid:0"})
+    st.apply(good)  # the failed attempts changed nothing
+    final, _ = play_random(3, 5)
+    with pytest.raises(GameOverError):
+        final.apply({0: "x"})
+
+
+def test_turn_limit_ends_and_ranks_by_position_then_money():
+    st = GAME.new_state(3, 9)
+    st.turns = TURN_LIMIT - 1
+    rng = random.Random(9)
+    while st.pending():
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+    result = st.result()
+    assert result is not None and result.end is EndReason.TURN_LIMIT
+    assert result.end.value == "turn_limit" and "300 turns" in result.reason
+    assert result.rounds == TURN_LIMIT
+    order = sorted(range(3), key=lambda s: (-st.small[s], -st.money[s]))
+    assert [result.seats[s].rank for s in order] == sorted(result.seats[s].rank for s in order)
+
+
+def test_ranking_ties_share_a_rank():
+    st = GAME.new_state(4, 1)
+    st.small, st.money = [10, 10, 5, 60], [50, 50, 200, 0]
+    st.winner, st.ended = 3, EndReason.NORMAL
+    result = st.result()
+    assert result is not None
+    assert [s.rank for s in result.seats] == [2, 2, 4, 1] and result.winners == (3,)
+    assert result.seats[3].score == 60 and result.reason == "seat 3 (green) reached HOME"

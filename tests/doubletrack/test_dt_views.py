@@ -1,0 +1,117 @@
+"""Views: JSON-ready, hide what the seat may not know, and determinize agrees with them."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from dt_support import BOARD, GAME, answer, hands_with, make_state, square_at
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from referee.games.doubletrack.state import DoubletrackState
+
+SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
+
+
+def random_positions(n: int, seed: int, every: int = 7):
+    """States met along a random game, every few steps (clones, so they can be altered)."""
+    st = GAME.new_state(n, seed)
+    rng = random.Random(seed)
+    step = 0
+    while st.pending():
+        if step % every == 0:
+            yield st.clone()
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+        step += 1
+
+
+def scramble_hidden(st: DoubletrackState, seat: int, rng: random.Random) -> None:
+    """Re-deal everything ``seat`` cannot see: other seats' unknown cards, the unknown part of
+    the pile, the card on sale (unless ``seat`` sells it), and the generator."""
+    slots: list[tuple[list[str], int]] = []
+    for other in range(st.num_players):
+        if other == seat:
+            continue
+        known = Counter(st.known[other])
+        for i, card in enumerate(st.hands[other]):
+            if known[card] > 0:
+                known[card] -= 1
+            else:
+                slots.append((st.hands[other], i))
+    slots += [(st.pile, i) for i in range(st.pile_known, len(st.pile))]
+    sale = st.on_sale is not None and st.seller != seat
+    cards = [lst[i] for lst, i in slots] + ([st.on_sale] if sale else [])
+    rng.shuffle(cards)
+    if sale:
+        st.on_sale = cards.pop()
+    for (lst, i), card in zip(slots, cards):
+        lst[i] = card
+    st.rng = random.Random(rng.random())
+
+
+@settings(max_examples=60)
+@given(seed=SEEDS, n=hs.sampled_from([3, 4]))
+def test_views_never_leak_hidden_information(seed: int, n: int):
+    rng = random.Random(seed)
+    for st in random_positions(n, seed):
+        for seat in [*range(n), None]:
+            view = st.view(seat)
+            json.dumps(view)
+            other = st.clone()
+            scramble_hidden(other, seat if seat is not None else -1, rng)
+            assert other.view(seat) == view
+
+
+def test_view_fields_own_hand_only_and_sale_card_only_to_the_seller():
+    st = make_state(big=[square_at("SELL_A_CARD"), 14, 28, 42],
+                    hands=hands_with("take_the_lead", "back_10"), at="square")
+    answer(st, s0="card:take_the_lead")
+    mine, theirs, spectator = st.view(0), st.view(1), st.view(None)
+    assert mine["on_sale"] == {"seller": 0, "card": "take_the_lead"}
+    assert theirs["on_sale"] == {"seller": 0, "card": None}
+    assert spectator["on_sale"] == {"seller": 0, "card": None} and spectator["hand"] is None
+    assert mine["hand"] == ["back_10", "worthless"] and theirs["hand"] == sorted(st.hands[1])
+    assert theirs["seats"][0]["hand_size"] == 2 and "hands" not in theirs
+    assert [s["money"] for s in theirs["seats"]] == [125] * 4
+    assert theirs["gates"] == {"red": 0, "yellow": 1, "blue": 2, "green": 3}
+    assert theirs["draw_pile_size"] == len(st.pile) and "seed" not in json.dumps(theirs)
+    answer(st, s1="bid:5", s2="bid:0", s3="bid:0")
+    bids = [e for e in st.view(2)["events"] if e["type"] == "bids"]
+    assert bids == [{"type": "bids", "auction": "card", "bids": [None, 5, 0, 0], "winner": 1}]
+    assert st.view(2)["cards_played"][-1] == {"seat": 1, "card": "take_the_lead"}
+
+
+def test_events_are_those_since_the_seat_last_decided():
+    st = make_state(big=[square_at("SELL_THE_LEAD"), 14, 28, 42], small=[3, 5, 7, 9],
+                    at="square")
+    answer(st, s0="bid:0", s1="bid:0", s2="bid:5", s3="bid:0")
+    types = [e["type"] for e in st.view(1)["events"]]
+    assert types[0] == "bids" and "lead_paid" in types
+
+
+def test_played_cards_under_the_pile_become_public_and_so_do_their_draws():
+    st = GAME.new_state(4, 1)
+    st.pile, st.pile_known = ["number-5", "back_10"], 2
+    st._draw(2)
+    assert st.known[2] == ["back_10"] and st.pile_known == 1
+    assert st.view(0)["seats"][2]["known_cards"] == ["back_10"]
+    assert st.view(0)["pile_bottom"] == ["number-5"]
+
+
+@settings(max_examples=40)
+@given(seed=SEEDS, n=hs.sampled_from([3, 4]))
+def test_determinize_agrees_with_the_view_and_plays_on(seed: int, n: int):
+    rng = random.Random(seed)
+    for st in random_positions(n, seed, every=11):
+        for d in st.pending():
+            view = st.view(d.seat)
+            sample = GAME.determinize(view, rng.randrange(2**32), BOARD)
+            assert [x for x in sample.pending() if x.seat == d.seat] == [d]
+            again = sample.view(d.seat)
+            for key in view:
+                if key != "events":
+                    assert again[key] == view[key], key
+            while sample.pending():
+                sample.apply({x.seat: rng.choice(x.options).id for x in sample.pending()})
+            assert sample.result() is not None
