@@ -29,7 +29,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, StatementError
 
 from ladder import LadderError
 
@@ -155,8 +155,9 @@ def translate_errors(engine: Engine) -> Iterator[None]:
     """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError."""
     try:
         yield
-    except DBAPIError as exc:
-        first = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    except StatementError as exc:  # DBAPIError, and failures to bind a value (bad JSON)
+        text_ = str(exc.orig if exc.orig is not None else exc).strip()
+        first = text_.splitlines()[0] if text_ else type(exc.orig).__name__
         raise LadderError(f"database {describe(engine.url)}: {first}") from exc
 
 

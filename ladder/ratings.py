@@ -159,7 +159,7 @@ class BTEstimate:
 
 def bradley_terry(
     results: Iterable[tuple[K, K, float, float]], prior_games: float = 2.0, center: float = 1500.0,
-    tol: float = 1e-10, max_iter: int = 200,
+    tol: float = 1e-8, max_iter: int = 200,
 ) -> dict[K, BTEstimate]:
     """Fit P(a beats b) = 1 / (1 + 10^(-(Ra - Rb)/400)) to ``(a, b, score_a, games)`` records.
 
@@ -185,9 +185,8 @@ def bradley_terry(
     if not index:
         return {}
     flat = [(i, j, s, g) for (i, j), (s, g) in pairs.items()]
-    strength = _bt_newton(len(index), flat, prior_games / 4.0, tol, max_iter)
-    hessian = _bt_information(strength, flat, prior_games / 4.0)
-    variances = _centered_variances(hessian)
+    strength, factor = _bt_newton(len(index), flat, prior_games / 4.0, tol, max_iter)
+    variances = _centered_variances(factor)
     return {
         key: BTEstimate(center + ELO_SCALE * strength[i],
                         Z95 * ELO_SCALE * math.sqrt(max(variances[i], 0.0)))
@@ -230,8 +229,12 @@ def _bt_information(theta: list[float], pairs: list[tuple[int, int, float, float
 
 
 def _bt_newton(n: int, pairs: list[tuple[int, int, float, float]], ridge: float, tol: float,
-               max_iter: int) -> list[float]:
-    """Newton's method with step halving; the posterior is strictly concave, so it converges."""
+               max_iter: int) -> tuple[list[float], list[list[float]]]:
+    """Newton's method with step halving; the posterior is strictly concave, so it converges.
+
+    Returns the strengths and the Cholesky factor of the information matrix from the last
+    step (taken within ``tol`` of the optimum, so it also serves for the intervals).
+    """
     theta = [0.0] * n
     value = _bt_objective(theta, pairs, ridge)
     for _ in range(max_iter):
@@ -240,7 +243,8 @@ def _bt_newton(n: int, pairs: list[tuple[int, int, float, float]], ridge: float,
             r = s - g * _sigmoid(theta[i] - theta[j])
             grad[i] += r
             grad[j] -= r
-        step = cholesky_solve(cholesky(_bt_information(theta, pairs, ridge)), grad)
+        factor = cholesky(_bt_information(theta, pairs, ridge))
+        step = cholesky_solve(factor, grad)
         scale = 1.0
         while True:
             trial = [t + scale * d for t, d in zip(theta, step)]
@@ -251,13 +255,12 @@ def _bt_newton(n: int, pairs: list[tuple[int, int, float, float]], ridge: float,
         theta, value = trial, trial_value
         if max(abs(scale * d) for d in step) < tol:
             break
-    return theta
+    return theta, factor
 
 
-def _centered_variances(h: list[list[float]]) -> list[float]:
-    """Diagonal of P H^-1 P with P = I - 11'/n: the variance of each strength minus the mean."""
-    n = len(h)
-    low = cholesky(h)
+def _centered_variances(low: list[list[float]]) -> list[float]:
+    """Diagonal of P H^-1 P with P = I - 11'/n (H = L L'): each strength's variance about the mean."""
+    n = len(low)
     inv_low = _invert_lower(low)
     diag = [sum(inv_low[k][a] ** 2 for k in range(a, n)) for a in range(n)]
     row = cholesky_solve(low, [1.0] * n)  # H^-1 1

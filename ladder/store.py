@@ -11,6 +11,7 @@ reproduces the incremental ratings exactly.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -91,6 +92,10 @@ def _log_id(log: Any) -> str:
 
 def _match_facts(log: Mapping[str, Any], bots: Mapping[int, str]) -> MatchFacts:
     match_id = _text(log["match_id"], "match_id", MATCH_ID_LEN)
+    try:  # stored as JSON for replays: refuse here, not half-way through a transaction
+        json.dumps(log, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise LadderError(f"bad match log {match_id!r}: not JSON: {exc}") from None
     game = _text(log["game"], "game", GAME_LEN)
     result, players = log["result"], log["players"]
     seats = sorted(result["seats"], key=lambda s: int(s["seat"]))

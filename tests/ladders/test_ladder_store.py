@@ -198,3 +198,33 @@ def test_open_db_reads_referee_db(monkeypatch, tmp_path):
     finally:
         engine.dispose()
     assert (tmp_path / "env.sqlite3").exists()
+
+
+def test_sqlite_readers_pass_a_writer_and_writers_wait_for_it(tmp_path):
+    """WAL + deferred reads: the leaderboard never queues; a second writer waits, never fails."""
+    engine = open_db(f"sqlite:///{tmp_path / 'wal.sqlite3'}")
+    try:
+        record_match(engine, make_log("w-1", ["alpha", "beta"], [1, 2]))
+        waiting: list[bool] = []
+        with engine.connect() as holder:
+            holder.begin()
+            holder.exec_driver_sql("SELECT 1")  # BEGIN IMMEDIATE: this connection holds the lock
+            assert [r["bot"] for r in leaderboard(engine, "toy-race")] == ["alpha", "beta"]
+            second = threading.Thread(target=lambda: waiting.append(
+                record_match(engine, make_log("w-2", ["alpha", "beta"], [2, 1]))))
+            second.start()
+            second.join(0.5)
+            assert second.is_alive() and waiting == []  # blocked on the lock, not failed
+            holder.commit()
+        second.join(10)
+        assert waiting == [True]
+    finally:
+        engine.dispose()
+
+
+def test_a_log_that_is_not_json_is_refused(ladder_engine):
+    log = make_log("j-1", ["alpha", "beta"], [1, 2])
+    log["options"] = {"weird": {1, 2}}  # a set: not JSON
+    with pytest.raises(LadderError, match="not JSON serializable"):
+        record_match(ladder_engine, log)
+    assert count(ladder_engine, Match) == 0
