@@ -13,7 +13,7 @@ small tuples and rendered to dicts only by :mod:`.views`.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from referee.core import Decision, GameOverError, IllegalChoiceError, Result, State
@@ -21,7 +21,7 @@ from referee.core import Decision, GameOverError, IllegalChoiceError, Result, St
 from . import automa as automa_mod
 from . import moves, scoring
 from .board import CHARACTERS, Board
-from .moves import MERCHANT, PILGRIM, Key
+from .moves import MERCHANT, Key
 from .options import PROMPTS, option_for
 
 _COPY_LISTS = ("pil", "mer", "art", "temple", "garden", "coins", "slabs", "revealed", "gifts",
@@ -46,7 +46,8 @@ class TokaidoState(State):
         self.ret_seat = -1
         self.gained = False
         self._pending: list[Decision] = []
-        self.phase, self.seat, self.keys = "setup", 0, []
+        self.phase, self.seat = "setup", 0
+        self.keys: list[Key] = []
         self.actor = self.char = self.value = self.picks = self.round_event = 0
         self.dice, self.used, self.die_order = [1, 1, 1], [-1, -1, -1], [0, 1, 2]
         self._setup()
@@ -87,10 +88,13 @@ class TokaidoState(State):
         d = self._pending[0]
         choice = choices.get(d.seat)
         if len(choices) != 1 or choice is None:
-            raise IllegalChoiceError(d.seat, choices, d.kind, f"expected exactly seat {d.seat}")
-        for i, o in enumerate(d.options):
+            raise IllegalChoiceError(d.seat, dict(choices), d.kind,
+                                     f"expected an answer from seat {d.seat} only")
+        i = 0
+        for o in d.options:
             if o.id == choice:
                 break
+            i += 1
         else:
             raise IllegalChoiceError(d.seat, choice, d.kind)
         self.seen[d.seat] = len(self.events)
@@ -140,7 +144,7 @@ class TokaidoState(State):
         self._pending = []
 
     def _do(self, key: Key) -> None:
-        getattr(self, _HANDLERS[key[0]])(key)
+        _HANDLERS[key[0]](self, key)
 
     def is_automa(self, seat: int) -> bool:
         return self.automa is not None and seat == 1
@@ -378,6 +382,8 @@ class TokaidoState(State):
         self.events.append(("trigger", reason))
 
 
-_HANDLERS = {"die": "_k_die", "mp": "_k_mp", "mm": "_k_mm", "ma": "_k_ma", "keep": "_k_keep",
-             "wave": "_k_wave", "spring": "_k_spring", "ret": "_k_ret"}
-_ = PILGRIM
+_HANDLERS: dict[str, Callable[[TokaidoState, Key], None]] = {
+    "die": TokaidoState._k_die, "mp": TokaidoState._k_mp, "mm": TokaidoState._k_mm,
+    "ma": TokaidoState._k_ma, "keep": TokaidoState._k_keep, "wave": TokaidoState._k_wave,
+    "spring": TokaidoState._k_spring, "ret": TokaidoState._k_ret}
+"""Option key tag -> the transition applying it."""

@@ -8,14 +8,13 @@ minus those on the boards), so they are shown as counts.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from .automa import NUMBERS_NOTE, AutomaTracks
 from .board import CHARACTERS, Board
-from .moves import MERCHANT, keep_keys, move_keys, seashore_choices
+from .moves import keep_keys, move_keys, seashore_choices
 from .options import space_name
 from .scoring import breakdown
 from .state import TokaidoState
@@ -218,5 +217,3 @@ def _keys_for(s: TokaidoState, phase: str, seat: int) -> list[Any]:
         return [("spring", 0), ("spring", 1)]
     return [("ret", w) for w, n in enumerate(s.wares[seat]) if n]
 
-
-_ = MERCHANT, random
