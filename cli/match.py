@@ -107,6 +107,9 @@ def print_summary(record: MatchRecord) -> None:
     click.echo(f"{s['game']}  seed {s['seed']}  {s['rounds']} rounds  end: {s['end']}")
     if s["reason"]:
         click.echo(f"  {s['reason']}")
+    extra = record.log["result"].get("extra", {})
+    if extra.get("automa_numbers") == "placeholder":
+        click.echo(f"  Automa level {extra.get('automa_level')}: its track numbers are placeholders")
     for seat in sorted(s["seats"], key=lambda x: x["rank"]):
         parts = ", ".join(f"{k} {v}" for k, v in seat["breakdown"].items())
         strikes = f"  strikes {seat['strikes']}" if seat["strikes"] else ""
