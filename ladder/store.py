@@ -260,9 +260,15 @@ def _ladder_config(conn: Connection, game: str) -> EloConfig | None:
 
 
 def _ensure_bots(conn: Connection, names: Sequence[str], now: datetime) -> dict[str, int]:
+    """Ids of the named bots, created if new.
+
+    Bots are shared by every game's ladder, so writers of two games (holding different ladder
+    locks) may insert the same new names at once; inserting in sorted order makes them wait
+    for each other in the same order, never in a deadlock.
+    """
     conn.execute(
         _insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
-        [{"name": n, "created_at": now} for n in names],
+        [{"name": n, "created_at": now} for n in sorted(names)],
     )
     rows = conn.execute(select(Bot.name, Bot.id).where(Bot.name.in_(names))).all()
     return {name: bot_id for name, bot_id in rows}

@@ -228,3 +228,29 @@ def test_a_log_that_is_not_json_is_refused(ladder_engine):
     with pytest.raises(LadderError, match="not JSON serializable"):
         record_match(ladder_engine, log)
     assert count(ladder_engine, Match) == 0
+
+
+def test_writers_of_different_games_adding_the_same_new_bots_all_succeed(ladder_engine):
+    """Different games take different ladder locks but share the bots table (and its names)."""
+    errors: list[Exception] = []
+    barrier = threading.Barrier(4)
+
+    def work(thread: int) -> None:
+        barrier.wait()
+        for n in range(15):
+            names = [f"new-{n}-{k}" for k in range(4)]
+            if thread % 2:
+                names.reverse()
+            try:
+                record_match(ladder_engine, make_log(f"g{thread}-{n}", names, [1, 2, 3, 4],
+                                                     game=f"game-{thread}"))
+            except Exception as exc:  # noqa: BLE001 - collected and reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert count(ladder_engine, Match) == 60
