@@ -66,6 +66,8 @@ class Board:
                 f"{max(self.players)} players and leave a draw pile"
             )
         self._build_tables()
+        self.option_cache: dict[tuple[Any, ...], Any] = {}
+        """Option tuples by shape, filled by the options module (immutable, so shareable)."""
 
     # -- derived tables -------------------------------------------------------------------
 
@@ -90,8 +92,28 @@ class Board:
         self.fork_of = [p // q_len if p < self.main_len and p % q_len == 0 else -1
                         for p in range(self.size)]
         """Colour index of the gate whose fork is right after position p, else -1."""
+        self.corner_after = [self._corner_walk(p) for p in range(self.size)]
+        """corner_after[p][k]: where k steps along the corner route from p end (no shortcut)."""
+        self.fork_ahead = [self._first_fork(p) for p in range(self.size)]
+        """First gate whose fork a move from p may pass along the corner route (0..max_roll-1
+        squares ahead), else -1: the route step's answer before any route is agreed."""
         self.purple_to = [self.purple.get(c, 0) for c in range(self.home)]
         self.take_pass_of = [p // q_len for p in range(self.main_len)]
+        self.names = [self.square_name(p) for p in range(self.size)]
+
+    def _corner_walk(self, p: int) -> list[int]:
+        path = [p]
+        for _ in range(self.max_roll):
+            p = self.next_corner[p]
+            path.append(p)
+        return path
+
+    def _first_fork(self, p: int) -> int:
+        for _ in range(self.max_roll):
+            if self.fork_of[p] >= 0:
+                return self.fork_of[p]
+            p = self.next_corner[p]
+        return -1
 
     def start_square(self, colour: int) -> int:
         """Each big pawn starts on its own colour's TAKE_PASS square."""

@@ -65,8 +65,10 @@ def next_fork(st: S, route: Route) -> int:
     already agreed (on the default board a pawn taking one shortcut can reach a second fork).
     """
     b = st.board
-    agreed = {g: short for g, short, _, _ in route}
     p = st.big[st.active]
+    if not route:
+        return b.fork_ahead[p]
+    agreed = {g: short for g, short, _, _ in route}
     for _ in range(b.max_roll):
         g = b.fork_of[p]
         if g >= 0:
@@ -163,23 +165,25 @@ def roll(st: S, s: Step) -> None:
     """Two dice; the big pawn moves the sum along the agreed route; fees only for shortcuts entered."""
     b, a = st.board, st.active
     agreed: Route = s[1]
-    terms = {g: (short, fee, payee) for g, short, fee, payee in agreed}
     dice = st._roll()
     p = st.big[a]
     entered: list[int] = []
-    for _ in range(sum(dice)):
-        g = b.fork_of[p]
-        if g >= 0 and g in terms and terms[g][0]:
-            entered.append(g)
-            p = b.next_short[p]
-        else:
-            p = b.next_corner[p]
+    if not agreed:  # no fork in reach: the corner route, from a table
+        p = b.corner_after[p][sum(dice)]
+    else:
+        terms = {g: short for g, short, _, _ in agreed}
+        for _ in range(sum(dice)):
+            g = b.fork_of[p]
+            if g >= 0 and terms.get(g):
+                entered.append(g)
+                p = b.next_short[p]
+            else:
+                p = b.next_corner[p]
     st.big[a] = p
-    st._log(type="roll", seat=a, dice=dice, to=p, square=b.square_name(p),
+    st._log(type="roll", seat=a, dice=dice, to=p, square=b.names[p],
             shortcuts=[b.colours[g] for g in entered])
-    for g in entered:
-        _, fee, payee = terms[g]
-        if fee:
+    for g, _, fee, payee in agreed:
+        if fee and g in entered:
             st._pay(a, payee, fee)
             st._log(type="fee", seat=a, to=payee, gate=b.colours[g], amount=fee)
     st.stack.append(("square",))

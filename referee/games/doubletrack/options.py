@@ -17,7 +17,7 @@ Built = tuple[tuple[Option, ...], dict[str, Any]]
 
 
 def _built(board: Board, key: tuple[Any, ...], make: Any) -> Built:
-    cache: dict[tuple[Any, ...], Built] = board.__dict__.setdefault("_option_cache", {})
+    cache: dict[tuple[Any, ...], Built] = board.option_cache
     hit = cache.get(key)
     if hit is None:
         pairs = make()

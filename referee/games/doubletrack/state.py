@@ -92,17 +92,18 @@ class DoubletrackState(State):
         pend = self._pending
         if not pend:
             raise GameOverError("the game is over")
-        for seat in choices:
-            if not any(d.seat == seat for d in pend):
-                raise IllegalChoiceError(seat, choices[seat], pend[0].kind,
-                                         "this seat is not asked now")
         values: dict[int, Any] = {}
         for d, vals in zip(pend, self._values):
             choice = choices.get(d.seat)
-            if not isinstance(choice, str) or choice not in vals:
+            try:
+                values[d.seat] = vals[choice]  # type: ignore[index]
+            except (KeyError, TypeError):
                 detail = "no answer given" if choice is None else ""
-                raise IllegalChoiceError(d.seat, choice, d.kind, detail)
-            values[d.seat] = vals[choice]
+                raise IllegalChoiceError(d.seat, choice, d.kind, detail) from None
+        if len(choices) != len(pend):
+            extra = next(s for s in choices if s not in values)
+            raise IllegalChoiceError(extra, choices[extra], pend[0].kind,
+                                     "this seat is not asked now")
         n_events = len(self.events)
         for d in pend:
             self.seen[d.seat] = n_events
