@@ -73,6 +73,7 @@ def test_inspired_matches_a_passed_zone_and_the_start_zone() -> None:
               waves={"artist": ("inspired", 0)})
     act(s, 0, "artist", 2)
     assert "move:Z4:gift" in ids(s)
+    assert _data(s, "move:Z4:gift")["via"] == ["Z2", "Z3", "Z4"]  # the matching path
     pick(s, "move:Z4:gift")
     assert s.gifts[0] == 1
     waterfall_first = ["waterfall"] + TILES0[:6] + TILES0[7:]

@@ -171,16 +171,17 @@ def pick(s: TokaidoState, option_id: str) -> TokaidoState:
 
 
 class ScriptedRandom(random.Random):
-    """A generator whose ``randrange`` answers come from a script first (to force bag draws)."""
+    """A generator whose ``random()`` answers come from a script first (to force bag draws:
+    the engine draws ware number ``int(random() * wares_in_bag)`` in bag order)."""
 
-    def __init__(self, script: list[int], seed: int = 0) -> None:
+    def __init__(self, script: list[float], seed: int = 0) -> None:
         super().__init__(seed)
         self.script = script
 
-    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+    def random(self) -> float:
         if self.script:
             return self.script.pop(0)
-        return super().randrange(*args, **kwargs)
+        return super().random()
 
 
 def script_draws(s: TokaidoState, wares: Sequence[str]) -> None:
@@ -191,7 +192,7 @@ def script_draws(s: TokaidoState, wares: Sequence[str]) -> None:
     for name in wares:
         w = b.wares.index(name)
         assert bag[w] > 0, f"no {name} left in the bag"
-        script.append(sum(bag[:w]))
+        script.append((sum(bag[:w]) + 0.5) / sum(bag))
         bag[w] -= 1
     s.rng = ScriptedRandom(script)
 

@@ -29,6 +29,8 @@ LIMIT_KEYS = ("wares", "wares_robust", "coins_per_slab", "slabs", "temple_end", 
               "paintings")
 TOTAL_WARES = 26
 LEVELS = range(1, 7)
+ArtistDest = tuple[int, int, tuple[int, ...], tuple[tuple[int, ...] | None, ...]]
+"""An artist destination: zone, icon mask over its paths, one path, a path per icon."""
 
 
 def _fail(msg: str) -> BoardError:
@@ -83,7 +85,7 @@ class Board:
     zone_ring: tuple[frozenset[int], ...]
     zone_towns: tuple[frozenset[int], ...]
     zone_adj: tuple[tuple[int, ...], ...]
-    artist_dest: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
+    artist_dest: tuple[tuple[tuple[ArtistDest, ...], ...], ...]
     icons: tuple[str, ...]
     wares: tuple[str, ...]
     ware_counts: tuple[int, ...]
@@ -427,17 +429,27 @@ def _tree_ring(adj: Sequence[Sequence[int]], start: int, n: int) -> tuple[int, .
     return tuple(sorted(frontier)) if n else ()
 
 
-def _zone_paths(b: Board, start: int, n: int) -> tuple[tuple[int, int], ...]:
-    masks: dict[int, int] = {}
+def _zone_paths(b: Board, start: int, n: int) -> tuple[ArtistDest, ...]:
+    """Every destination ``n`` zones away by a simple path, as ``(dest, mask, first, by_icon)``:
+    ``mask`` has bit i set when some path (start zone included) meets icon i, ``first`` is one
+    path, ``by_icon[i]`` a path meeting icon i (or None) to name the path an Inspired gift uses."""
+    found: dict[int, list[tuple[int, ...]]] = {}
 
-    def walk(z: int, visited: int, mask: int, left: int) -> None:
+    def walk(path: tuple[int, ...], left: int) -> None:
         if left == 0:
-            masks[z] = masks.get(z, 0) | mask
+            found.setdefault(path[-1], []).append(path)
             return
-        for o in b.zone_adj[z]:
-            if not visited >> o & 1:
-                walk(o, visited | 1 << o, mask | 1 << b.zone_icon[o], left - 1)
+        for o in b.zone_adj[path[-1]]:
+            if o not in path:
+                walk(path + (o,), left - 1)
 
     if n:
-        walk(start, 1 << start, 1 << b.zone_icon[start], n)
-    return tuple(sorted(masks.items()))
+        walk((start,), n)
+    out = []
+    for dest in sorted(found):
+        paths = found[dest]
+        by_icon = tuple(next((p for p in paths if any(b.zone_icon[z] == i for z in p)), None)
+                        for i in range(len(b.icons)))
+        mask = sum(1 << i for i, p in enumerate(by_icon) if p is not None)
+        out.append((dest, mask, paths[0], by_icon))
+    return tuple(out)

@@ -145,16 +145,18 @@ def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     inspired = wave_side(s, seat, ARTIST) == "inspired"
     gift_icon = s.tiles[seat][s.gifts[seat]] if s.revealed[seat] > s.gifts[seat] else -1
     keys: list[Key] = []
-    for dest, mask in b.artist_dest[s.art[seat]][value]:
+    for dest, mask, first, by_icon in b.artist_dest[s.art[seat]][value]:
         opts: list[Key] = []
         n = min(meeples_around(s, seat, dest), face_down)
         if n:
             opts.append(("ma", dest, "paint", n))
         if proficient and min(n + 1, face_down) > n:
             opts.append(("ma", dest, "paint+1", n + 1))
-        if gift_icon >= 0 and (b.zone_icon[dest] == gift_icon
-                               or (inspired and mask >> gift_icon & 1)):
-            opts.append(("ma", dest, "gift", 0))
+        if gift_icon >= 0:
+            if b.zone_icon[dest] == gift_icon:
+                opts.append(("ma", dest, "gift", first))
+            elif inspired and mask >> gift_icon & 1:
+                opts.append(("ma", dest, "gift", by_icon[gift_icon]))  # the path that matches
         keys += [("ma", dest, "nothing", 0)] + opts if opts else [("ma", dest, "plain", 0)]
     return keys
 

@@ -10,7 +10,8 @@ Key shapes (first element is the tag):
 - ``("mp", space, effect)``: pilgrim; effect 0 = no effect possible, 1 = use it, 2 = decline
 - ``("mm", town, mode, count, coins, ware)``: merchant; mode in :data:`MERCHANT_MODES`;
   count = wares drawn or sold, coins = coins a sale brings, ware = the type sold (-1 otherwise)
-- ``("ma", zone, mode, reveal)``: artist; mode in :data:`ARTIST_MODES`
+- ``("ma", zone, mode, extra)``: artist; mode in :data:`ARTIST_MODES`; extra = tiles revealed
+  (paint), the path of zones taken (gift: with Inspired, one whose icons match), else 0
 - ``("keep", counts)``: wares kept, one count per ware type
 - ``("wave", character, source)``: source -1 = the board, else the seat it is taken from
 - ``("spring", use)``: 1 spend the hot spring, 0 pass
@@ -91,6 +92,10 @@ def _artist(b: Board, key: tuple[Any, ...]) -> Option:
     if mode.startswith("paint"):
         data.update(reveal=reveal, proficient=mode == "paint+1")
         label = f"artist to {zone}, paint (reveal {reveal})"
+    elif mode == "gift":
+        via = [b.zones[z] for z in reveal]
+        data.update(via=via)
+        label = f"artist to {zone} via {'-'.join(via)}, gift"
     else:
         label = f"artist to {zone}" + ("" if mode == "plain" else f", {mode}")
     suffix = "" if mode == "plain" else f":{mode}"

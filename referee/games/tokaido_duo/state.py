@@ -155,7 +155,8 @@ class TokaidoState(State):
         self.round += 1
         self.round_event = len(self.events)
         self.first = 1 - self.first
-        self.dice = [self.rng.choice(f) for f in self.b.dice]
+        rnd = self.rng.random
+        self.dice = [f[int(rnd() * len(f))] for f in self.b.dice]
         self.used = [-1, -1, -1]
         self.picks = 0
         self.die_order = [0, 1, 2]
@@ -315,7 +316,7 @@ class TokaidoState(State):
         drawn = []
         bag, rng = self.bag, self.rng
         for _ in range(count):
-            r = rng.randrange(sum(bag))
+            r = int(rng.random() * sum(bag))
             w = 0
             while r >= bag[w]:
                 r -= bag[w]
