@@ -385,6 +385,25 @@ def leaderboard(engine: Engine, game: str) -> list[dict[str, Any]]:
     return [_leaderboard_row(i, r, bt.get(r.bot_id), config) for i, r in enumerate(rows, start=1)]
 
 
+def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
+    """``bot``'s ratings after each of its matches in ``game``, oldest first (chart data)."""
+    query = (
+        select(Match.match_id, Match.recorded_at, RatingHistory.elo_before,
+               RatingHistory.elo_after, RatingHistory.mu, RatingHistory.sigma)
+        .join(RatingHistory, RatingHistory.match_pk == Match.id)
+        .join(Bot, Bot.id == RatingHistory.bot_id)
+        .where(RatingHistory.game == game, Bot.name == bot)
+        .order_by(RatingHistory.match_pk)
+    )
+    with translate_errors(engine), reader(engine) as conn:
+        return [
+            {"match_id": r.match_id, "played": _utc(r.recorded_at).isoformat(timespec="seconds"),
+             "elo_before": r.elo_before, "elo": r.elo_after, "mu": r.mu, "sigma": r.sigma,
+             "openskill": SkillRating(r.mu, r.sigma).conservative}
+            for r in conn.execute(query)
+        ]
+
+
 def _bradley_terry(conn: Connection, game: str) -> dict[int, BTEstimate]:
     """Fit over pair counts aggregated in SQL; a 3-4 seat table's pairs weigh 1/(seats-1)."""
     a, b = aliased(MatchSeat), aliased(MatchSeat)

@@ -15,7 +15,7 @@ from bots.random_bot import RandomBot
 from ladder import LadderError
 from ladder.models import Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
-from ladder.store import leaderboard, open_db, recompute, record_match
+from ladder.store import history, leaderboard, open_db, recompute, record_match
 from referee.match import Runner
 from referee.players import InProcessPlayer
 
@@ -254,3 +254,16 @@ def test_writers_of_different_games_adding_the_same_new_bots_all_succeed(ladder_
         t.join()
     assert errors == []
     assert count(ladder_engine, Match) == 60
+
+
+def test_history_chains_each_bots_ratings(ladder_engine):
+    for n, ranks in enumerate([[1, 2], [2, 1], [1, 1]]):
+        record_match(ladder_engine, make_log(f"h{n}", ["alpha", "beta"], ranks))
+    record_match(ladder_engine, make_log("h-other", ["beta", "gamma"], [1, 2]))
+    trail = history(ladder_engine, "toy-race", "alpha")
+    assert [t["match_id"] for t in trail] == ["h0", "h1", "h2"]
+    assert trail[0]["elo_before"] == 1500.0 and trail[0]["elo"] == 1520.0
+    assert all(a["elo"] == b["elo_before"] for a, b in zip(trail, trail[1:]))
+    alpha = next(r for r in leaderboard(ladder_engine, "toy-race") if r["bot"] == "alpha")
+    assert trail[-1]["elo"] == alpha["rating"] and trail[-1]["mu"] == alpha["mu"]
+    assert history(ladder_engine, "toy-race", "nobody") == []
