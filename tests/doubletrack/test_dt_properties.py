@@ -32,15 +32,17 @@ def check_invariants(st: DoubletrackState) -> None:
     assert all(0 <= p <= BOARD.home for p in st.small)
     out = cards_out(st)
     sale = [st.on_sale] if st.on_sale else []
-    everything = Counter(st.pile) + Counter(out) + Counter(sale)
+    everything = Counter(st.pile)
+    everything.update(out)
+    everything.update(sale)
     for hand in st.hands:
-        everything += Counter(hand)
+        everything.update(hand)
     assert everything == DECK
     if not out and not sale:
         assert all(len(h) == BOARD.hand_size for h in st.hands)
     for seat in range(n):
-        assert not Counter(st.known[seat]) - Counter(st.hands[seat] + sale)
-    assert Counter(st.pile[:st.pile_known]) <= DECK
+        if st.known[seat]:
+            assert not Counter(st.known[seat]) - Counter(st.hands[seat] + sale)
 
 
 def check_decisions(st: DoubletrackState) -> None:
@@ -54,7 +56,7 @@ def check_decisions(st: DoubletrackState) -> None:
         assert {d.kind for d in pending} == {"bid"}
 
 
-@settings(max_examples=1500)
+@settings(max_examples=2000)
 @given(seed=SEEDS, n=SEATS)
 def test_random_games_keep_every_invariant_and_end(seed: int, n: int):
     st = GAME.new_state(n, seed)
