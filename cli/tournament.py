@@ -259,7 +259,7 @@ def fmt_elo(st: dict[str, Any] | None) -> str:
     if not st:
         return "no complete block yet"
     elo, err = st["elo"], st["elo_error"]
-    elo_s = f"{elo:+.1f}" if elo is not None else "inf"
+    elo_s = f"{elo:+.1f}" if elo is not None else ("+inf" if st["score"] > 0.5 else "-inf")
     err_s = f"{err:.1f}" if err is not None else "inf"
     los = f"{100 * st['los']:.1f}%" if st["los"] is not None else "?"
     return f"Elo {elo_s} ± {err_s}  LOS {los}  ({st['blocks']} blocks)"

@@ -102,12 +102,17 @@ def estimate(values: Sequence[float], counts: Sequence[float], games_per_block: 
     """Elo, error bar, LOS and nElo from block scores ``values`` seen ``counts`` times.
 
     ``games_per_block`` converts the block variance to a per-game one for nElo (2 for pairs,
-    which gives fastchess's ``sqrt(2 * variance)``). Raises ``ValueError`` with no blocks.
+    which gives fastchess's ``sqrt(2 * variance)``). A single block gives an infinite error and
+    an undefined (NaN) LOS. Raises ``ValueError`` with no blocks.
     """
     n = float(sum(counts))
     if n <= 0:
         raise ValueError("no complete blocks of games to estimate from")
     mu, var = mean_variance(values, counts)
+    if n < 2:
+        # One block says nothing about the spread: no error bar, no LOS (not a false "± 0").
+        return EloEstimate(1, mu, score_to_elo(mu), math.inf, -math.inf, math.inf, math.nan,
+                           math.nan, math.inf)
     var_of_mean = var / n
     half = Z95 * math.sqrt(var_of_mean)
     lower, upper = score_to_elo(mu - half), score_to_elo(mu + half)

@@ -14,11 +14,11 @@ line per finished match keyed by its schedule index) is what ``--resume`` reads.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 import json
 import multiprocessing
-import os
 import random
 import re
 import secrets
@@ -241,12 +241,19 @@ class Outcome:
         )
 
 
-def play_spec(settings: Settings, spec: MatchSpec) -> Outcome:
-    """Play one scheduled match. Top-level so a process pool can pickle it by name."""
+@functools.lru_cache(maxsize=8)
+def load_game(name: str, board_path: str | None) -> tuple[Game, Any]:
+    """The game and its board, loaded once per process: parsing and validating a board file
+    costs about as much as playing a quick game."""
     from referee.games import find_game
 
-    game = find_game(settings.game)
-    board = game.load_board(settings.board_path)
+    game = find_game(name)
+    return game, game.load_board(board_path)
+
+
+def play_spec(settings: Settings, spec: MatchSpec) -> Outcome:
+    """Play one scheduled match. Top-level so a process pool can pickle it by name."""
+    game, board = load_game(settings.game, settings.board_path)
     players: list[Player] = []
     try:
         for seat, (name, bot) in enumerate(zip(spec.names, spec.bots)):
@@ -300,7 +307,7 @@ class Interrupted(Exception):
 
 
 class MatchPool:
-    """Plays match specs with at most ``concurrency`` in flight; results in completion order.
+    """Plays match specs on ``concurrency`` workers; results in completion order.
 
     ``concurrency == 1`` plays in this process (no pool to start). Otherwise in-process matches
     go to a spawn-context process pool and matches with an HTTP seat to a thread pool; both are
@@ -309,6 +316,9 @@ class MatchPool:
 
     def __init__(self, settings: Settings, concurrency: int) -> None:
         self.settings, self.concurrency = settings, max(1, concurrency)
+        self.depth = 2 * self.concurrency
+        """Matches in flight: one queued behind each running one, so no worker waits for the
+        parent's round trip between two quick games."""
         self._processes: ProcessPoolExecutor | None = None
         self._threads: ThreadPoolExecutor | None = None
 
@@ -334,7 +344,7 @@ class MatchPool:
         source = iter(specs)
         try:
             while True:
-                for spec in itertools.islice(source, self.concurrency - len(pending)):
+                for spec in itertools.islice(source, self.depth - len(pending)):
                     pending.add(self._executor(spec).submit(play_spec, self.settings, spec))
                 if not pending:
                     return
@@ -477,9 +487,10 @@ def default_state_dir() -> Path:
 class StateFile:
     """The append-only record of a tournament: a header line (the plan), then outcomes.
 
-    Each outcome line is flushed and synced as soon as the match is done (and recorded in the
-    database), so an interruption loses at most the matches still being played. A torn last
-    line, from a crash mid-write, is ignored on reading.
+    Each outcome line is written (flushed, not fsynced: a killed process loses nothing written,
+    and a power cut only costs replaying a few matches, which the database records once) as
+    soon as the match is done and recorded, so an interruption loses at most the matches still
+    being played. A torn last line, from a crash mid-write, is ignored on reading.
     """
 
     def __init__(self, path: Path) -> None:
@@ -515,8 +526,6 @@ class StateFile:
     def append(self, outcome: Outcome) -> None:
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(outcome.to_line()) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
 
 
 # -- the tournament --------------------------------------------------------------------------

@@ -40,11 +40,12 @@ def test_json_output_is_clean_and_complete(tmp_path):
 
 
 def test_text_output_shows_standings_crosstable_and_elo(tmp_path):
-    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "4",
                          "--seed", "1", "--state-dir", str(tmp_path))
     assert code == 0, err
-    assert "strong" in out and "2/2" in out and "LOS 100.0%" in out
-    assert "LL-LD-WL/DD-WD-WW 0-0-0/0-0-1" in out
+    assert "strong vs weak: 4/4  Elo +inf ± inf  LOS 100.0%  (2 blocks)" in out
+    assert "LL-LD-WL/DD-WD-WW 0-0-0/0-0-2" in out
+    assert "      -        4/4" in out and "0/4          -" in out  # the crosstable rows
 
 
 def test_csv_to_a_file_and_to_stdout(tmp_path):

@@ -95,6 +95,12 @@ def test_hand_computed_values():
     assert est.nelo == pytest.approx(0.1 / sigma * 800 / math.log(10))
 
 
+def test_one_block_has_no_error_bar():
+    est = Pentanomial(ww=1).estimate()
+    assert est.error == math.inf and math.isnan(est.los)
+    assert est.to_dict()["elo_error"] is None and est.to_dict()["los"] is None
+
+
 def test_pair_buckets():
     pairs = [(1, 1), (1, 0.5), (1, 0), (0.5, 0.5), (0, 0.5), (0, 0), (0, 1)]
     penta = Pentanomial.from_pairs(pairs)
