@@ -150,3 +150,20 @@ def test_bank_absorbs_overage_then_runs_out(toy_game):
     assert [b["deadline_ms"] for b in sent[:3]] == [100 + b for b in banks]
     # once the bank is empty the plain limit applies and every 250 ms answer is late
     assert all(s == "timeout" for s in mine[2:])
+
+
+def test_players_release_their_threads_and_connections(toy_game):
+    """A tournament plays thousands of matches: closed players must leave nothing behind,
+    not even after timeouts (the socket is shut down, so the worker is freed at once)."""
+    import threading
+
+    with HostileServer("ok") as good, HostileServer("sleep", 0.5) as slow:
+        run(toy_game, [HttpPlayer(name="warm", url=good.url), *randoms(1)])
+        before = threading.active_count()
+        for seed in range(4):
+            run(toy_game, [HttpPlayer(name="a", url=good.url),
+                           HttpPlayer(name="b", url=slow.url)], seed=seed, deadline_ms=100)
+        deadline = time.monotonic() + 2
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert threading.active_count() <= before
