@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ladder.db import make_engine, migrate  # noqa: E402
 from ladder.models import Bot, Ladder, Match, MatchSeat  # noqa: E402
-from ladder.ratings import EloConfig, expected_score, standings  # noqa: E402
+from ladder.ratings import EloConfig, standings  # noqa: E402
 from ladder.store import leaderboard, recompute  # noqa: E402
 
 GAME = "bench-game"
