@@ -158,40 +158,75 @@ def tournament(
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None,
 ) -> None:
-    """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT)."""
+    """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
+
+    Two-seat games are played in seat-swapped pairs on one seed; larger tables play each seed
+    once per seat rotation; in each round every pairing or table gets the same seed.
+    """
     default_dir = default_state_dir()
     state_dir = state_dir or default_dir
     try:
-        if resume_id:
-            t = Tournament.resume(state_dir, resume_id)
-            check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed,
-                                  "entrants": ([f"{e.name}={e.bot}" for e in parse_entrants(bots)]
-                                               if bots else None)})
-        else:
-            load_board(game, board_path)
-            settings = Settings(game.name, board_path, game.validate_options(parse_options(option_pairs)),
-                                time_ms, bank_ms, strikes, want_log=db is not None)
-            t = Tournament.start(build_plan(bots, game, games, seats, seed, settings), state_dir)
+        # The database opens first, so that a bad URL fails before a state file is written.
+        with db_recorder(db) as record:
+            if resume_id:
+                t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
+            else:
+                settings = new_settings(game, board_path, option_pairs, time_ms, bank_ms,
+                                        strikes, db)
+                t = Tournament.start(build_plan(bots, game, games, seats, seed, settings),
+                                     state_dir)
+            announce(t, resume_id is not None)
+            table = play(t, concurrency, record, progress)
     except (TournamentError, RulesError) as exc:
         raise click.ClickException(str(exc)) from exc
+    except Interrupted:
+        hint = resume_command(t, db, state_dir if state_dir != default_dir else None)
+        click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
+                   f"  {hint}", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("interrupted before the first game", err=True)
+        sys.exit(130)
+    output(report(t, table), as_json, csv_path)
+
+
+def new_settings(game: Game, board_path: str | None, option_pairs: tuple[str, ...],
+                 time_ms: int, bank_ms: int, strikes: int, db: str | None) -> Settings:
+    load_board(game, board_path)
+    options = game.validate_options(parse_options(option_pairs))
+    return Settings(game.name, board_path, options, time_ms, bank_ms, strikes,
+                    want_log=db is not None)
+
+
+def resume_tournament(
+    state_dir: Path, resume_id: str, bots: tuple[str, ...], game: Game, games: int | None,
+    seats: int | None, seed: int | None, db: str | None,
+) -> Tournament:
+    """The tournament to finish, after checking the command names the same one."""
+    t = Tournament.resume(state_dir, resume_id)
+    named = [f"{e.name}={e.bot}" for e in parse_entrants(bots)] if bots else None
+    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed,
+                          "entrants": named})
     if db is not None and not t.plan.settings.want_log:
-        raise click.ClickException("--db: this tournament was started without --db; "
-                                   "its match logs were not kept")
-    announce(t, resume_id is not None)
+        raise TournamentError("--db: this tournament was started without --db, so the logs "
+                              "of its finished matches were not kept")
+    if db is None and t.plan.settings.want_log:
+        raise TournamentError("this tournament records its results in the ladder: resume it "
+                              "with --db as it was started")
+    return t
+
+
+def play(t: Tournament, concurrency: int, record: Callable[[Outcome, MatchSpec], None] | None,
+         progress: bool | None) -> Standings:
+    """Run the missing games with a progress bar; a failing match becomes one line."""
     show = progress if progress is not None else sys.stderr.isatty()
     try:
-        with db_recorder(db) as record, progress_bar(len(t.specs), len(t.done), show) as update:
-            table = t.run(concurrency, record=record, progress=update)
-    except Interrupted:
-        click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
-                   f"  {resume_command(t, db, state_dir if state_dir != default_dir else None)}",
-                   err=True)
-        sys.exit(130)
+        with progress_bar(len(t.specs), len(t.done), show) as update:
+            return t.run(concurrency, record=record, progress=update)
     except (RulesError, LookupError, OSError) as exc:
         raise click.ClickException(
-            f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, resume with "
+            f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, finish them with "
             f"--resume {t.tournament_id}") from exc
-    output(report(t, table), as_json, csv_path)
 
 
 def announce(t: Tournament, resumed: bool) -> None:

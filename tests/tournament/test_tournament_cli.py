@@ -118,6 +118,26 @@ def test_db_records_every_match_once(tmp_path):
     assert board["strong"]["rating"] > board["weak"]["rating"]
 
 
+def test_db_errors_and_resume_rules(tmp_path):
+    state = tmp_path / "state"
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--db", "nosuch://x", "--state-dir", str(state))
+    assert code == 1 and "--db: unsupported database" in err and not state.exists()
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--json", "--state-dir", str(state))
+    tid = json.loads(out)["tournament"]
+    code, out, err = run("tournament", "--game", "toy-race", "--resume", tid, "--db",
+                         f"sqlite:///{tmp_path / 'l.db'}", "--state-dir", str(state))
+    assert code == 1 and "started without --db" in err
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--db", f"sqlite:///{tmp_path / 'l.db'}", "--json", "--state-dir",
+                         str(state))
+    tid = json.loads(out)["tournament"]
+    code, out, err = run("tournament", "--game", "toy-race", "--resume", tid,
+                         "--state-dir", str(state))
+    assert code == 1 and "resume it with --db" in err
+
+
 def test_sprt_verdicts(tmp_path):
     code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1", "--json")
     assert code == 0, err
