@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
-from referee.core import Decision
+from referee.core import Decision, Option
 from referee.players import DecisionRequest, MatchInfo
 
 PROTOCOL_VERSION = 1
@@ -64,6 +64,46 @@ def decide_message(request: DecisionRequest) -> dict[str, Any]:
     }
 
 
+def decide_body(request: DecisionRequest) -> bytes:
+    """The encoded ``/decide`` body, equal to ``encode(decide_message(request))`` but faster.
+
+    Engines reuse their option tuples (a Doubletrack bid offers the same 70-odd options every
+    time a seat holds the same money), so each tuple's JSON is encoded once and cached: on
+    decisions with many options that halves the referee's own time per request.
+    """
+    head = encode({
+        "protocol": PROTOCOL_VERSION,
+        "match_id": request.match_id,
+        "game": request.game,
+        "seat": request.seat,
+        "request_id": request.request_id,
+        "deadline_ms": request.deadline_ms,
+        "bank_ms": request.bank_ms,
+    })
+    d = request.decision
+    return b"".join((
+        head[:-1], b',"decision":{"kind":', encode(d.kind), b',"prompt":', encode(d.prompt),
+        b',"options":', options_json(d.options), b'},"view":', encode(request.view()), b"}",
+    ))
+
+
+_OPTIONS_JSON: dict[int, tuple[tuple[Option, ...], bytes]] = {}
+_OPTIONS_JSON_MAX = 8192
+
+
+def options_json(options: tuple[Option, ...]) -> bytes:
+    """The JSON array of ``options``, cached by the tuple's identity (the cache holds the tuple,
+    so its id cannot be reused by another object while cached)."""
+    hit = _OPTIONS_JSON.get(id(options))
+    if hit is not None and hit[0] is options:
+        return hit[1]
+    data = encode([{"id": o.id, "label": o.label, "data": o.data} for o in options])
+    if len(_OPTIONS_JSON) >= _OPTIONS_JSON_MAX:
+        _OPTIONS_JSON.clear()
+    _OPTIONS_JSON[id(options)] = (options, data)
+    return data
+
+
 def end_message(match_id: str, game: str, seat: int, result: Mapping[str, Any]) -> dict[str, Any]:
     """The ``POST /end`` body: the final result (forfeits applied)."""
     return {
@@ -75,7 +115,7 @@ def end_message(match_id: str, game: str, seat: int, result: Mapping[str, Any]) 
     }
 
 
-def encode(message: Mapping[str, Any]) -> bytes:
+def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON, the bytes that go on the wire."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 

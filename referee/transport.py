@@ -336,7 +336,7 @@ class HttpPlayer(Player):
         return self._lifecycle("/start", body)
 
     def decide(self, request: DecisionRequest) -> Answer:
-        body = protocol.encode(protocol.decide_message(request))
+        body = protocol.decide_body(request)
         ex = self._transport.call("POST", "/decide", body, request.deadline_ms)
         if ex.fault is not None:
             return Answer(None, ex.fault[0], ex.ms, detail=ex.fault[1])

@@ -102,3 +102,14 @@ def test_every_example_in_the_protocol_doc_validates():
     assert {name for name, _ in blocks} == {"info", "start", "decide", "answer", "end"}
     for name, body in blocks:
         validate(name, json.loads(body))
+
+
+def test_fast_decide_body_equals_the_message():
+    """``decide_body`` (cached option JSON) sends exactly ``decide_message``."""
+    view = {"events": [{"type": "x", "s": "é\\u2028"}], "n": 1.5}
+    for deadline in (1000, 1500):
+        request = DecisionRequest("m", "toy-race", 1, "m:0:1", DECISION, lambda: view, deadline, 0)
+        body = protocol.decide_body(request)
+        assert json.loads(body) == protocol.decide_message(request)
+        assert body == protocol.encode(protocol.decide_message(request))
+    assert protocol.options_json(DECISION.options) is protocol.options_json(DECISION.options)
