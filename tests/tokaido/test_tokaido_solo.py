@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from tokaido_position import BOARD, build, decision, events, play_random, reset_round
+from tokaido_position import (BOARD, act, build, decision, events, pick, play_random,
+                              reset_round)
 
 from referee.core import GameOptionsError
 from referee.games.tokaido_duo import GAME
@@ -136,3 +137,38 @@ def test_automa_never_decides_and_games_end() -> None:
         res = s.result()
         assert res is not None and len(res.seats) == 2
     play_random(build(automa=4), rng)
+
+
+def test_automa_takes_robust_and_the_player_returns_a_ware() -> None:
+    """The Automa's seashore with the board empty takes from the player ("from the player's
+    tiles"), and "losing Robust with 6 wares: return one at once" applies to the player."""
+    s = build(automa=2, pilgrims=(None, 8), wares=({"fan": 4, "doll": 2}, None),
+              waves={"pilgrim": ("hasty", 1), "artist": ("inspired", 1),
+                     "merchant": ("robust", 0)})
+    reset_round(s, first=1, dice=(3, 3, 3))
+    assert s.wave_holder[1] == 1 and s.automa.wave_at[1] == 3
+    d = decision(s)
+    assert (d.seat, d.kind) == (0, "return_ware")
+    s.apply({0: "return:doll"})
+    assert s.wares[0] == [0, 0, 1, 4] and (decision(s).seat, decision(s).kind) == (0, "choose_die")
+
+
+def test_player_steals_a_wave_from_the_automa() -> None:
+    """The player's seashore with the board empty takes an Automa tile off its card."""
+    s = build(automa=2, pilgrims=(8, None), waves={"pilgrim": ("hasty", 1),
+                                                   "artist": ("inspired", 1),
+                                                   "merchant": ("robust", 1)})
+    assert s.automa.rank(2) == 2 and s.automa.wave_at[2] == 3
+    s.automa.pos[2] = 2
+    assert s.automa.rank(2) == 10  # space 3 covered by the wave tile
+    pick(act(s, 0, "pilgrim", 3), "move:11:effect")
+    pick(s, "wave:artist")
+    t = s.automa
+    assert s.wave_holder[2] == 0 and t.wave_at[2] is None
+    assert t.rank(2) == t.scaled(t.ranks[t.pos[2]])  # nothing covered any more
+
+
+def test_automa_pilgrim_takes_the_hot_spring() -> None:
+    s = _quiet(spring=0, artists=(None, "Z1"))
+    reset_round(s, first=1, dice=(3, 2, 1))  # nothing rises; pilgrim 3 -> 6 is the highest
+    assert events(s, "die")[0] == ("die", 1, "pilgrim", 3) and s.spring == 1
