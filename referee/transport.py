@@ -21,14 +21,13 @@ import json
 import socket
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import requests
-import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -199,16 +198,18 @@ class Transport:
         """One request, answered completely within ``budget_ms`` or cut off as a timeout."""
         call = _Call()
         began = time.perf_counter()
-        future: Future[Exchange] = self._pool().submit(
-            self._work, call, method, path, body, budget_ms / 1000
-        )
         try:
+            future: Future[Exchange] = self._pool().submit(
+                self._work, call, method, path, body, budget_ms / 1000
+            )
             outcome = future.result(timeout=max(0.0, budget_ms / 1000))
         except FutureTimeout:
             call.abort()
             future.cancel()
             ms = (time.perf_counter() - began) * 1000
             return Exchange(None, ("timeout", f"no complete answer within {budget_ms:.0f} ms"), ms)
+        except (RuntimeError, CancelledError):  # the pool was shut down: the player is closed
+            return Exchange(None, ("connection_error", "the player was closed"), 0.0)
         return outcome._replace(ms=(time.perf_counter() - began) * 1000)
 
     def close(self) -> None:
@@ -248,7 +249,7 @@ class Transport:
             return _fault("connection_error", f"could not connect within {CONNECT_TIMEOUT_S:.0f} s")
         except requests.exceptions.ReadTimeout:
             return _fault("timeout", "read timed out")
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+        except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
             if call.aborted:
                 return _fault("timeout", "cut off at the deadline")
             return _fault("connection_error", _describe(exc))

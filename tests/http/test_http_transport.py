@@ -167,3 +167,11 @@ def test_players_release_their_threads_and_connections(toy_game):
         while threading.active_count() > before and time.monotonic() < deadline:
             time.sleep(0.05)
     assert threading.active_count() <= before
+
+
+def test_a_closed_player_answers_a_fault_instead_of_raising(toy_game):
+    with HostileServer("ok") as bot:
+        player = HttpPlayer(name="x", url=bot.url)
+        player.close()
+        record, _ = run(toy_game, [player, *randoms(1)])
+    assert {f["reason"] for f in record.log["faults"]} == {"connection_error"}
