@@ -193,6 +193,7 @@ class Transport:
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self._closed = False
 
     def call(self, method: str, path: str, body: bytes | None, budget_ms: float) -> Exchange:
         """One request, answered completely within ``budget_ms`` or cut off as a timeout."""
@@ -213,6 +214,7 @@ class Transport:
         return outcome._replace(ms=(time.perf_counter() - began) * 1000)
 
     def close(self) -> None:
+        self._closed = True
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
         with self._lock:
@@ -221,6 +223,8 @@ class Transport:
             self._sessions.clear()
 
     def _pool(self) -> ThreadPoolExecutor:
+        if self._closed:
+            raise RuntimeError("closed")
         if self._executor is None:
             # More than one thread only matters when a worker is stuck connecting past a deadline.
             self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix=self._label)
