@@ -143,8 +143,10 @@ class DoubletrackGreedyBot(Bot):
 
     def _take25_target(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
         seats = view["seats"]
-        return max(d.options, key=lambda o: (min(25, seats[o.data["seat"]]["money"]),
-                                             t.small[o.data["seat"]], o.id)).id
+        def key(o: Option) -> tuple[int, int, int]:
+            seat = o.data["seat"]
+            return min(25, seats[seat]["money"]), t.small[seat], seats[seat]["money"]
+        return max(d.options, key=key).id
 
     def _sell_pass_choice(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
         return d.options[0].id

@@ -6,9 +6,11 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from dt_support import BOARD, GAME, answer, hands_with, make_state, square_at
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+from referee.core import RulesError
 from referee.games.doubletrack.state import DoubletrackState
 
 SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
@@ -115,3 +117,28 @@ def test_determinize_agrees_with_the_view_and_plays_on(seed: int, n: int):
             while sample.pending():
                 sample.apply({x.seat: rng.choice(x.options).id for x in sample.pending()})
             assert sample.result() is not None
+
+
+def test_determinize_deals_the_face_down_card_to_a_bidder_and_keeps_30_cards():
+    st = make_state(big=[square_at("SELL_A_CARD"), 14, 28, 42],
+                    hands=hands_with("take_the_lead", "back_10"), at="square")
+    answer(st, s0="card:take_the_lead")
+    sample = GAME.determinize(st.view(2), 5, BOARD)
+    assert sample.on_sale is not None and sample.seller == 0 and len(sample.hands[0]) == 2
+    assert sample.hands[2] == sorted(st.hands[2])
+    cards = Counter(sample.pile) + Counter([sample.on_sale])
+    for hand in sample.hands:
+        cards += Counter(hand)
+    assert cards == Counter(BOARD.deck)
+    assert [d.seat for d in sample.pending()] == [1, 2, 3]
+
+
+def test_determinize_refuses_an_impossible_view():
+    view = GAME.new_state(4, 2).view(1)
+    view["draw_pile_size"] += 1
+    with pytest.raises(RulesError, match="draw pile size"):
+        GAME.determinize(view, 1, BOARD)
+    view = GAME.new_state(4, 2).view(1)
+    view["seats"][0]["known_cards"] = ["worthless"] * 3
+    with pytest.raises(RulesError, match="counted twice"):
+        GAME.determinize(view, 1, BOARD)

@@ -83,14 +83,20 @@ def _cards_in_flow(steps: list[tuple[Any, ...]]) -> list[str]:
 def determinize(view: Mapping[str, Any], seed: int, board: Board) -> DoubletrackState:
     """A full state agreeing with ``view``; unseen cards dealt at random from ``seed``.
 
-    Unseen cards are the deck less everything the viewer can place: its hand (and the card it
-    has on sale), cards publicly known in other hands, the known bottom of the pile and cards
-    being resolved. They fill the other hands, the card on sale and the top of the pile.
+    Raises :class:`RulesError` when the view cannot come from a game on ``board``.
     """
-    n = int(view["num_players"])
-    me = view["seat"]
-    st = DoubletrackState(board, n, seed, deal=False)
-    rng = random.Random(seed)
+    st = DoubletrackState(board, int(view["num_players"]), seed, deal=False)
+    _copy_public(st, view, board)
+    _deal_unseen(st, view, board, random.Random(seed))
+    if view["over"]:
+        st.ended = EndReason.NORMAL if st.winner != NO_ONE else EndReason.TURN_LIMIT
+    elif view["flow"]["waiting"] is not None:
+        st.stack.append(_tuple(view["flow"]["waiting"]))
+        st._run()  # asks the same question again
+    return st
+
+
+def _copy_public(st: DoubletrackState, view: Mapping[str, Any], board: Board) -> None:
     for s, info in enumerate(view["seats"]):
         st.big[s], st.small[s], st.money[s] = info["big"]["pos"], info["small"], info["money"]
         st.known[s] = list(info["known_cards"])
@@ -98,20 +104,29 @@ def determinize(view: Mapping[str, Any], seed: int, board: Board) -> Doubletrack
     st.active, st.turns = view["active"], view["turn"]
     st.played = [(p["seat"], p["card"]) for p in view["cards_played"]]
     st.stack = [_tuple(x) for x in view["flow"]["steps"]]
-    waiting = view["flow"]["waiting"]
     st.winner = NO_ONE if view["winner"] is None else view["winner"]
+    st.pile_known = len(view["pile_bottom"])
+    if view["on_sale"] is not None:
+        st.seller = view["on_sale"]["seller"]
+        st.on_sale = view["on_sale"]["card"]  # None unless the viewer sells it: dealt below
+    if view["seat"] is not None:
+        st.hands[view["seat"]] = list(view["hand"])
 
+
+def _deal_unseen(st: DoubletrackState, view: Mapping[str, Any], board: Board,
+                 rng: random.Random) -> None:
+    """Unseen cards are the deck less everything the viewer can place: its hand (and the card
+    it sells), cards publicly known in other hands, the known bottom of the pile and cards
+    being resolved. They fill the other hands, the card on sale and the top of the pile."""
+    me = view["seat"]
     pool = Counter(board.deck)
     pool.subtract(view["pile_bottom"])
     pool.subtract(_cards_in_flow(st.stack))
-    own_hand = list(view["hand"] or [])
-    sale = view["on_sale"]
     if me is not None:
-        st.hands[me] = own_hand
-        pool.subtract(own_hand)
-    if sale is not None and sale["card"] is not None:
-        pool.subtract([sale["card"]])
-    for s in range(n):
+        pool.subtract(st.hands[me])
+    if st.on_sale is not None:
+        pool.subtract([st.on_sale])
+    for s in range(st.num_players):
         if s != me:
             pool.subtract(st.known[s])
     if any(v < 0 for v in pool.values()):
@@ -121,23 +136,15 @@ def determinize(view: Mapping[str, Any], seed: int, board: Board) -> Doubletrack
     for s, info in enumerate(view["seats"]):
         if s == me:
             continue
-        slots = info["hand_size"] + (1 if sale is not None and sale["seller"] == s else 0)
-        cards = list(st.known[s]) + [unseen.pop() for _ in range(slots - len(st.known[s]))]
-        if sale is not None and sale["seller"] == s:
+        selling = st.on_sale is None and st.seller == s
+        missing = info["hand_size"] + selling - len(st.known[s])
+        if missing < 0 or missing > len(unseen):
+            raise RulesError(f"view is inconsistent: seat {s}'s hand cannot be dealt")
+        cards = st.known[s] + [unseen.pop() for _ in range(missing)]
+        if selling:  # the seller's face-down card is any of its hand's cards
             rng.shuffle(cards)
             st.on_sale = cards.pop()
         st.hands[s] = cards
-    if sale is not None:
-        st.seller = sale["seller"]
-        if sale["card"] is not None:
-            st.on_sale = sale["card"]
-    if len(unseen) + len(view["pile_bottom"]) != view["draw_pile_size"]:
+    if len(unseen) + st.pile_known != view["draw_pile_size"]:
         raise RulesError("view is inconsistent: draw pile size does not match the unseen cards")
     st.pile = list(view["pile_bottom"]) + unseen
-    st.pile_known = len(view["pile_bottom"])
-    if view["over"]:
-        st.ended = EndReason.NORMAL if st.winner != NO_ONE else EndReason.TURN_LIMIT
-    elif waiting is not None:
-        st.stack.append(_tuple(waiting))
-        st._run()
-    return st
