@@ -117,7 +117,8 @@ class TokaidoState(State):
         c.tiles = [list(self.tiles[0]), list(self.tiles[1])]
         c.pool = list(self.pool) if self.pool is not None else None
         c.automa = self.automa.clone() if self.automa else None
-        c.rng = random.Random()
+        # __new__ skips seeding from the OS (most of a clone's cost); setstate sets it all
+        c.rng = random.Random.__new__(random.Random)
         c.rng.setstate(self.rng.getstate())
         return c
 
