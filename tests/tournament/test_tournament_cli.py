@@ -18,7 +18,11 @@ from click.testing import CliRunner
 
 from cli import main
 
-tournament_bots.register()
+
+@pytest.fixture(autouse=True)
+def with_test_bots():
+    with tournament_bots.registered():
+        yield
 LAUNCHER = Path(__file__).with_name("tournament_launcher.py")
 
 

@@ -12,7 +12,11 @@ from ladder.tournament import (
     report, run_sprt,
 )
 
-tournament_bots.register()
+
+@pytest.fixture(autouse=True)
+def with_test_bots():
+    with tournament_bots.registered():
+        yield
 TID = "0badcafe"
 
 

@@ -1,14 +1,16 @@
 """Test bots for the toy game, of known relative strength, and a toy variant without two seats.
 
-Registered by :func:`register` under names the tournament tests use; the registration reaches
-worker processes through the registry snapshot the pool hands them.
+Registered by :func:`registered` (an autouse fixture in each test module) under names the
+tournament tests use; the registration reaches worker processes through the registry snapshot
+the pool hands them.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from referee.core import Decision
@@ -72,9 +74,26 @@ BOTS = {"strong": Strong, "weak": Weak, "noisy": Noisy, "other-noisy": OtherNois
 
 
 def register() -> None:
+    """Add the test bots and the toy variant to the registries (for the launcher process)."""
     import bots
     from referee import games
 
     for name, cls in BOTS.items():
         bots._BOTS[name] = {"*": f"{__name__}:{cls.__name__}"}
     games._MODULES.setdefault("toy-race-34", __name__)
+
+
+@contextmanager
+def registered() -> Iterator[None]:
+    """The test bots registered for the duration, so other tests see the real registries."""
+    import bots
+    from referee import games
+
+    register()
+    try:
+        yield
+    finally:
+        for name in BOTS:
+            bots._BOTS.pop(name, None)
+        games._MODULES.pop("toy-race-34", None)
+        games._loaded.pop("toy-race-34", None)
