@@ -133,3 +133,22 @@ def test_opponent_steals_the_hot_spring_before_it_is_spent() -> None:
     while decision(s).seat == 1:
         assert decision(s).kind != "hot_spring"
         pick(s, ids(s)[0])
+
+
+def test_gift_takes_the_first_revealed_tile_not_yet_gifted() -> None:
+    """"the first revealed (not yet gifted) tile in slot order": slot 0 is gone, slot 1
+    (bamboo) is next, not the moon in slot 2."""
+    s = build(artists=("Z4", None), tiles=(TILES0, None), revealed=(3, None), gifts=(1, None))
+    act(s, 0, "artist", 1)
+    assert "move:Z3:gift" in ids(s) and not any(i.endswith(":gift") for i in ids(s)
+                                               if not i.startswith("move:Z3"))
+    pick(s, "move:Z3:gift")
+    assert (s.gifts[0], s.view(0)["players"][0]["next_gift"]) == (2, "moon")
+
+
+def test_pilgrim_waves_apply_again_on_the_repeat() -> None:
+    """"pilgrim waves may be used either way" on the hot spring's repeat."""
+    s = build(pilgrims=(10, None), spring=0, waves={"pilgrim": ("hasty", 0)})
+    pick(act(s, 0, "pilgrim", 2), "move:13:effect")
+    pick(s, "spring:use")
+    assert ids(s) == ["move:15:effect", "move:15:decline", "move:16:effect", "move:16:decline"]
