@@ -10,6 +10,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,7 @@ def play(t: Tournament, concurrency: int, record: Callable[[Outcome, MatchSpec],
     try:
         with progress_bar(len(t.specs), len(t.done), show) as update:
             return t.run(concurrency, record=record, progress=update)
-    except (RulesError, LookupError, OSError) as exc:
+    except (RulesError, LookupError, OSError, BrokenExecutor) as exc:
         raise click.ClickException(
             f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, finish them with "
             f"--resume {t.tournament_id}") from exc

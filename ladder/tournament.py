@@ -303,15 +303,17 @@ def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]]) -> N
 # -- running many -----------------------------------------------------------------------------
 
 class Interrupted(Exception):
-    """Raised by :func:`run_specs` after Ctrl-C, once the pool has been stopped."""
+    """Raised by :meth:`Tournament.run` and :func:`run_sprt` after Ctrl-C, once the pools have
+    been stopped (the games finished so far are kept)."""
 
 
 class MatchPool:
     """Plays match specs on ``concurrency`` workers; results in completion order.
 
     ``concurrency == 1`` plays in this process (no pool to start). Otherwise in-process matches
-    go to a spawn-context process pool and matches with an HTTP seat to a thread pool; both are
-    created on first use.
+    go to a spawn-context pool of ``concurrency`` processes and matches with an HTTP seat to a
+    pool of as many threads; each pool is created on first use, so a tournament of one kind
+    starts only one.
     """
 
     def __init__(self, settings: Settings, concurrency: int) -> None:
