@@ -141,8 +141,8 @@ def meeples_around(s: TokaidoState, seat: int, zone: int) -> int:
 def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     b = s.b
     face_down = b.limits["paintings"] - s.revealed[seat]
-    proficient = wave_side(s, seat, ARTIST) == "proficient"
-    inspired = wave_side(s, seat, ARTIST) == "inspired"
+    side = s.wave_side[ARTIST] if s.wave_holder[ARTIST] == seat else None
+    proficient, inspired = side == "proficient", side == "inspired"
     gift_icon = s.tiles[seat][s.gifts[seat]] if s.revealed[seat] > s.gifts[seat] else -1
     keys: list[Key] = []
     for dest, mask, first, by_icon in b.artist_dest[s.art[seat]][value]:

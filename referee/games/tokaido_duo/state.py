@@ -98,7 +98,8 @@ class TokaidoState(State):
         else:
             raise IllegalChoiceError(d.seat, choice, d.kind)
         self.seen[d.seat] = len(self.events)
-        self._do(self.keys[i])
+        key = self.keys[i]
+        _HANDLERS[key[0]](self, key)
         self._settle()
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -141,11 +142,9 @@ class TokaidoState(State):
                     opts = tuple([option_for(self.b, k) for k in self.keys])
                 self._pending = [Decision(self.seat, self.phase, PROMPTS[self.phase], opts)]
                 return
-            self._do(self.keys[0])
+            key = self.keys[0]
+            _HANDLERS[key[0]](self, key)
         self._pending = []
-
-    def _do(self, key: Key) -> None:
-        _HANDLERS[key[0]](self, key)
 
     def is_automa(self, seat: int) -> bool:
         return self.automa is not None and seat == 1
@@ -195,7 +194,7 @@ class TokaidoState(State):
         self.events.append(("die", seat, CHARACTERS[char], self.value))
 
     def _begin_move(self) -> None:
-        keys = moves.move_keys(self, self.actor, self.char, self.value)
+        keys = moves.MOVE_KEYS[self.char](self, self.actor, self.value)
         if not keys:  # cannot move exactly the value: the die is spent, no effect
             self.events.append(("no_move", self.actor, CHARACTERS[self.char], self.value))
             self._end_action()
