@@ -85,8 +85,8 @@ def sprt(
         stats.validate_sprt(elo0, elo1, alpha, beta, model)
         entrants = parse_entrants([new, base])
         load_board(game, board_path)
-        settings = Settings(game.name, board_path, game.validate_options(parse_options(option_pairs)),
-                            time_ms, 0, strikes)
+        options = game.validate_options(parse_options(option_pairs))
+        settings = Settings(game.name, board_path, options, time_ms, 0, strikes)
     except (ValueError, RulesError) as exc:
         raise click.ClickException(str(exc)) from exc
     check_bots(entrants, game)
@@ -116,15 +116,17 @@ def sprt(
             click.echo(f"pairs {test.penta.pairs}  LL-LD-WL/DD-WD-WW "
                        f"{p['ll']}-{p['ld']}-{p['wl']}/{p['dd']}-{p['wd']}-{p['ww']}  "
                        f"elo {fmt(est['elo'])} ± {fmt(est['elo_error'])}  "
-                       f"nelo {fmt(est['nelo'])} ± {fmt(est['nelo_error'])}  LOS {fmt(100 * est['los'] if est['los'] is not None else None)}%")
+                       f"nelo {fmt(est['nelo'])} ± {fmt(est['nelo_error'])}  "
+                       f"LOS {fmt(est['los'], 100)}%")
         click.echo(verdict_line(test, entrants[0].name, entrants[1].name)
                    + (" (interrupted)" if interrupted else ""))
     if interrupted:
         sys.exit(130)
 
 
-def fmt(x: float | None) -> str:
-    return f"{x:.1f}" if x is not None else "inf"
+def fmt(x: float | None, scale: float = 1.0) -> str:
+    """One decimal; ``None`` (an infinite or undefined value in the document) as ``n/a``."""
+    return f"{scale * x:.1f}" if x is not None else "n/a"
 
 
 def live_line(test: SprtRun) -> None:

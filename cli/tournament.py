@@ -100,7 +100,9 @@ def db_recorder(url: str | None) -> Iterator[Callable[[Outcome, MatchSpec], None
 
 
 @contextmanager
-def progress_bar(total: int, done: int, enabled: bool) -> Iterator[Callable[[Outcome, Standings], None] | None]:
+def progress_bar(
+    total: int, done: int, enabled: bool,
+) -> Iterator[Callable[[Outcome, Standings], None] | None]:
     """A live rich progress bar on stderr: games, rate, ETA and the current leaders."""
     if not enabled:
         yield None
@@ -274,8 +276,8 @@ def csv_text(doc: dict[str, Any]) -> str:
     for name, row in doc["crosstable"].items():
         for opp, cell in row.items():
             st = stats.get((name, opp)) or flip(stats.get((opp, name)))
-            writer.writerow({"entrant": name, "opponent": opp, **cell,
-                             "score": round(cell["points"] / cell["games"], 4) if cell["games"] else "",
+            score = round(cell["points"] / cell["games"], 4) if cell["games"] else ""
+            writer.writerow({"entrant": name, "opponent": opp, **cell, "score": score,
                              "elo": st.get("elo") if st else "",
                              "elo_error": st.get("elo_error") if st else "",
                              "los": st.get("los") if st else ""})

@@ -98,7 +98,9 @@ def mean_variance(values: Sequence[float], weights: Sequence[float]) -> tuple[fl
     return mu, var
 
 
-def estimate(values: Sequence[float], counts: Sequence[float], games_per_block: int = 1) -> EloEstimate:
+def estimate(
+    values: Sequence[float], counts: Sequence[float], games_per_block: int = 1,
+) -> EloEstimate:
     """Elo, error bar, LOS and nElo from block scores ``values`` seen ``counts`` times.
 
     ``games_per_block`` converts the block variance to a per-game one for nElo (2 for pairs,
@@ -282,7 +284,9 @@ def llr(
     return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(probs, p0, p1))
 
 
-def pentanomial_llr(penta: Pentanomial, elo0: float, elo1: float, model: str = "normalized") -> float:
+def pentanomial_llr(
+    penta: Pentanomial, elo0: float, elo1: float, model: str = "normalized",
+) -> float:
     """:func:`llr` over game pairs."""
     return llr(PAIR_SCORES, penta.buckets(), elo0, elo1, model)
 

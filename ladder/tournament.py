@@ -457,13 +457,16 @@ class Standings:
 
     def order(self) -> list[int]:
         """Entrant indices, best first (points per game, then name)."""
-        return sorted(range(len(self.entrants)),
-                      key=lambda i: (-self.points[i] / max(1, self.games[i]), self.entrants[i].name))
+        def key(i: int) -> tuple[float, str]:
+            return -self.points[i] / max(1, self.games[i]), self.entrants[i].name
+
+        return sorted(range(len(self.entrants)), key=key)
 
     def leaders(self, top: int = 3) -> str:
         """A short line for the progress bar: the leading entrants and their points."""
         return "  ".join(
-            f"{self.entrants[i].name} {self.points[i]:g}/{self.games[i]}" for i in self.order()[:top]
+            f"{self.entrants[i].name} {self.points[i]:g}/{self.games[i]}"
+            for i in self.order()[:top]
         )
 
 

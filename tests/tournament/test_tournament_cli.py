@@ -68,7 +68,8 @@ def test_csv_to_a_file_and_to_stdout(tmp_path):
 
 def test_multiplayer_default_seats(tmp_path):
     code, out, err = run("tournament", "strong", "weak", "noisy", "other-noisy", "slow",
-                         "--game", "toy-race", "--games", "4", "--json", "--state-dir", str(tmp_path))
+                         "--game", "toy-race", "--games", "4", "--json",
+                         "--state-dir", str(tmp_path))
     assert code == 0, err
     doc = json.loads(out)
     assert doc["seats"] == 4 and doc["matches"] == 5 * 4

@@ -69,14 +69,15 @@ def test_multiplayer_tables_rotate_seats_over_one_seed(n, seats):
         for seat in range(seats):
             assert sorted(g.seats[seat] for g in group) == sorted(group[0].seats)
         for g in group[1:]:
-            assert g.seats == group[0].seats[g.index - group[0].index:] + group[0].seats[:g.index - group[0].index]
+            shift = g.index - group[0].index
+            assert g.seats == group[0].seats[shift:] + group[0].seats[:shift]
     assert Counter(frozenset(s.seats) for s in specs) == {frozenset(t): games for t in tables}
 
 
 def test_plan_checks():
     from support.toy import GAME
 
-    assert default_seats(GAME, 3) == 3 and default_seats(GAME, 9) == 4 and default_seats(GAME, 2) == 2
+    assert [default_seats(GAME, n) for n in (2, 3, 9)] == [2, 3, 4]
     with pytest.raises(TournamentError, match="multiple of 2"):
         check_plan(GAME, plan(3, 5, 2))
     with pytest.raises(TournamentError, match="multiple of 3"):
