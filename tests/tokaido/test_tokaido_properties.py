@@ -121,3 +121,22 @@ def test_views_never_leak_hidden_data(seed: int, level: int | None, other: int) 
             assert str(seed) not in repr(v) or seed < 1000
         d = s.pending()[0]
         s.apply({d.seat: rng.choice(d.options).id})
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 2**63 - 1), level=LEVELS, sample=st.integers(0, 2**32))
+def test_determinize_and_clone_at_every_step(seed: int, level: int | None, sample: int) -> None:
+    """A state rebuilt from a seat's view asks the same question and shows the same view; a
+    clone played on never changes the original."""
+    s, rng = new(seed, level), random.Random(seed)
+    while s.pending():
+        d = s.pending()[0]
+        v = s.view(d.seat)
+        t = GAME.determinize(v, sample, BOARD)
+        assert [o.id for o in t.pending()[0].options] == [o.id for o in d.options]
+        assert {**t.view(d.seat), "events": []} == {**v, "events": []}
+        check(t)
+        c = s.clone()
+        c.apply({d.seat: rng.choice(d.options).id})
+        assert s.view(d.seat) == v
+        s.apply({d.seat: rng.choice(d.options).id})
