@@ -31,7 +31,7 @@ take a pair ``(seat0, seat1)``; use ``None`` inside the pair to keep a seat's va
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee.core import Decision
@@ -51,7 +51,7 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
                        {"automa": automa} if automa else None)
     b = s.b
     if s.automa is not None:  # undo an opening Automa turn: a clean table to build on
-        s.automa = AutomaTracks(b, automa)
+        s.automa = AutomaTracks(b, s.automa.level)
         s.pil, s.mer, s.art = ([st[k] for st in b.start] for k in range(3))
         s.wave_holder, s.spring = [-1, -1, -1], -1
     _pairs(s, fields)
@@ -85,8 +85,9 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
 
 def _pairs(s: TokaidoState, f: dict[str, Any]) -> None:
     b = s.b
-    conv = {"pilgrims": ("pil", int), "merchants": ("mer", b.towns.index),
-            "artists": ("art", b.zones.index)}
+    conv: dict[str, tuple[str, Callable[[Any], int]]] = {
+        "pilgrims": ("pil", int), "merchants": ("mer", b.towns.index),
+        "artists": ("art", b.zones.index)}
     for key, (attr, fn) in conv.items():
         for seat, v in enumerate(f.pop(key, (None, None))):
             if v is not None:
