@@ -16,7 +16,7 @@ import click
 
 from cli.match import parse_options
 from cli.params import board_option, game_option, load_board
-from cli.tournament import check_bots
+from cli.tournament import check_bots, fmt_elo
 from ladder import stats
 from ladder.tournament import Interrupted, Settings, SprtRun, parse_entrants, run_sprt
 from referee.core import Game, RulesError
@@ -115,9 +115,7 @@ def sprt(
             p = doc["pentanomial"]
             click.echo(f"pairs {test.penta.pairs}  LL-LD-WL/DD-WD-WW "
                        f"{p['ll']}-{p['ld']}-{p['wl']}/{p['dd']}-{p['wd']}-{p['ww']}  "
-                       f"elo {fmt(est['elo'])} ± {fmt(est['elo_error'])}  "
-                       f"nelo {fmt(est['nelo'])} ± {fmt(est['nelo_error'])}  "
-                       f"LOS {fmt(est['los'], 100)}%")
+                       f"{fmt_elo(est)}  nElo {fmt(est['nelo'])} ± {fmt(est['nelo_error'])}")
         click.echo(verdict_line(test, entrants[0].name, entrants[1].name)
                    + (" (interrupted)" if interrupted else ""))
     if interrupted:
