@@ -175,3 +175,32 @@ def test_a_closed_player_answers_a_fault_instead_of_raising(toy_game):
         player.close()
         record, _ = run(toy_game, [player, *randoms(1)])
     assert {f["reason"] for f in record.log["faults"]} == {"connection_error"}
+
+
+WORKER_PATH = [("sleep", 1.0, "timeout"), ("drip_head", 0.05, "timeout"),
+               ("drip_body", 0.05, "timeout"), ("huge", 0.0, "too_large"),
+               ("drop", 0.0, "connection_error"), ("unknown", 0.0, "unknown_option")]
+
+
+@pytest.mark.parametrize("mode,delay,reason", WORKER_PATH, ids=[w[0] for w in WORKER_PATH])
+def test_host_names_take_the_worker_thread_path_with_the_same_guarantees(toy_game, mode, delay,
+                                                                         reason):
+    """``localhost`` needs a name lookup, so its calls run on a worker thread (the caller waits
+    on the future); an IP address runs inline under the watchdog. Both cut off at the deadline."""
+    with HostileServer(mode, delay) as bot:
+        url = bot.url.replace("127.0.0.1", "localhost")
+        player = HttpPlayer(name=mode, url=url)
+        assert not player._transport.inline and HttpPlayer(name="ip", url=bot.url)._transport.inline
+        record, seconds = run(toy_game, [player, *randoms(1)])
+    assert [f["reason"] for f in record.log["faults"]] == [reason] * 3
+    assert seconds < 3 * DEADLINE_MS / 1000 + 1.0
+    for d in record.log["decisions"]:
+        if d["seat"] == 0 and d["status"] == "timeout":
+            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + 150
+
+
+def test_worker_path_keeps_one_connection(toy_game):
+    with HostileServer("ok") as bot:
+        url = bot.url.replace("127.0.0.1", "localhost")
+        record, _ = run(toy_game, [HttpPlayer(name="ok", url=url), *randoms(1)])
+    assert record.log["faults"] == [] and bot.connections == 1
