@@ -49,21 +49,21 @@ def board_of(game: Any) -> Any:
     return _BOARDS[game.name]
 
 
-def play_once(game: Any, url: str, seed: int) -> tuple[float, int]:
-    """Seconds for one all-HTTP match, and the number of HTTP decisions in it."""
+def play_once(game: Any, url: str, seed: int) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one all-HTTP match, and the number of decisions in it."""
     seats = min(n for n in game.player_counts if n >= 2)  # solo modes need options
     players = [HttpPlayer(name=f"seat{i}", url=url) for i in range(seats)]
     try:
         runner = Runner(game, players, seed, board=board_of(game),
                         time_control=TimeControl(1000), match_id=f"bench-{seed}")
-        began = time.perf_counter()  # the board file is read once, outside the timing
+        began, cpu = time.perf_counter(), time.process_time()  # board read outside the timing
         record = runner.run()
-        seconds = time.perf_counter() - began
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     finally:
         for p in players:
             p.close()
     assert not record.log["faults"], record.log["faults"]
-    return seconds, len(record.log["decisions"])
+    return seconds, cpu, len(record.log["decisions"])
 
 
 def capture_bodies(game: Any, url: str, seed: int) -> list[tuple[str, bytes]]:
@@ -84,20 +84,20 @@ def capture_bodies(game: Any, url: str, seed: int) -> list[tuple[str, bytes]]:
     return sent
 
 
-def plain_loop(url: str, bodies: list[tuple[str, bytes]]) -> float:
+def plain_loop(url: str, bodies: list[tuple[str, bytes]]) -> tuple[float, float]:
     """Seconds to POST the same bodies with one keep-alive session, reading ``.content``:
     the everyday ``requests`` loop the issue names as the baseline."""
     session: requests.Session = new_session()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     for path, body in bodies:
         response = session.post(url + path, data=body, headers=HEADERS, allow_redirects=False)
         response.content  # noqa: B018
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     session.close()
-    return seconds
+    return seconds, cpu
 
 
-def bare_loop(url: str, bodies: list[tuple[str, bytes]]) -> float:
+def bare_loop(url: str, bodies: list[tuple[str, bytes]]) -> tuple[float, float]:
     """Seconds to POST the same bodies with one keep-alive session and read each answer.
 
     The body is read the way the referee reads it (``raw.read1``, then the connection goes
@@ -105,16 +105,16 @@ def bare_loop(url: str, bodies: list[tuple[str, bytes]]) -> float:
     so that the ratio isolates what the referee adds (engine, views, JSON, deadline threads).
     """
     session: requests.Session = new_session()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     for path, body in bodies:
         response = session.post(url + path, data=body, headers=HEADERS, allow_redirects=False,
                                 stream=True)
         while response.raw.read1(65537, decode_content=False):
             pass
         response.raw.release_conn()
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     session.close()
-    return seconds
+    return seconds, cpu
 
 
 def throughput(game: Any, url: str, concurrent: int, seed: int) -> tuple[float, int]:
@@ -123,7 +123,7 @@ def throughput(game: Any, url: str, concurrent: int, seed: int) -> tuple[float, 
     lock = threading.Lock()
 
     def one(i: int) -> None:
-        _, n = play_once(game, url, seed)
+        _, _, n = play_once(game, url, seed)
         with lock:
             counts.append(n)
 
@@ -149,28 +149,30 @@ def main() -> None:
     try:
         play_once(game, url, args.seed)  # warm up both sides
         bodies = capture_bodies(game, url, args.seed)
-        match_s, bare_s, plain_s = [], [], []
+        match_t, bare_t, plain_t = [], [], []
         for _ in range(args.reps):  # interleaved, so that drift hits all alike
-            seconds, decisions = play_once(game, url, args.seed)
-            match_s.append(seconds)
-            bare_s.append(bare_loop(url, bodies))
-            plain_s.append(plain_loop(url, bodies))
+            wall, cpu, decisions = play_once(game, url, args.seed)
+            match_t.append((wall, cpu))
+            bare_t.append(bare_loop(url, bodies))
+            plain_t.append(plain_loop(url, bodies))
+        calls = len(bodies)
+        print(f"{args.game}: {decisions} decisions, {calls} HTTP calls per match, "
+              f"best of {args.reps} (wall; CPU of the referee's process)")
         # The minimum is the estimate least disturbed by other load on the machine (noise only
-        # ever adds time); the medians are printed too, to show how noisy the run was.
-        m, b = min(match_s), min(bare_s)
-        print(f"{args.game}: {decisions} decisions, {len(bodies)} HTTP calls per match, "
-              f"best of {args.reps}")
-        print(f"  match over HTTP   {m * 1000:8.1f} ms  ({m / len(bodies) * 1e6:6.0f} us per call)")
-        p = min(plain_s)
-        print(f"  requests loop     {p * 1000:8.1f} ms  ({p / len(bodies) * 1e6:6.0f} us per call)"
-              "  POST, .content")
-        print(f"  bare POST loop    {b * 1000:8.1f} ms  ({b / len(bodies) * 1e6:6.0f} us per call)"
-              "  POST, raw.read1 as the referee reads")
-        print(f"  overhead ratio    {m / p:8.2f}  vs the requests loop (aim: <= 1.2; medians "
-              f"{statistics.median(match_s) / statistics.median(plain_s):.2f})")
-        print(f"  overhead ratio    {m / b:8.2f}  vs the bare loop (medians "
-              f"{statistics.median(match_s) / statistics.median(bare_s):.2f})")
-        print(f"  referee's own time per call: {(m - b) / len(bodies) * 1e6:.0f} us")
+        # ever adds time); the median ratio is printed too, to show how noisy the run was.
+        m, p, b = (min(t[0] for t in ts) for ts in (match_t, plain_t, bare_t))
+        mc, pc, bc = (min(t[1] for t in ts) for ts in (match_t, plain_t, bare_t))
+        for label, wall, cpu, note in (("match over HTTP", m, mc, ""),
+                                       ("requests loop", p, pc, "POST, .content"),
+                                       ("bare POST loop", b, bc, "POST, raw.read1 as the referee")):
+            print(f"  {label:<16} {wall * 1000:7.1f} ms  {wall / calls * 1e6:5.0f} us/call wall"
+                  f"  {cpu / calls * 1e6:5.0f} us/call CPU  {note}")
+        med = statistics.median
+        print(f"  overhead ratio   {m / p:7.2f}  vs the requests loop (aim: <= 1.2; ratio of "
+              f"medians {med(t[0] for t in match_t) / med(t[0] for t in plain_t):.2f})")
+        print(f"  overhead ratio   {m / b:7.2f}  vs the bare loop")
+        print(f"  referee's own CPU per call: {(mc - bc) / calls * 1e6:.0f} us "
+              f"(engine, views, JSON, deadline threads)")
         rate, total = throughput(game, url, args.concurrent, args.seed)
         print(f"  {args.concurrent} concurrent matches: {total} decisions, {rate:,.0f} decisions/s")
     finally:
