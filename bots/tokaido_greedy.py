@@ -10,6 +10,7 @@ opponent. It does not look at the opponent's reply; that is what ``mcts`` is for
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +25,8 @@ WARE = 1.2
 REVEALED = 2.0
 WAVE = 1.5
 HOT_SPRING = 1.5
+LEAF_SCALE = 8.0
+"""Points of evaluation margin that make a position about 3:1 (logistic scale)."""
 MAX_DEPTH = 3
 """Own follow-up decisions explored after the first (die -> move -> keep -> spring)."""
 
@@ -49,6 +52,17 @@ def evaluate(view: Mapping[str, Any], me: int) -> float:
     others = [player_value(p) for p in players if p["seat"] != me]
     spring = HOT_SPRING if view["hot_spring"] == me else 0.0
     return mine + spring - (max(others) if others else 0.0)
+
+
+def leaf_values(view: Mapping[str, Any]) -> list[float]:
+    """Per-seat chances in [0, 1] for search bots: a logistic of the evaluation margin."""
+    values = [player_value(p) + (HOT_SPRING if view["hot_spring"] == p["seat"] else 0.0)
+              for p in view["players"]]
+    if len(values) == 1:  # pragma: no cover - the Automa always has an entry
+        return [0.5]
+    margin = values[0] - values[1]
+    first = 1.0 / (1.0 + math.exp(-margin / LEAF_SCALE))
+    return [first, 1.0 - first]
 
 
 class TokaidoGreedyBot(Bot):
