@@ -318,7 +318,10 @@ class Transport:
                 )
                 return self._read(call, response)
         except requests.exceptions.ConnectTimeout:
-            return _fault("connection_error", f"could not connect within {CONNECT_TIMEOUT_S:.0f} s")
+            if call.aborted:
+                return _fault("timeout", "cut off at the deadline while connecting")
+            limit = min(CONNECT_TIMEOUT_S, timeout_s)
+            return _fault("connection_error", f"could not connect within {limit:.1f} s")
         except requests.exceptions.ReadTimeout:
             return _fault("timeout", "read timed out")
         except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
