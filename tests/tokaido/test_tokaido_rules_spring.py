@@ -1,0 +1,86 @@
+"""Rule scenarios: the hot spring token (rules page: Hot spring token; Decisions 5)."""
+
+from __future__ import annotations
+
+from tokaido_position import BOARD, act, build, decision, events, ids, pick
+
+
+def _answer_until(s, seat: int, kind: str) -> None:
+    """Answer with the first option until ``seat`` is asked a ``kind`` question."""
+    while (decision(s).seat, decision(s).kind) != (seat, kind):
+        pick(s, ids(s)[0])
+
+
+def test_stolen_before_it_is_spent() -> None:
+    """"If the opponent's pilgrim lands on a hot spring, the opponent takes the token."
+    Seat 1 holds it; seat 0's first die steals it; seat 1's action then offers no repeat, and
+    seat 0's last die of the round (not the action that gained it) may spend it."""
+    s = build(pilgrims=(13, None), spring=1, dice=(3, 1, 1), first=0)
+    pick(s, "pilgrim")
+    pick(s, "move:16:effect")
+    assert s.spring == 0 and events(s, "spring") == [("spring", 0, 1)]
+    assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
+    pick(s, "merchant")
+    while decision(s).seat == 1:
+        assert decision(s).kind != "hot_spring"
+        pick(s, ids(s)[0])
+    pick(s, ids(s)[0])  # seat 0's artist move
+    assert (decision(s).seat, decision(s).kind, ids(s)) == (0, "hot_spring",
+                                                           ["spring:pass", "spring:use"])
+
+
+def test_the_merchant_repeats_with_the_same_value_and_its_effect() -> None:
+    """"spend the token to use the same die again at once: same character, same value (no
+    reroll), move and effect ... The token returns to the board." C6 -> M3 with a 1, then
+    from M3 with a 1 again (C6 is free once left)."""
+    s = build(merchants=("C6", None), pilgrims=(1, 2), spring=0, dice=(2, 1, 3))
+    pick(act(s, 0, "merchant", 1), "move:M3:nothing")
+    pick(s, "spring:use")
+    assert s.spring == -1 and events(s, "spring_used") == [("spring_used", 0, "merchant", 1)]
+    assert {i.split(":")[1] for i in ids(s)} == {"C3", "C6", "M2", "M4"}
+    pick(s, "move:M4:draw")
+    assert s.mer[0] == BOARD.town_index("M4") and sum(s.wares[0]) == 2
+    assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
+    assert s.dice == [2, 1, 3] and s.used == [-1, 0, -1]
+
+
+def test_the_artist_repeats_and_may_paint_again() -> None:
+    """The repeat is a whole new move with its effect: Z3 -> Z4 -> Z3 (a 1 twice), painting
+    on each arrival."""
+    s = build(artists=("Z3", None), pilgrims=(15, 10), spring=0)
+    pick(act(s, 0, "artist", 1), "move:Z4:paint")
+    pick(s, "spring:use")
+    pick(s, "move:Z3:paint")
+    assert s.art[0] == BOARD.zone_index("Z3") and s.revealed[0] == 2
+    assert [e[0] for e in s.events if e[0] in ("paint", "spring_used")] == [
+        "paint", "spring_used", "paint"]
+
+
+def test_passing_keeps_the_token_for_a_later_die() -> None:
+    """"may spend": declining keeps the token, offered again after the seat's next die."""
+    s = build(pilgrims=(10, 20), spring=0, dice=(2, 1, 1), first=0)
+    pick(s, "pilgrim")
+    pick(s, "move:12:decline")
+    pick(s, "spring:pass")
+    assert s.spring == 0
+    pick(s, "merchant")
+    _answer_until(s, 0, "hot_spring")
+    assert s.char == 2 and s.spring == 0
+
+
+def test_a_repeat_that_gains_the_token_back_cannot_spend_it_again() -> None:
+    """"It cannot be spent on the action that gained it": the repeat (0 -> 3 -> 6) lands on
+    the hot spring and takes the token back from the board; no second repeat."""
+    s = build(pilgrims=(0, 20), spring=0)
+    pick(act(s, 0, "pilgrim", 3), "move:3:decline")
+    pick(s, "spring:use")
+    assert s.spring == -1
+    pick(s, "move:6:effect")
+    assert s.spring == 0 and (decision(s).seat, decision(s).kind) == (1, "choose_die")
+
+
+def test_no_question_when_not_held() -> None:
+    """Decisions 5: "asked only when legal": the opponent's token offers this seat nothing."""
+    s = build(pilgrims=(10, None), spring=1)
+    pick(act(s, 0, "pilgrim", 2), "move:12:effect")
+    assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
