@@ -9,6 +9,7 @@ since the buyer must play it. Like a remote bot it reads only the decision and i
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,6 +26,25 @@ CIRCLE_DOLLARS = 10.0
 DEFEND_DOLLARS = 30.0
 """Bid per circle of margin to keep the lead, once past half way: a rival who wins the lead
 auction lands just ahead of me."""
+
+
+LEAF_CIRCLES = 6.0
+"""Logistic scale of the leaf evaluator, in circles of lead."""
+
+
+def leaf_values(view: Mapping[str, Any]) -> list[float]:
+    """Per-seat value for search bots, on the rank scale (1 first, 0 last): the expected
+    share of the other seats beaten, each pair a logistic of the progress margin."""
+    progress = [
+        s["small"] + s["money"] / CIRCLE_DOLLARS + GATE_VALUE * len(s["gates"])
+        for s in view["seats"]
+    ]
+    n = len(progress)
+    return [
+        sum(1 / (1 + math.exp((q - p) / LEAF_CIRCLES)) for j, q in enumerate(progress) if j != i)
+        / (n - 1)
+        for i, p in enumerate(progress)
+    ]
 
 
 class Track:

@@ -42,6 +42,7 @@ SCORE_WEIGHT = 0.2
 
 LEAF_EVALUATORS: dict[str, str] = {
     "tokaido-duo": "bots.tokaido_greedy:leaf_values",
+    "doubletrack": "bots.doubletrack_greedy:leaf_values",
 }
 """game -> "module:function"; the function maps a spectator view to per-seat values in [0, 1]."""
 

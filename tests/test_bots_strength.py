@@ -1,0 +1,37 @@
+"""The built-in bots are as strong as the issues ask, on fixed seeds.
+
+Every bot here is deterministic given its seed (``mcts`` with a playout budget rather than a
+clock), so these are exact regression checks, not flaky statistics; the full-size figures
+(1,000 and 200 games, 100 ms per decision) come from ``bench/bot_strength.py``.
+"""
+
+from __future__ import annotations
+
+from bots import find_bot
+from referee.games import find_game
+from referee.match import Runner, TimeControl
+from referee.players import InProcessPlayer
+
+
+def win_share(game_name: str, bot: str, opponent: str, seats: int, games: int) -> float:
+    game = find_game(game_name)
+    total = 0.0
+    for seed in range(games):
+        me = seed % seats
+        players = [
+            InProcessPlayer(name=str(s), bot=find_bot(bot if s == me else opponent, game_name,
+                                                      seed * 10 + s))
+            for s in range(seats)
+        ]
+        result = Runner(game, players, seed, time_control=TimeControl(60_000)).run().result
+        total += 1 / len(result.winners) if me in result.winners else 0.0
+    return total / games
+
+
+def test_tokaido_greedy_beats_random_in_three_quarters_of_games():
+    assert win_share("tokaido-duo", "greedy", "random", 2, 120) >= 0.75
+
+
+def test_tokaido_mcts_beats_greedy():
+    assert win_share("tokaido-duo", "mcts:playouts=300", "greedy", 2, 24) >= 0.6
+
