@@ -15,15 +15,17 @@ import pytest
 
 from tokaido_position import BOARD, act, build, decision, events, ids, pick
 
+from referee.games.tokaido_duo.state import TokaidoState
+
 TILES = ["moon", "bamboo", "waterfall", "mountain", "moon", "waterfall", "bamboo", "moon",
          "waterfall", "mountain"]
 
 
-def _data(s, option_id: str) -> dict[str, Any]:
+def _data(s: TokaidoState, option_id: str) -> dict[str, Any]:
     return dict(next(o.data for o in decision(s).options if o.id == option_id))
 
 
-def _dests(s) -> list[str]:
+def _dests(s: TokaidoState) -> list[str]:
     return sorted({i.split(":")[1] for i in ids(s)})
 
 
@@ -64,7 +66,7 @@ def test_artists_may_share_a_zone() -> None:
     assert s.art == [BOARD.zone_index("Z4")] * 2
 
 
-def _around_z3(**kw: Any):
+def _around_z3(**kw: Any) -> TokaidoState:
     """Seat 1's pilgrim on C3 (Z2 and Z3), seat 0's pilgrim on 12 (Z3), seat 0's merchant on
     M3 (Z2, Z3, Z5, Z6), seat 1's merchant on M2 (not Z3), seat 1's artist in Z3."""
     base: dict[str, Any] = dict(pilgrims=(12, 9), merchants=("M3", "M2"),
@@ -115,7 +117,7 @@ def test_proficient_adds_one_and_is_optional() -> None:
 
 def test_nobody_around_paints_nothing_but_proficient_reveals_one() -> None:
     """No other meeple in Z8: no paint option; with Proficient, "paint +1" reveals one."""
-    far = dict(pilgrims=(10, 20), merchants=("M3", "M4"), artists=("Z1", "Z4"))
+    far: dict[str, Any] = dict(pilgrims=(10, 20), merchants=("M3", "M4"), artists=("Z1", "Z4"))
     s = act(build(**far), 0, "artist", 1)
     assert [i for i in ids(s) if i.startswith("move:Z8")] == ["move:Z8"]
     s = act(build(waves={"artist": ("proficient", 0)}, **far), 0, "artist", 1)

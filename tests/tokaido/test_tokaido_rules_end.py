@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from tokaido_position import build, decision, events, ids, pick
 
+from referee.core import Result
 from referee.games.tokaido_duo import scoring
+from referee.games.tokaido_duo.state import TokaidoState
 
 
-def _play_out(s) -> None:
+def _result(s: TokaidoState) -> Result:
+    res = s.result()
+    assert res, "the game is not over"
+    return res
+
+
+def _play_out(s: TokaidoState) -> None:
     """Answer the first option to the end (first options score nothing here: "nothing",
     "decline" or a plain move come first)."""
     while s.pending():
@@ -30,7 +38,7 @@ def test_trigger_by_the_second_player_mid_round_then_the_round_is_finished() -> 
     _play_out(s)
     assert s.is_over and s.round == rnd and s.used == [1, 0, 0]
     assert [e[2] for e in events(s, "die")] == ["merchant", "pilgrim", "artist"]
-    assert s.result().reason == "temple 9 reached by seat 1; round played out"
+    assert _result(s).reason == "temple 9 reached by seat 1; round played out"
 
 
 def test_trigger_on_the_last_die_ends_the_game_after_that_action_hot_spring_included() -> None:
@@ -50,7 +58,7 @@ def test_trigger_on_the_last_die_ends_the_game_after_that_action_hot_spring_incl
     assert events(s, "end") == [("end", "garden 6 reached by seat 0")]
 
 
-def _play_out_seat(s, seat: int) -> None:
+def _play_out_seat(s: TokaidoState, seat: int) -> None:
     while decision(s).seat == seat:
         pick(s, ids(s)[0])
 
@@ -67,11 +75,11 @@ def test_two_triggers_in_one_round_are_both_reported() -> None:
     pick(s, "move:C3:sell:1")
     assert s.triggers == ["temple 9 reached by seat 0", "gold slab 6 gained by seat 1"]
     _play_out(s)
-    assert s.result().reason == ("temple 9 reached by seat 0; gold slab 6 gained by seat 1; "
+    assert _result(s).reason == ("temple 9 reached by seat 0; gold slab 6 gained by seat 1; "
                                  "round played out")
 
 
-def _tie_position(coins: tuple[int, int]):
+def _tie_position(coins: tuple[int, int]) -> TokaidoState:
     """Seat 0: temple 8 x garden 1, its pilgrim reaches temple 9 (score 9). Seat 1: 3 x 3 = 9.
     No wares, no revealed paintings: the other dice cannot change a score."""
     return build(first=0, dice=(3, 1, 1), pilgrims=(10, 30), temple=(8, 3), garden=(1, 3),
@@ -84,7 +92,7 @@ def test_coin_tie_break_after_a_real_ending() -> None:
     pick(s, "pilgrim")
     pick(s, "move:13:effect")
     _play_out(s)
-    res = s.result()
+    res = _result(s)
     assert [x.score for x in res.seats] == [9, 9] and s.coins == [3, 2]
     assert res.winners == (0,) and [x.rank for x in res.seats] == [1, 2]
 
@@ -95,7 +103,7 @@ def test_shared_win_after_a_real_ending() -> None:
     pick(s, "pilgrim")
     pick(s, "move:13:effect")
     _play_out(s)
-    res = s.result()
+    res = _result(s)
     assert [x.score for x in res.seats] == [9, 9] and s.coins == [4, 4]
     assert res.winners == (0, 1) and [x.rank for x in res.seats] == [1, 1]
 
@@ -110,7 +118,7 @@ def test_rulebook_95_point_example_reached_in_play() -> None:
     pick(s, "move:12:effect")
     assert s.triggers == ["garden 6 reached by seat 0"]
     _play_out(s)
-    res = s.result()
+    res = _result(s)
     assert res.seats[0].breakdown == {"pilgrim": 42, "merchant": 35, "artist": 18}
     assert res.seats[0].score == 95 and res.winners == (0,)
     assert scoring.breakdown(s, 1) == {"pilgrim": 1, "merchant": 0, "artist": 0}

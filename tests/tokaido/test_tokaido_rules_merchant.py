@@ -12,8 +12,10 @@ import pytest
 
 from tokaido_position import BOARD, act, build, decision, events, ids, pick, script_draws
 
+from referee.games.tokaido_duo.state import TokaidoState
 
-def _dests(s) -> list[str]:
+
+def _dests(s: TokaidoState) -> list[str]:
     assert decision(s).kind == "move"
     return sorted({i.split(":")[1] for i in ids(s)})
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from tokaido_position import BOARD, act, build, decision, events, ids, pick
 
+from referee.games.tokaido_duo.state import TokaidoState
 
-def _answer_until(s, seat: int, kind: str) -> None:
+
+def _answer_until(s: TokaidoState, seat: int, kind: str) -> None:
     """Answer with the first option until ``seat`` is asked a ``kind`` question."""
     while (decision(s).seat, decision(s).kind) != (seat, kind):
         pick(s, ids(s)[0])
@@ -84,3 +86,17 @@ def test_no_question_when_not_held() -> None:
     s = build(pilgrims=(10, None), spring=1)
     pick(act(s, 0, "pilgrim", 2), "move:12:effect")
     assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
+
+
+def test_offered_after_the_opponent_returns_a_ware_for_lost_robust() -> None:
+    """"After a seat resolves a die it may spend the token": the die is resolved only once
+    the opponent has returned a ware for the Robust tile it lost ("return one at once"); then
+    the hot spring is offered to the seat that used the die."""
+    s = build(pilgrims=(8, None), spring=0, wares=(None, {"fan": 3, "doll": 3}),
+              waves={"pilgrim": ("hasty", 0), "artist": ("inspired", 0),
+                     "merchant": ("robust", 1)})
+    pick(act(s, 0, "pilgrim", 3), "move:11:effect")
+    assert (decision(s).seat, decision(s).kind) == (1, "return_ware")
+    pick(s, "return:doll")
+    assert (decision(s).seat, decision(s).kind) == (0, "hot_spring")
+    assert s.wares[1] == [0, 0, 2, 3]
