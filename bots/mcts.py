@@ -7,9 +7,10 @@ determinization (single-observer ISMCTS: availability counts keep rarely legal m
 plays the rest of the game out at random and backs up each seat's reward. Sampling the hidden
 information anew every iteration is what stops the search from "seeing" the opponent's tiles.
 
-Simultaneous decisions (sealed bids) are walked one seat after another inside an iteration,
-the bot's own seat first: its bid never conditions on the others', while theirs condition on
-its own, a pessimism (opponents play as if they saw the bid) accepted for one simple tree.
+Simultaneous decisions (sealed bids) are searched decoupled (DUCT): at such a node every
+seat picks by UCB over its *own* statistics, blind to the others' picks, and the joint pick
+leads to the child. A sequential walk would let the later bidders "see" the earlier bid and
+teach the search that bidding never pays.
 
 Where a game has a leaf evaluator (:data:`LEAF_EVALUATORS`, a function of the spectator view
 of a simulated state giving each seat a value in [0, 1]), the playout is cut after
@@ -22,14 +23,12 @@ number of ``playouts`` (iterations).
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
-
-import importlib
-from collections.abc import Callable
 
 from referee.core import Decision, Result, State
 from referee.games import find_game
@@ -56,16 +55,26 @@ def leaf_evaluator(game: str) -> Callable[[Mapping[str, Any]], list[float]] | No
     return func
 
 
-class Node:
-    """Statistics of one edge sequence, from the view of the seat that chose the last edge."""
+class Stat:
+    """One seat's record for one option at one node; ``available`` counts the iterations
+    in which the option was legal (determinizations differ), for the ISMCTS exploration term."""
 
-    __slots__ = ("children", "visits", "reward", "available")
+    __slots__ = ("visits", "reward", "available")
 
     def __init__(self) -> None:
-        self.children: dict[tuple[int, str], Node] = {}
         self.visits = 0
         self.reward = 0.0
         self.available = 0
+
+
+class Node:
+    """A position of the shared tree: per-(seat, option) statistics, children by joint pick."""
+
+    __slots__ = ("stats", "children")
+
+    def __init__(self) -> None:
+        self.stats: dict[tuple[int, str], Stat] = {}
+        self.children: dict[tuple[tuple[int, str], ...], Node] = {}
 
 
 def rewards(result: Result) -> list[float]:
@@ -86,12 +95,18 @@ class MctsBot(Bot):
     name = "mcts"
 
     def __init__(self, game: str, seed: int, ms: float = 100.0, playouts: float | None = None,
-                 rollout: float = 4) -> None:
+                 rollout: float = 4, guided: float = 0.0) -> None:
         self.game = find_game(game)
         self.rng = random.Random(seed)
         self.ms, self.playouts = float(ms), (int(playouts) if playouts is not None else None)
         self.evaluate = leaf_evaluator(game)
         self.rollout_steps = int(rollout) if self.evaluate else None
+        self.guided = float(guided)
+        self.policy: Bot | None = None
+        if self.guided > 0:
+            from bots import find_bot  # the registry imports this module: no import cycle
+
+            self.policy = find_bot("greedy", game, seed)
         self.board: Any = None
 
     def start(self, info: MatchInfo) -> None:
@@ -109,63 +124,66 @@ class MctsBot(Bot):
             elif iterations and time.perf_counter() >= deadline:
                 break
             state = self.game.determinize(view, self.rng.getrandbits(63), self.board)
-            self._iterate(state, root, decision.seat)
+            self._iterate(state, root)
             iterations += 1
         return self._best(root, decision)
 
     def _best(self, root: Node, decision: Decision) -> str:
         def visits(option_id: str) -> tuple[int, float]:
-            child = root.children.get((decision.seat, option_id))
-            if child is None or child.visits == 0:
+            stat = root.stats.get((decision.seat, option_id))
+            if stat is None or stat.visits == 0:
                 return (0, 0.0)
-            return (child.visits, child.reward / child.visits)
+            return (stat.visits, stat.reward / stat.visits)
 
         return max(decision.options, key=lambda o: visits(o.id)).id
 
-    def _iterate(self, state: State, root: Node, me: int) -> None:
-        """Select and expand one leaf, play out at random, back the seats' rewards up."""
-        path: list[tuple[Node, int]] = []
-        node, expanded = root, False
-        while not expanded:
+    def _iterate(self, state: State, root: Node) -> None:
+        """Select down to a new pick, play out, back every picking seat's reward up."""
+        path: list[tuple[Node, list[tuple[int, str]]]] = []
+        node = root
+        while True:
             pending = state.pending()
             if not pending:
                 break
-            if len(pending) > 1:
-                pending.sort(key=lambda d: d.seat != me)
-            choices: dict[int, str] = {}
-            for d in pending:
-                if expanded:  # the rest of a simultaneous step is part of the playout
-                    choices[d.seat] = self.rng.choice(d.options).id
-                    continue
-                node, choices[d.seat], expanded = self._select(node, d)
-                path.append((node, d.seat))
-            state.apply(choices)
+            picks = [self._select(node, d) for d in pending]
+            path.append((node, [(d.seat, pick) for d, (pick, _) in zip(pending, picks)]))
+            state.apply({d.seat: pick for d, (pick, _) in zip(pending, picks)})
+            if any(new for _, new in picks):
+                break
+            key = tuple(path[-1][1])
+            node = node.children.setdefault(key, Node())
         reward = self._playout(state)
-        for n, seat in path:
-            n.visits += 1
-            n.reward += reward[seat]
+        for n, picks_made in path:
+            for seat, pick in picks_made:
+                stat = n.stats[(seat, pick)]
+                stat.visits += 1
+                stat.reward += reward[seat]
 
-    def _select(self, node: Node, d: Decision) -> tuple[Node, str, bool]:
-        """UCB over the options legal here; an untried option is expanded at once."""
+    def _select(self, node: Node, d: Decision) -> tuple[str, bool]:
+        """UCB over ``d.seat``'s options legal here; an untried option is picked first.
+        Returns the pick and whether it is new (the walk then stops to play out)."""
         untried = []
         best, best_value = "", -1.0
+        stats = node.stats
         for option in d.options:
-            child = node.children.get((d.seat, option.id))
-            if child is None:
+            stat = stats.get((d.seat, option.id))
+            if stat is None:
                 untried.append(option.id)
                 continue
-            child.available += 1
-            value = child.reward / child.visits + EXPLORATION * math.sqrt(
-                math.log(child.available) / child.visits
+            stat.available += 1
+            value = stat.reward / stat.visits + EXPLORATION * math.sqrt(
+                math.log(stat.available) / stat.visits
             )
             if value > best_value:
                 best, best_value = option.id, value
         if untried:
-            choice = self.rng.choice(untried)
-            child = node.children[(d.seat, choice)] = Node()
-            child.available = 1
-            return child, choice, True
-        return node.children[(d.seat, best)], best, False
+            pick = self.rng.choice(untried)
+            stat = stats.get((d.seat, pick))
+            if stat is None:
+                stat = stats[(d.seat, pick)] = Stat()
+                stat.available = 1
+            return pick, True
+        return best, False
 
     def _playout(self, state: State) -> list[float]:
         """Random moves to the end, or for ``rollout_steps`` and then the leaf evaluator."""
@@ -179,5 +197,12 @@ class MctsBot(Bot):
             if self.rollout_steps is not None and steps >= self.rollout_steps:
                 assert self.evaluate is not None
                 return self.evaluate(state.view(None))
-            state.apply({d.seat: choice(d.options).id for d in pending})
+            state.apply({d.seat: self._rollout_pick(state, d) for d in pending})
             steps += 1
+
+    def _rollout_pick(self, state: State, d: Decision) -> str:
+        """Random, or with probability ``guided`` what the game's greedy bot would play."""
+        if self.policy is not None and self.rng.random() < self.guided:
+            out = self.policy.decide(d, state.view(d.seat))
+            return out[0] if isinstance(out, tuple) else out
+        return self.rng.choice(d.options).id

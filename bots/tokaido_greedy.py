@@ -22,7 +22,10 @@ from referee.players import Bot, MatchInfo
 # What unbanked assets are worth in points, tuned by self-play against ``random``.
 COIN = 0.7
 WARE = 1.2
-REVEALED = 2.0
+REVEALED = 1.5
+GIFT_PROGRESS = 2.0
+"""A gift is worth more than its table step: the artist table is convex (1, 1, 3, 3, 5, ...),
+so the early, cheap gifts are what unlock the valuable later ones."""
 WAVE = 1.5
 HOT_SPRING = 1.5
 LEAF_SCALE = 8.0
@@ -38,7 +41,7 @@ def player_value(p: Mapping[str, Any]) -> float:
         return value
     value += COIN * p["coins"] + WARE * sum(p["wares"].values())
     revealed = sum(1 for t in p["paintings"] if t["state"] == "revealed")
-    value += REVEALED * revealed
+    value += REVEALED * revealed + GIFT_PROGRESS * p["gifts"]
     # temple x garden: a step on the shorter track is worth the other track's value.
     value += 0.5 * min(p["temple"], p["garden"])
     value += WAVE * len(p["waves"])
