@@ -50,6 +50,16 @@ def test_blocked_coastal_towns_own_pilgrim_included() -> None:
     assert _dests(s) == ["C1", "C6", "M4"]
 
 
+def test_both_merchants_stand_on_one_mountain_town() -> None:
+    """"Both merchants may share a mountain town.": seat 0 joins seat 1 on M3 and draws there;
+    an artist arriving in Z3 (bordered by M3) then counts both merchants."""
+    s = build(merchants=("C6", "M3"), pilgrims=(1, 2), artists=("Z4", "Z7"))
+    pick(act(s, 0, "merchant", 1), "move:M3:draw")
+    assert s.mer == [BOARD.town_index("M3")] * 2 and sum(s.wares[0]) == 3
+    act(s, 0, "artist", 1)
+    assert next(o.data for o in decision(s).options if o.id == "move:Z3:paint")["reveal"] == 2
+
+
 def test_merchant_unable_to_move_spends_the_die_without_a_question() -> None:
     """"If a character cannot move exactly the value, the die is spent with no move and no
     effect." From M2 a 3 reaches only C4 and C5: the other pilgrim sits on C4, the other

@@ -100,3 +100,16 @@ def test_offered_after_the_opponent_returns_a_ware_for_lost_robust() -> None:
     pick(s, "return:doll")
     assert (decision(s).seat, decision(s).kind) == (0, "hot_spring")
     assert s.wares[1] == [0, 0, 2, 3]
+
+
+def test_pilgrim_waves_either_way_plain_first_then_tranquil() -> None:
+    """"pilgrim waves may be used either way": the first move declines Tranquil (11 -> 13),
+    the repeat may still use it (13 -> 14 or 15)."""
+    s = build(pilgrims=(11, None), spring=0, waves={"pilgrim": ("tranquil", 0)})
+    act(s, 0, "pilgrim", 2)
+    assert ids(s) == ["move:13:effect", "move:13:decline", "move:12:effect", "move:12:decline"]
+    pick(s, "move:13:effect")
+    pick(s, "spring:use")
+    assert ids(s) == ["move:15:effect", "move:15:decline", "move:14:effect", "move:14:decline"]
+    pick(s, "move:14:effect")
+    assert s.pil[0] == 14 and s.temple[0] == 2 and s.coins[0] > 0
