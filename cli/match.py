@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
-from cli.params import board_option, game_option, load_board
+from cli.params import (
+    board_option, clock_options, game_option, game_options_option, load_board, parse_options,
+)
 from referee.core import Game, RulesError
 from referee.lineup import make_players
 from referee.match import MatchRecord, Runner, TimeControl
@@ -28,33 +30,13 @@ SLOWEST = 3
 """Decisions listed by time in the readable summary: where a bot author looks first."""
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``key=value`` pairs; values read as JSON when they parse (``2`` is a number)."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--option")
-        try:
-            options[key] = json.loads(raw)
-        except ValueError:
-            options[key] = raw
-    return options
-
-
 @click.command()
 @click.argument("bots", nargs=-1, required=True)
 @game_option()
 @click.option("--seed", type=int, default=None, help="Replay a game exactly (drawn if absent).")
 @board_option()
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A game option, e.g. automa=2 for Tokaido Duo's solo mode.")
-@click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True,
-              help="Time per decision.")
-@click.option("--bank-ms", type=click.IntRange(0), default=0, show_default=True,
-              help="Overage bank per seat.")
-@click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
-              help="Strikes before a seat forfeits.")
+@game_options_option()
+@clock_options()
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the match log here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -47,3 +49,42 @@ def board_option() -> Any:
         "--board", "board_path", type=click.Path(dir_okay=False), default=None,
         help="A board data file replacing the packaged default.",
     )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def game_options_option() -> Callable[[F], F]:
+    """``--option KEY=VALUE`` (repeatable), read by :func:`parse_options`."""
+    return click.option(
+        "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+        help="A game option, e.g. automa=2 for Tokaido Duo's solo mode.",
+    )
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``key=value`` pairs; values read as JSON when they parse (``2`` is a number)."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--option")
+        try:
+            options[key] = json.loads(raw)
+        except ValueError:
+            options[key] = raw
+    return options
+
+
+def clock_options(bank: bool = True) -> Callable[[F], F]:
+    """``--time-ms``, ``--bank-ms`` (unless ``bank`` is false) and ``--strikes``: the time
+    control and fault tolerance every command that plays matches shares."""
+    def decorate(func: F) -> F:
+        func = click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
+                            help="Strikes before a seat forfeits.")(func)
+        if bank:
+            func = click.option("--bank-ms", type=click.IntRange(0), default=0,
+                                show_default=True, help="Overage bank per seat.")(func)
+        return click.option("--time-ms", type=click.IntRange(1), default=1000,
+                            show_default=True, help="Time per decision.")(func)
+    return decorate

@@ -14,8 +14,9 @@ from typing import Any
 
 import click
 
-from cli.match import parse_options
-from cli.params import board_option, game_option, load_board
+from cli.params import (
+    board_option, clock_options, game_option, game_options_option, load_board, parse_options,
+)
 from cli.tournament import check_bots, fmt_elo
 from ladder import stats
 from ladder.tournament import Interrupted, Settings, SprtRun, parse_entrants, run_sprt
@@ -68,9 +69,8 @@ def document(test: SprtRun, new: str, base: str, game: str, seed: int) -> dict[s
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed of the pair schedule (drawn if absent).")
 @board_option()
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A game option.")
-@click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True)
-@click.option("--strikes", type=click.IntRange(1), default=3, show_default=True)
+@game_options_option()
+@clock_options(bank=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the trace.")
 def sprt(
     new: str, base: str, game: Game, elo0: float, elo1: float, alpha: float, beta: float,

@@ -17,8 +17,9 @@ from typing import Any
 
 import click
 
-from cli.match import parse_options
-from cli.params import board_option, game_option, load_board
+from cli.params import (
+    board_option, clock_options, game_option, game_options_option, load_board, parse_options,
+)
 from ladder.tournament import (
     Entrant, Interrupted, MatchSpec, Outcome, Plan, Settings, Standings, Tournament,
     TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
@@ -137,13 +138,8 @@ def progress_bar(
               help="Matches played at once (processes for built-in bots, threads for HTTP).")
 @click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
 @board_option()
-@click.option("--option", "option_pairs", multiple=True, metavar="KEY=VALUE", help="A game option.")
-@click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True,
-              help="Time per decision.")
-@click.option("--bank-ms", type=click.IntRange(0), default=0, show_default=True,
-              help="Overage bank per seat.")
-@click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
-              help="Strikes before a seat forfeits.")
+@game_options_option()
+@clock_options()
 @click.option("--db", default=None, is_flag=False, flag_value="", metavar="URL",
               help="Record results in the ladder (alone: the default ladder database).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")

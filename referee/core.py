@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
+from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
+
+import yaml
 
 
 class Option(NamedTuple):
@@ -161,12 +164,36 @@ class Game(ABC):
     rules_version: ClassVar[str]
     player_counts: ClassVar[tuple[int, ...]]
 
-    @abstractmethod
     def load_board(self, path: str | None = None) -> Any:
-        """The validated board: the packaged default, or the file at ``path``.
+        """The validated board: the packaged default (``board.yaml`` beside the game's
+        module, read once), or the YAML file at ``path``.
 
         Raises :class:`BoardError` naming the problem.
         """
+        if path is None:
+            default = self.__dict__.get("_default_board")
+            if default is None:
+                default = self._default_board = self.board_from_data(self._read_board(None))
+            return default
+        return self.board_from_data(self._read_board(path))
+
+    def _read_board(self, path: str | None) -> Mapping[str, Any]:
+        try:
+            if path is None:
+                package = resources.files(type(self).__module__)
+                text = package.joinpath("board.yaml").read_text("utf-8")
+            else:
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BoardError(f"cannot read board file: {getattr(exc, 'strerror', None) or exc}") from exc
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise BoardError(f"not valid YAML: {str(exc).splitlines()[0]}") from exc
+        if not isinstance(data, Mapping):
+            raise BoardError("board file: expected a mapping at the top level")
+        return data
 
     @abstractmethod
     def board_from_data(self, data: Mapping[str, Any]) -> Any:

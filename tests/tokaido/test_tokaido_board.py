@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from referee.core import BoardError
 from referee.games.tokaido_duo import GAME
-from referee.games.tokaido_duo.board import Board, load_board
+from referee.games.tokaido_duo.board import Board
 
 DATA = yaml.safe_load(resources.files("referee.games.tokaido_duo").joinpath("board.yaml")
                       .read_text("utf-8"))
@@ -89,12 +89,12 @@ def test_broken_board_file(tmp_path: Path) -> None:
     bad = tmp_path / "board.yaml"
     bad.write_text(yaml.safe_dump(_mutate("ring", DATA["ring"][:-1])))
     with pytest.raises(BoardError, match="ring: expected 37 spaces, got 36"):
-        load_board(str(bad))
+        GAME.load_board(str(bad))
     bad.write_text("ring: [unclosed")
     with pytest.raises(BoardError, match="not valid YAML"):
-        load_board(str(bad))
+        GAME.load_board(str(bad))
     with pytest.raises(BoardError, match="cannot read board file"):
-        load_board(str(tmp_path / "missing.yaml"))
+        GAME.load_board(str(tmp_path / "missing.yaml"))
 
 
 def test_board_option_of_the_cli(tmp_path: Path) -> None:

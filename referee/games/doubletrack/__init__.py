@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.core import Game, GameOptionsError
 from referee.games.doubletrack import flow as _flow  # noqa: F401  (registers the steps)
-from referee.games.doubletrack.board import Board, load_board
+from referee.games.doubletrack.board import Board
 from referee.games.doubletrack.state import TURN_LIMIT, DoubletrackState
 from referee.games.doubletrack.views import determinize
 
@@ -24,16 +24,6 @@ class DoubletrackGame(Game):
     title = "Doubletrack"
     rules_version = "1"
     player_counts = (3, 4)
-
-    def __init__(self) -> None:
-        self._default: Board | None = None
-
-    def load_board(self, path: str | None = None) -> Board:
-        if path is None:
-            if self._default is None:
-                self._default = load_board(None)
-            return self._default
-        return load_board(path)
 
     def board_from_data(self, data: Mapping[str, Any]) -> Board:
         return Board(data)

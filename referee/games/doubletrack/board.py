@@ -9,15 +9,12 @@ engine relies on is checked, and a :class:`~referee.core.BoardError` names the e
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
 
 from referee.core import BoardError
 
-DEFAULT_PATH = os.path.join(os.path.dirname(__file__), "board.yaml")
 
 # Square kinds on the outer track (a NUMBER square is stored as ("NUMBER", lo, hi)).
 NUMBER = "NUMBER"
@@ -135,21 +132,6 @@ class Board:
             q, k = divmod(pos - self.main_len, len(self.shortcut))
             info["shortcut"] = {"gate": self.colours[q], "index": k}
         return info
-
-
-def load_board(path: str | None = None) -> Board:
-    """The packaged board, or the YAML file at ``path``; :class:`BoardError` names any problem."""
-    target = path or DEFAULT_PATH
-    try:
-        with open(target, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as exc:
-        raise BoardError(f"cannot read board file: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise BoardError(f"board file is not valid YAML: {str(exc).splitlines()[0]}") from exc
-    if not isinstance(data, Mapping):
-        raise BoardError("board file: expected a mapping at the top level")
-    return Board(data)
 
 
 # -- validation helpers (each raises BoardError naming the field) -----------------------------

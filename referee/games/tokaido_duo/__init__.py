@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.core import Game, GameOptionsError
 
-from .board import Board, load_board
+from .board import Board
 from .state import TokaidoState
 from .views import RULES_VERSION, determinize
 
@@ -26,16 +26,6 @@ class TokaidoDuoGame(Game):
     title = "Tokaido Duo"
     rules_version = RULES_VERSION
     player_counts = (1, 2)
-
-    def __init__(self) -> None:
-        self._default: Board | None = None
-
-    def load_board(self, path: str | None = None) -> Board:
-        if path is None:
-            if self._default is None:
-                self._default = load_board(None)
-            return self._default
-        return load_board(path)
 
     def board_from_data(self, data: Mapping[str, Any]) -> Board:
         return Board(data)

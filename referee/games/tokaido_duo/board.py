@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
-import yaml
 
 from referee.core import BoardError
 
@@ -103,25 +101,6 @@ class Board:
 
     def zone_index(self, name: str) -> int:
         return self.zones.index(name)
-
-
-def load_board(path: str | None = None) -> Board:
-    """The packaged board, or the YAML file at ``path``; BoardError for any problem."""
-    try:
-        if path is None:
-            text = resources.files(__package__).joinpath("board.yaml").read_text("utf-8")
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        raise BoardError(f"cannot read board file: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise BoardError(f"not valid YAML: {str(exc).splitlines()[0]}") from exc
-    if not isinstance(data, Mapping):
-        raise BoardError("board file: expected a mapping at the top level")
-    return Board(data)
 
 
 def _validate(b: Board) -> None:
