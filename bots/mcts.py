@@ -35,6 +35,8 @@ from referee.games import find_game
 from referee.players import Bot, MatchInfo
 
 EXPLORATION = 0.7
+WIDEN = 0.5
+"""Progressive widening: after t picks at a node a seat considers 1 + WIDEN * sqrt(t) options."""
 SCORE_WEIGHT = 0.2
 """Share of the reward given to the score margin, so that lost games are still lost by less."""
 
@@ -44,6 +46,16 @@ LEAF_EVALUATORS: dict[str, str] = {
     "doubletrack": "bots.doubletrack_greedy:leaf_values",
 }
 """game -> "module:function"; the function maps a spectator view to per-seat values in [0, 1]."""
+
+
+def greedy_policy(game: str, seed: int) -> Bot | None:
+    """The game's ``greedy`` bot, to order options in the tree and guide playouts."""
+    from bots import UnknownBotError, find_bot  # the registry imports this module
+
+    try:
+        return find_bot("greedy", game, seed)
+    except UnknownBotError:
+        return None
 
 
 def leaf_evaluator(game: str) -> Callable[[Mapping[str, Any]], list[float]] | None:
@@ -68,26 +80,32 @@ class Stat:
 
 
 class Node:
-    """A position of the shared tree: per-(seat, option) statistics, children by joint pick."""
+    """A position of the shared tree: per-(seat, option) statistics, children by joint pick,
+    and per seat the order in which its options enter the search (``priority``, lowest
+    first) with the number of times the seat picked here (``tries``)."""
 
-    __slots__ = ("stats", "children")
+    __slots__ = ("stats", "children", "priority", "tries")
 
     def __init__(self) -> None:
         self.stats: dict[tuple[int, str], Stat] = {}
         self.children: dict[tuple[tuple[int, str], ...], Node] = {}
+        self.priority: dict[int, dict[str, float]] = {}
+        self.tries: dict[int, int] = {}
 
 
 def rewards(result: Result) -> list[float]:
-    """Per-seat reward in [0, 1]: rank utility (ties shared), plus a little score margin."""
-    ranks = [s.rank for s in result.seats]
+    """Per-seat reward in [0, 1]: the share of the win (a tie for first splits it; places
+    below first earn nothing, as a bot is judged by its wins), plus a little score margin.
+    Leaf evaluators estimate the same thing: each seat's chance of winning."""
     scores = [s.score for s in result.seats]
-    n = len(ranks)
+    winners = [seat for seat, s in enumerate(result.seats) if s.rank == 1]
+    n = len(scores)
     out = []
     for seat in range(n):
-        rank_part = 1.0 if n == 1 else (n - ranks[seat]) / (n - 1)
+        win = 1.0 / len(winners) if seat in winners else 0.0
         best_other = max((scores[o] for o in range(n) if o != seat), default=0)
         margin = math.tanh((scores[seat] - best_other) / 20.0)
-        out.append((1 - SCORE_WEIGHT) * rank_part + SCORE_WEIGHT * (margin + 1) / 2)
+        out.append((1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * (margin + 1) / 2)
     return out
 
 
@@ -95,18 +113,14 @@ class MctsBot(Bot):
     name = "mcts"
 
     def __init__(self, game: str, seed: int, ms: float = 100.0, playouts: float | None = None,
-                 rollout: float = 4, guided: float = 0.0) -> None:
+                 rollout: float = 4, guided: float = 0.0, widen: float = WIDEN) -> None:
         self.game = find_game(game)
         self.rng = random.Random(seed)
         self.ms, self.playouts = float(ms), (int(playouts) if playouts is not None else None)
         self.evaluate = leaf_evaluator(game)
         self.rollout_steps = int(rollout) if self.evaluate else None
-        self.guided = float(guided)
-        self.policy: Bot | None = None
-        if self.guided > 0:
-            from bots import find_bot  # the registry imports this module: no import cycle
-
-            self.policy = find_bot("greedy", game, seed)
+        self.guided, self.widen = float(guided), float(widen)
+        self.policy = greedy_policy(game, seed)
         self.board: Any = None
 
     def start(self, info: MatchInfo) -> None:
@@ -145,7 +159,7 @@ class MctsBot(Bot):
             pending = state.pending()
             if not pending:
                 break
-            picks = [self._select(node, d) for d in pending]
+            picks = [self._select(node, d, state) for d in pending]
             path.append((node, [(d.seat, pick) for d, (pick, _) in zip(pending, picks)]))
             state.apply({d.seat: pick for d, (pick, _) in zip(pending, picks)})
             if any(new for _, new in picks):
@@ -155,35 +169,51 @@ class MctsBot(Bot):
         reward = self._playout(state)
         for n, picks_made in path:
             for seat, pick in picks_made:
+                n.tries[seat] = n.tries.get(seat, 0) + 1
                 stat = n.stats[(seat, pick)]
                 stat.visits += 1
                 stat.reward += reward[seat]
 
-    def _select(self, node: Node, d: Decision) -> tuple[str, bool]:
-        """UCB over ``d.seat``'s options legal here; an untried option is picked first.
-        Returns the pick and whether it is new (the walk then stops to play out)."""
-        untried = []
+    def _select(self, node: Node, d: Decision, state: State) -> tuple[str, bool]:
+        """UCB over ``d.seat``'s options legal here, widened progressively: only the first
+        ``1 + widen * sqrt(tries)`` options in priority order compete (:meth:`_priorities`),
+        an untried one among them first. Returns the pick and whether it is new (the walk
+        then stops to play out)."""
+        priority = node.priority.get(d.seat)
+        if priority is None:
+            priority = node.priority[d.seat] = self._priorities(d, state)
+        width = 1 + int(self.widen * math.sqrt(node.tries.get(d.seat, 0)))
+        options = d.options
+        if width < len(options):
+            options = sorted(options, key=lambda o: priority.get(o.id, 2.0))[:width]
         best, best_value = "", -1.0
         stats = node.stats
-        for option in d.options:
+        for option in options:
             stat = stats.get((d.seat, option.id))
             if stat is None:
-                untried.append(option.id)
-                continue
+                stat = stats[(d.seat, option.id)] = Stat()
+                stat.available = 1
+                return option.id, True
             stat.available += 1
             value = stat.reward / stat.visits + EXPLORATION * math.sqrt(
                 math.log(stat.available) / stat.visits
             )
             if value > best_value:
                 best, best_value = option.id, value
-        if untried:
-            pick = self.rng.choice(untried)
-            stat = stats.get((d.seat, pick))
-            if stat is None:
-                stat = stats[(d.seat, pick)] = Stat()
-                stat.available = 1
-            return pick, True
         return best, False
+
+    def _priorities(self, d: Decision, state: State) -> dict[str, float]:
+        """The order in which a seat's options enter the search at a new node: the greedy
+        bot's pick first, the rest at random. With dozens of bids or fees and a few hundred
+        iterations, trying every option would leave each a handful of noisy playouts and
+        the pick near random (an all-pay bid of $80 at mid-track); widening spends the
+        iterations on few options, and where the search finds nothing better, it plays what
+        the greedy bot would (its pick has the most visits)."""
+        priority = {o.id: self.rng.random() for o in d.options}
+        if self.policy is not None:
+            out = self.policy.decide(d, state.view(d.seat))
+            priority[out[0] if isinstance(out, tuple) else out] = -1.0
+        return priority
 
     def _playout(self, state: State) -> list[float]:
         """Random moves to the end, or for ``rollout_steps`` and then the leaf evaluator."""
