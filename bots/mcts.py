@@ -17,6 +17,11 @@ of a simulated state giving each seat a value in [0, 1]), the playout is cut aft
 ``rollout`` random steps and the evaluator scores the position: a full random playout of
 Tokaido Duo costs as much as a hundred evaluations and says less.
 
+Where the game has a ``greedy`` bot, options enter each node's search one by one, greedy's
+pick first (progressive widening): with dozens of bid and fee options, spreading a few hundred
+iterations over all of them made the choice near random. The greedy bot can also play a share
+``guided`` of the playout moves; :data:`GAME_DEFAULTS` holds the per-game settings.
+
 Budget: ``ms`` of wall time per decision (default 100) or, for reproducible play, a fixed
 number of ``playouts`` (iterations).
 """
@@ -27,16 +32,22 @@ import importlib
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.core import Decision, Result, State
+from referee.core import Decision, Option, Result, State
 from referee.games import find_game
 from referee.players import Bot, MatchInfo
 
 EXPLORATION = 0.7
 WIDEN = 0.5
 """Progressive widening: after t picks at a node a seat considers 1 + WIDEN * sqrt(t) options."""
+GAME_DEFAULTS: dict[str, dict[str, float]] = {
+    "doubletrack": {"guided": 0.5, "widen": 0.25},
+}
+"""Per-game defaults of the spec parameters, from 240-game sweeps at 100 ms against greedy
+tables: in Doubletrack half-greedy playouts and narrower widening were the best measured (at 4
+seats 0.28 of wins against 0.20-0.22 with random playouts); Tokaido Duo keeps the plain ones."""
 SCORE_WEIGHT = 0.2
 """Share of the reward given to the score margin, so that lost games are still lost by less."""
 
@@ -113,13 +124,16 @@ class MctsBot(Bot):
     name = "mcts"
 
     def __init__(self, game: str, seed: int, ms: float = 100.0, playouts: float | None = None,
-                 rollout: float = 4, guided: float = 0.0, widen: float = WIDEN) -> None:
+                 rollout: float = 4, guided: float | None = None, widen: float | None = None
+                 ) -> None:
         self.game = find_game(game)
         self.rng = random.Random(seed)
         self.ms, self.playouts = float(ms), (int(playouts) if playouts is not None else None)
         self.evaluate = leaf_evaluator(game)
         self.rollout_steps = int(rollout) if self.evaluate else None
-        self.guided, self.widen = float(guided), float(widen)
+        tuned = GAME_DEFAULTS.get(game, {})
+        self.guided = float(tuned.get("guided", 0.0) if guided is None else guided)
+        self.widen = float(tuned.get("widen", WIDEN) if widen is None else widen)
         self.policy = greedy_policy(game, seed)
         self.board: Any = None
 
@@ -183,7 +197,7 @@ class MctsBot(Bot):
         if priority is None:
             priority = node.priority[d.seat] = self._priorities(d, state)
         width = 1 + int(self.widen * math.sqrt(node.tries.get(d.seat, 0)))
-        options = d.options
+        options: Sequence[Option] = d.options
         if width < len(options):
             options = sorted(options, key=lambda o: priority.get(o.id, 2.0))[:width]
         best, best_value = "", -1.0
