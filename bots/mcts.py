@@ -231,7 +231,7 @@ class MctsBot(Bot):
 
     def _playout(self, state: State) -> list[float]:
         """Random moves to the end, or for ``rollout_steps`` and then the leaf evaluator."""
-        choice, steps = self.rng.choice, 0
+        steps = 0
         while True:
             pending = state.pending()
             if not pending:

@@ -22,4 +22,6 @@ def test_board_data_is_package_data(package):
 
 @pytest.mark.skipif("TOX_ENV_NAME" not in os.environ, reason="only meaningful under tox")
 def test_tox_tests_the_installed_wheel_not_the_source_tree():
-    assert REPO not in Path(referee.__file__).resolve().parents
+    installed = Path(referee.__file__).resolve().parent
+    assert installed != REPO / "referee"
+    assert "site-packages" in installed.parts
