@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.ladder import db_option
+from cli.ladder import db_option, require_database
 from ladder import LadderError
 
 
@@ -35,6 +35,7 @@ def current(db_url: str | None) -> None:
     """Print the database's schema revision and the one this version expects."""
     from ladder.db import current_revision, head_revision, make_engine
 
+    require_database(db_url)
     try:
         engine = make_engine(db_url)
         try:

@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,11 +23,28 @@ def db_option() -> Callable[[Any], Any]:
     )
 
 
+def require_database(url: str | None) -> None:
+    """Refuse an SQLite file that does not exist, for commands that only read: opening it
+    would create an empty ladder, and a typo in ``--db`` would read as "no results yet"."""
+    from ladder.db import default_url, parse_url
+
+    try:
+        parsed = parse_url(url or default_url())
+    except LadderError:
+        return  # opening the database reports a bad URL
+    if parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).is_file():
+        raise click.ClickException(f"no ladder database at {parsed.database}: nothing has "
+                                   "been recorded there (check --db or REFEREE_DB)")
+
+
 @contextmanager
-def database(url: str | None) -> Iterator[Engine]:
-    """The ladder database, with every storage failure as a one-line error."""
+def database(url: str | None, read_only: bool = False) -> Iterator[Engine]:
+    """The ladder database, with every storage failure as a one-line error; ``read_only``
+    commands refuse a missing SQLite file instead of creating it."""
     from ladder.store import open_db
 
+    if read_only:
+        require_database(url)
     try:
         engine = open_db(url)
     except LadderError as exc:
@@ -45,8 +63,8 @@ def check_game(engine: Engine, game: str) -> None:
     from referee.games import game_names
 
     if game not in games(engine) and game not in game_names():
-        raise click.ClickException(
-            f"unknown game {game!r}: known games are {', '.join(game_names())}")
+        raise click.BadParameter(f"unknown game {game!r}: known games are "
+                                 f"{', '.join(game_names())}", param_hint="'--game' / '-g'")
 
 
 @click.group()
@@ -62,7 +80,7 @@ def show(game: str, db_url: str | None, as_json: bool) -> None:
     """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval."""
     from ladder.store import leaderboard
 
-    with database(db_url) as engine:
+    with database(db_url, read_only=True) as engine:
         check_game(engine, game)
         rows = leaderboard(engine, game)
     if as_json:

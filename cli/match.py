@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from typing import Any
 
 import click
 
 from cli.params import (
-    board_option, clock_options, game_option, game_options_option, load_board, parse_options,
+    bad_bot_url, board_option, clock_options, game_option, game_options_option, load_board,
+    parse_options,
 )
 from referee.core import Game, RulesError
 from referee.lineup import make_players
@@ -26,6 +28,19 @@ def bot_url_error() -> type[Exception]:
     return BotUrlError
 
 
+def check_log_path(ctx: click.Context, param: click.Parameter, path: str | None) -> str | None:
+    """Refuse, before playing, a ``--log`` that could not be written after the match. The file
+    itself is written only once the match is over, so a match that fails leaves an earlier log
+    at that path alone."""
+    if path is not None:
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise click.BadParameter(f"folder {folder} does not exist", ctx, param)
+        if not os.access(folder, os.W_OK):
+            raise click.BadParameter(f"cannot write in folder {folder}", ctx, param)
+    return path
+
+
 SLOWEST = 3
 """Decisions listed by time in the readable summary: where a bot author looks first."""
 
@@ -38,7 +53,7 @@ SLOWEST = 3
 @game_options_option()
 @clock_options()
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
-              help="Write the match log here.")
+              callback=check_log_path, help="Write the match log here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
 @click.option("--over-http", is_flag=True,
               help="Serve the built-in bots through real HTTP servers on free local ports.")
@@ -51,6 +66,9 @@ def match(
     drawn = seed is None
     seed = secrets.randbits(63) if seed is None else seed
     board = load_board(game, board_path)
+    problems = [p for p in map(bad_bot_url, bots) if p]
+    if problems:
+        raise click.ClickException(problems[0])
     players: list[Player] = []
     servers: list[Any] = []
     try:
@@ -75,13 +93,16 @@ def match(
             p.close()
         for server in servers:
             server.stop()
-    if log_path:
-        with open(log_path, "w", encoding="utf-8") as fh:
-            json.dump(record.log, fh)
     if as_json:
         click.echo(json.dumps(record.summary()))
     else:
         print_summary(record)
+    if log_path:  # after the result is shown, so a failed write does not hide it
+        try:
+            with open(log_path, "w", encoding="utf-8") as fh:
+                json.dump(record.log, fh)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the log {log_path}: {exc.strerror}") from exc
 
 
 def print_summary(record: MatchRecord) -> None:

@@ -29,6 +29,25 @@ class GameType(click.ParamType):
 GAME = GameType()
 
 
+def bad_bot_url(spec: str) -> str | None:
+    """Why ``spec`` cannot be a bot's base URL, or None (also for a built-in bot's name).
+
+    ``ftp://x`` counts as a mistyped URL, not a bot name. The transport's check is wrapped
+    because ``urlsplit`` raises a bare ValueError for some addresses (``http://[::1``).
+    """
+    if "://" not in spec:
+        return None
+    from referee.transport import BotUrlError, check_url  # loads requests: only for URLs
+
+    try:
+        check_url(spec)
+    except BotUrlError as exc:
+        return str(exc)
+    except ValueError as exc:
+        return f"bad bot URL {spec!r}: {exc}"
+    return None
+
+
 def game_option(**kwargs: Any) -> Any:
     return click.option(
         "--game", "-g", type=GAME, required=True, help=f"One of: {', '.join(game_names())}.",

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from referee.replay import LogError, replay as replay_log
+from referee.replay import replay as replay_log
 
 
 @click.command()
@@ -17,7 +17,7 @@ def replay(log_file: str) -> None:
         with open(log_file, encoding="utf-8") as fh:
             log = json.load(fh)
         outcome = replay_log(log)
-    except (ValueError, LogError) as exc:
+    except (OSError, ValueError) as exc:  # LogError is a ValueError, as is bad JSON
         raise click.ClickException(f"{log_file}: {exc}") from exc
     if outcome.matches:
         click.echo(f"{log_file}: replay matches ({log['game']}, seed {log['seed']})")

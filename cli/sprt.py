@@ -17,7 +17,7 @@ import click
 from cli.params import (
     board_option, clock_options, game_option, game_options_option, load_board, parse_options,
 )
-from cli.tournament import check_bots, fmt_elo
+from cli.tournament import check_bots
 from ladder import stats
 from ladder.tournament import Interrupted, Settings, SprtRun, parse_entrants, run_sprt
 from referee.core import Game, RulesError
@@ -115,16 +115,11 @@ def sprt(
             p = doc["pentanomial"]
             click.echo(f"pairs {test.penta.pairs}  LL-LD-WL/DD-WD-WW "
                        f"{p['ll']}-{p['ld']}-{p['wl']}/{p['dd']}-{p['wd']}-{p['ww']}  "
-                       f"{fmt_elo(est)}  nElo {fmt(est['nelo'])} ± {fmt(est['nelo_error'])}")
+                       f"{stats.format_elo(est, nelo=True)}")
         click.echo(verdict_line(test, entrants[0].name, entrants[1].name)
                    + (" (interrupted)" if interrupted else ""))
     if interrupted:
         sys.exit(130)
-
-
-def fmt(x: float | None, scale: float = 1.0) -> str:
-    """One decimal; ``None`` (an infinite or undefined value in the document) as ``n/a``."""
-    return f"{scale * x:.1f}" if x is not None else "n/a"
 
 
 def live_line(test: SprtRun) -> None:

@@ -18,8 +18,10 @@ from typing import Any
 import click
 
 from cli.params import (
-    board_option, clock_options, game_option, game_options_option, load_board, parse_options,
+    bad_bot_url, board_option, clock_options, game_option, game_options_option, load_board,
+    parse_options,
 )
+from ladder.stats import format_elo
 from ladder.tournament import (
     Entrant, Interrupted, MatchSpec, Outcome, Plan, Settings, Standings, Tournament,
     TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
@@ -31,10 +33,14 @@ CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points
 
 
 def check_bots(entrants: Sequence[Entrant], game: Game) -> None:
-    """Fail now, in one line, for a bot name that does not exist for this game."""
+    """Fail now, in one line, for a bot that does not exist for this game or a URL that cannot
+    be a bot's address, rather than in the middle of the first match."""
     from bots import find_bot
 
     for e in entrants:
+        problem = bad_bot_url(e.bot)
+        if problem:
+            raise click.ClickException(f"entrant {e.name}: {problem}")
         if not e.remote:
             try:
                 find_bot(e.bot, game.name, 0)
@@ -289,27 +295,17 @@ def flip(st: dict[str, Any] | None) -> dict[str, Any] | None:
             "los": round(1 - los, 4) if los is not None else None}
 
 
-def fmt_elo(st: dict[str, Any] | None) -> str:
-    if not st:
-        return "no complete block yet"
-    elo, err = st["elo"], st["elo_error"]
-    elo_s = f"{elo:+.1f}" if elo is not None else ("+inf" if st["score"] > 0.5 else "-inf")
-    err_s = f"{err:.1f}" if err is not None else "inf"
-    los = f"{100 * st['los']:.1f}%" if st["los"] is not None else "?"
-    return f"Elo {elo_s} ± {err_s}  LOS {los}  ({st['blocks']} blocks)"
-
-
 def render_text(doc: dict[str, Any]) -> str:
     """Standings, crosstable (points/games of the row against the column), pairwise Elo."""
     names = [e["name"] for e in doc["entrants"]]
     width = max(8, *(len(n) for n in names))
     lines = [f"{doc['game']}  tournament {doc['tournament']}  seed {doc['seed']}  "
              f"{doc['played']}/{doc['matches']} games  {doc['seats']} seats", ""]
-    lines.append(f"  #  {'entrant':<{width}}  games  points  score  firsts")
+    lines.append(f"  #  {'entrant':<{width}}  games  points  score  firsts  strikes  forfeits")
     for e in doc["entrants"]:
         score = f"{100 * e['score']:.1f}%" if e["score"] is not None else "-"
         lines.append(f"{e['rank']:>3}  {e['name']:<{width}}  {e['games']:>5}  {e['points']:>6g}"
-                     f"  {score:>6}  {e['firsts']:>6}")
+                     f"  {score:>6}  {e['firsts']:>6}  {e['strikes']:>7}  {e['forfeits']:>8}")
     lines += ["", f"  {'':<{width}}  " + "  ".join(f"{n[:9]:>9}" for n in names)]
     for a in names:
         cells = []
@@ -324,5 +320,5 @@ def render_text(doc: dict[str, Any]) -> str:
         if penta:
             tail = "  pairs LL-LD-WL/DD-WD-WW {ll}-{ld}-{wl}/{dd}-{wd}-{ww}".format(**penta)
         lines.append(f"  {p['a']} vs {p['b']}: {p['points']:g}/{p['games']}  "
-                     f"{fmt_elo(p['stats'])}{tail}")
+                     f"{format_elo(p['stats'])}{tail}")
     return "\n".join(lines)

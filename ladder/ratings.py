@@ -17,6 +17,8 @@ from typing import Literal, TypeVar
 
 from openskill.models import PlackettLuce
 
+from ladder.stats import pair_score
+
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength: P(win) = 1 / (1 + 10^(-diff/400))."""
 
@@ -35,13 +37,6 @@ def standings(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
         raise ValueError("ranks and forfeited differ in length")
     last = len(ranks) + 1
     return [last if f else int(r) for r, f in zip(ranks, forfeited)]
-
-
-def pair_score(mine: int, theirs: int) -> float:
-    """1 for a better standing than the other seat, 1/2 for the same, 0 for a worse one."""
-    if mine == theirs:
-        return 0.5
-    return 1.0 if mine < theirs else 0.0
 
 
 def outcome(standing: Sequence[int], forfeited: Sequence[bool], seat: int) -> Outcome:

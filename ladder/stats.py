@@ -20,9 +20,9 @@ fishtest), so numbers printed here can be compared with theirs:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
@@ -59,6 +59,15 @@ def los_from(score: float, variance_of_mean: float) -> float:
     return (1.0 - math.erf(-(score - 0.5) / math.sqrt(2.0 * variance_of_mean))) / 2.0
 
 
+def pair_score(mine: int, theirs: int) -> float:
+    """One game's score of a seat against another from their standings (1 = best): 1 for a
+    better one, 1/2 for the same, 0 for a worse one. The one definition both the tournament
+    statistics and the ladder's ratings count with."""
+    if mine == theirs:
+        return 0.5
+    return 1.0 if mine < theirs else 0.0
+
+
 @dataclass(frozen=True)
 class EloEstimate:
     """Elo difference of A over B from ``blocks`` independent block scores.
@@ -88,6 +97,26 @@ class EloEstimate:
             "elo_upper": finite(self.upper), "los": finite(self.los),
             "nelo": finite(self.nelo), "nelo_error": finite(self.nelo_error),
         }
+
+
+def format_elo(st: Mapping[str, Any] | None, nelo: bool = False) -> str:
+    """``Elo +12.3 ± 4.5  LOS 99.1%  (20 blocks)`` from :meth:`EloEstimate.to_dict` (and nElo
+    when asked), the one wording of the tournament and SPRT outputs. An infinite value (a clean
+    sweep), ``None`` in the document, shows as ``+inf``/``-inf`` by the side of the score."""
+    if not st:
+        return "no complete block yet"
+
+    def shown(key: str, signed: bool = True) -> str:
+        x = st[key]
+        if x is None:
+            return ("+inf" if st["score"] > 0.5 else "-inf") if signed else "inf"
+        return f"{x:+.1f}" if signed else f"{x:.1f}"
+
+    los = f"{100 * st['los']:.1f}%" if st["los"] is not None else "?"
+    text = f"Elo {shown('elo')} ± {shown('elo_error', False)}  LOS {los}  ({st['blocks']} blocks)"
+    if nelo:
+        text += f"  nElo {shown('nelo')} ± {shown('nelo_error', False)}"
+    return text
 
 
 def mean_variance(values: Sequence[float], weights: Sequence[float]) -> tuple[float, float]:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ladder import stats
+from ladder.stats import pair_score
 from referee.core import Game
 from referee.lineup import is_url, make_player
 from referee.match import Runner, TimeControl
@@ -214,7 +215,8 @@ def schedule(plan: Plan, tournament_id: str) -> list[MatchSpec]:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A finished match as the parent needs it: ranks per seat, and the log if asked for."""
+    """A finished match as the parent needs it: ranks, strikes and forfeited seats (so that a
+    dead bot shows in the standings rather than only losing), and the log if asked for."""
 
     index: int
     match_id: str
@@ -225,6 +227,8 @@ class Outcome:
     scores: tuple[int, ...]
     end: str
     faults: int
+    strikes: tuple[int, ...] = ()
+    forfeited: tuple[int, ...] = ()
     log: dict[str, Any] | None = None
 
     def to_line(self) -> dict[str, Any]:
@@ -238,6 +242,8 @@ class Outcome:
             index=int(data["index"]), match_id=str(data["match_id"]), block=int(data["block"]),
             seed=int(data["seed"]), seats=tuple(data["seats"]), ranks=tuple(data["ranks"]),
             scores=tuple(data["scores"]), end=str(data["end"]), faults=int(data["faults"]),
+            # absent from the state files of older versions
+            strikes=tuple(data.get("strikes", ())), forfeited=tuple(data.get("forfeited", ())),
         )
 
 
@@ -273,7 +279,9 @@ def play_spec(settings: Settings, spec: MatchSpec) -> Outcome:
         index=spec.index, match_id=spec.match_id, block=spec.block, seed=spec.seed,
         seats=spec.seats, ranks=tuple(s.rank for s in result.seats),
         scores=tuple(s.score for s in result.seats), end=result.end.value,
-        faults=len(record.log["faults"]), log=record.log if settings.want_log else None,
+        faults=len(record.log["faults"]), strikes=tuple(s.strikes for s in record.seats),
+        forfeited=tuple(i for i, s in enumerate(record.seats) if s.forfeited),
+        log=record.log if settings.want_log else None,
     )
 
 
@@ -376,11 +384,6 @@ class MatchPool:
 
 # -- standings ---------------------------------------------------------------------------------
 
-def pair_score(rank_a: int, rank_b: int) -> float:
-    """A's score against B in one game from final ranks: 1 ahead, 1/2 tied, 0 behind."""
-    return 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
-
-
 @dataclass
 class Head:
     """A's record against B: games, wins, draws, losses over pairwise comparisons."""
@@ -411,6 +414,8 @@ class Standings:
         self.points = [0.0] * n
         self.games = [0] * n
         self.firsts = [0] * n
+        self.strikes = [0] * n
+        self.forfeits = [0] * n
         self.played = 0
         self.blocks: dict[int, list[Outcome]] = {}
 
@@ -421,6 +426,8 @@ class Standings:
         for seat, entrant in enumerate(outcome.seats):
             self.games[entrant] += 1
             self.firsts[entrant] += outcome.ranks[seat] == 1
+            self.strikes[entrant] += outcome.strikes[seat] if outcome.strikes else 0
+            self.forfeits[entrant] += seat in outcome.forfeited
             for other_seat, other in enumerate(outcome.seats):
                 if other_seat == seat:
                     continue
@@ -621,7 +628,7 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
         {"rank": rank, "name": names[i], "bot": plan.entrants[i].bot, "games": table.games[i],
          "points": round(table.points[i], 4),
          "score": round(table.points[i] / table.games[i], 4) if table.games[i] else None,
-         "firsts": table.firsts[i]}
+         "firsts": table.firsts[i], "strikes": table.strikes[i], "forfeits": table.forfeits[i]}
         for rank, i in enumerate(order, 1)
     ]
     crosstable = {

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from referee.core import Result, RulesError
+from referee.core import Result, RulesError, UnknownGameError
 from referee.games import find_game
 from referee.match import LOG_FORMAT, apply_forfeits
 
@@ -24,8 +24,14 @@ class ReplayOutcome:
     differences: tuple[str, ...]
 
 
-def replay(log: Mapping[str, Any]) -> ReplayOutcome:
-    """Re-run the game with the logged seed, board, options and choices; compare results."""
+def replay(log: Any) -> ReplayOutcome:
+    """Re-run the game with the logged seed, board, options and choices; compare results.
+
+    ``log`` is whatever a file held: anything that is not a match log raises :class:`LogError`
+    with a readable message (no ``repr`` of an exception), never another exception.
+    """
+    if not isinstance(log, Mapping):
+        raise LogError(f"not a match log: a JSON {type(log).__name__}, not an object")
     if log.get("format") != LOG_FORMAT:
         raise LogError(f"not a match log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     try:
@@ -35,8 +41,13 @@ def replay(log: Mapping[str, Any]) -> ReplayOutcome:
         steps: dict[int, dict[int, str]] = {}
         for d in log["decisions"]:
             steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d["choice"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LogError(f"malformed match log: {exc!r}") from exc
+        forfeited = [int(seat) for seat in log.get("forfeited", [])]
+    except UnknownGameError as exc:
+        raise LogError(f"match log of an unknown game: {exc}") from exc
+    except KeyError as exc:
+        raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise LogError(f"malformed match log: {exc}") from exc
     differences: list[str] = []
     for step in sorted(steps):
         if state.is_over:
@@ -47,11 +58,13 @@ def replay(log: Mapping[str, Any]) -> ReplayOutcome:
         except RulesError as exc:
             differences.append(f"step {step}: {exc}")
             break
+        except (KeyError, TypeError, AttributeError) as exc:  # a choice of the wrong type
+            raise LogError(f"malformed match log: step {step}: {exc}") from exc
     result = state.result()
     if result is None:
         differences.append("the recorded choices do not finish the game")
         raise LogError("; ".join(differences))
-    final = apply_forfeits(result, list(log.get("forfeited", [])))
+    final = apply_forfeits(result, forfeited)
     if final.to_dict() != log.get("result"):
         differences.append(
             f"result differs: replay {final.to_dict()!r} vs logged {log.get('result')!r}"

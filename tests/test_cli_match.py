@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
+from support.cli import assert_clean_error
 
 from cli import main
 
@@ -53,9 +55,7 @@ def test_replay_of_a_tampered_log_fails(tmp_path):
 
 
 def one_line_error(out, *needles: str) -> None:
-    assert out.exit_code != 0
-    assert "Traceback" not in out.output
-    assert all(n in out.output for n in needles), out.output
+    assert_clean_error(out, None, *needles)
 
 
 def test_unknown_bot_is_a_one_line_error():
@@ -84,3 +84,37 @@ def test_replay_of_garbage(tmp_path):
     one_line_error(run("replay", str(bad)), "bad.json")
     bad.write_text('{"format": "something-else"}')
     one_line_error(run("replay", str(bad)), "not a match log")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[]", "not a match log: a JSON list"),
+    ('"x"', "not a match log"),
+    ('{"format": "referee-match-log"}', "malformed match log: no 'game'"),
+    ('{"format": "referee-match-log", "game": "nope", "players": [], "seed": 1, '
+     '"decisions": []}', "unknown game 'nope'"),
+    ('{"format": "referee-match-log", "game": "toy-race", "players": 2, "seed": 1, '
+     '"decisions": []}', "malformed match log"),
+    ('{"format": "referee-match-log", "game": "toy-race", "players": [{}, {}], "seed": "x", '
+     '"decisions": []}', "malformed match log: invalid literal"),
+])
+def test_replay_of_malformed_logs_is_one_line(tmp_path, text, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    out = run("replay", str(bad))
+    assert_clean_error(out, 1, message)
+    assert "Error(" not in out.output  # a message, not an exception's repr
+
+
+def test_log_to_a_missing_folder_fails_before_the_match(tmp_path):
+    out = run("match", "random", "random", "--game", "toy-race", "--seed", "1",
+              "--log", str(tmp_path / "no" / "m.json"))
+    assert_clean_error(out, 2, "--log", "does not exist")
+    assert "wins" not in out.output  # refused before playing
+
+
+@pytest.mark.parametrize("url, message", [
+    ("http://[::1", "Invalid IPv6 URL"), ("ftp://x", "must start with http://"),
+    ("http://", "no host"),
+])
+def test_bad_bot_url_is_a_one_line_error(url, message):
+    assert_clean_error(run("match", "random", url, "--game", "toy-race"), 1, message)

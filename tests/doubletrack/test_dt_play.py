@@ -7,6 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 from dt_support import GAME
+from support.cli import assert_clean_error
 
 from bots import find_bot
 from cli import main
@@ -41,8 +42,7 @@ def test_cli_rejects_a_bad_board_in_one_line(tmp_path):
     bad.write_text("version: x\n")
     out = CliRunner().invoke(main, ["match", "random", "random", "random", "--game",
                                     "doubletrack", "--board", str(bad)])
-    assert out.exit_code != 0 and "colours: missing" in out.output
-    assert "Traceback" not in out.output
+    assert_clean_error(out, None, "colours: missing")
 
 
 def greedy_wins(seats: int, games: int) -> float:
@@ -61,8 +61,9 @@ def greedy_wins(seats: int, games: int) -> float:
     return wins / games
 
 
-@pytest.mark.parametrize("seats,floor", [(3, 0.45), (4, 0.35)])
+@pytest.mark.parametrize("seats,floor", [(3, 0.533), (4, 0.40)])
 def test_greedy_beats_random_clearly(seats: int, floor: float):
-    """The full check (1.6x fair share over 1,000 games) is bench/doubletrack_strength.py;
-    here 300 games with a margin of about three standard deviations."""
-    assert greedy_wins(seats, 300) > floor
+    """The target itself, 1.6x the fair share of wins (bench/doubletrack_strength.py checks it
+    over 1,000 games). Seeded, so the same every run: 600 games measure 0.56 (3 seats) and
+    0.515 (4 seats); 300 cleared the 3-seat target only by one game."""
+    assert greedy_wins(seats, 600) > floor

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from bots.server import serve_bot
 from cli import main
 from referee.transport import fetch_info
+from support.cli import assert_clean_error
 from support.http_bots import HostileServer, free_port
 
 
@@ -20,10 +21,7 @@ def run(*args: str):
 
 
 def one_line_error(out, *needles: str) -> None:
-    assert out.exit_code != 0
-    assert "Traceback" not in out.output
-    assert all(n in out.output for n in needles), out.output
-    assert len([line for line in out.output.splitlines() if line.startswith("Error")]) == 1
+    assert_clean_error(out, None, *needles)
 
 
 def test_match_against_a_url_logs_and_replays(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
+from support.cli import assert_clean_error
 from support.ladder_db import make_log
 
 from cli import main
@@ -47,16 +48,28 @@ def test_show_known_game_without_results_and_unknown_game(ladder_engine, db_url)
     out = run("ladder", "show", "--game", "toy-race", "--db", db_url, "--json")
     assert out.exit_code == 0 and json.loads(out.stdout) == []
     out = run("ladder", "show", "--game", "chess", "--db", db_url)
-    assert out.exit_code == 1
-    assert len(out.output.strip().splitlines()) == 1 and "unknown game 'chess'" in out.output
+    assert_clean_error(out, 2, "--game", "unknown game 'chess'")  # a bad option value
 
 
 def test_bad_and_unreachable_databases_are_one_line_errors(tmp_path):
     for url in ["nonsense://", "postgresql+psycopg://postgres@127.0.0.1:1/x?connect_timeout=2",
                 f"sqlite:///{tmp_path / 'missing' / 'dir' / 'x.db'}"]:
         out = run("ladder", "show", "--game", "toy-race", "--db", url)
-        assert out.exit_code == 1, url
-        assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+        assert_clean_error(out, 1)
+        assert len(out.output.strip().splitlines()) == 1, url
+
+
+def test_reading_commands_refuse_a_missing_sqlite_file(tmp_path, monkeypatch):
+    """A typo in --db must not create an empty ladder and report "no results"."""
+    monkeypatch.chdir(tmp_path)
+    for args in (["ladder", "show", "--game", "toy-race"], ["db", "current"]):
+        for url in ["sqlite:///typo.db", f"sqlite:///{tmp_path / 'typo2.db'}"]:
+            assert_clean_error(run(*args, "--db", url), 1, "no ladder database at")
+    assert not list(tmp_path.iterdir())
+    out = run("ladder", "recompute", "--db", "sqlite:///new.db")  # writing may create it
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "new.db").is_file()
+    assert run("ladder", "show", "--game", "toy-race", "--db", "sqlite:///new.db").exit_code == 0
 
 
 def test_recompute_with_new_k(ladder_engine, db_url):

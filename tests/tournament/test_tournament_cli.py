@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import tournament_bots
 from click.testing import CliRunner
+from support.cli import assert_clean_error
+from support.http_bots import free_port
 
 from cli import main
 
@@ -26,8 +28,12 @@ def with_test_bots():
 LAUNCHER = Path(__file__).with_name("tournament_launcher.py")
 
 
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
 def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(*args)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -83,14 +89,36 @@ def test_multiplayer_default_seats(tmp_path):
     (["strong", "weak", "--seats", "5"], "not 5"),
     (["strong", "weak", "--resume", "12345678"], "no tournament state"),
     (["strong", "weak", "--option", "x=1"], "takes no options"),
+    (["strong", "http://[::1"], "entrant http://[::1: bad bot URL 'http://[::1': Invalid IPv6"),
+    (["strong", "x=ftp://x"], "entrant x: bad bot URL 'ftp://x': must start with http://"),
+    (["strong", "http://"], "bad bot URL 'http://': no host"),
 ])
 def test_errors_are_one_line(tmp_path, args, message):
     full = ["tournament", *args, "--game", "toy-race", "--state-dir", str(tmp_path)]
     if "--games" not in args:
         full += ["--games", "2"]
-    code, out, err = run(*full)
-    assert code != 0 and message in err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    out = invoke(*full)
+    assert_clean_error(out, 1, message)
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())  # refused before any state file was written
+
+
+def test_a_dead_http_bot_shows_its_forfeits(tmp_path):
+    dead = f"dead=http://127.0.0.1:{free_port()}"
+    code, out, err = run("tournament", "strong", dead, "--game", "toy-race", "--games", "2",
+                         "--time-ms", "200", "--json", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    entrants = {e["name"]: e for e in json.loads(out)["entrants"]}
+    strikes = entrants["dead"]["strikes"]
+    assert entrants["dead"]["forfeits"] == 2 and strikes >= 6  # three strikes, twice
+    assert entrants["strong"]["forfeits"] == entrants["strong"]["strikes"] == 0
+    tid = json.loads(out)["tournament"]
+    code, out, err = run("tournament", "strong", dead, "--game", "toy-race", "--resume", tid,
+                         "--state-dir", str(tmp_path))
+    assert code == 0, err
+    assert "strikes  forfeits" in out  # the text table, rebuilt from the state file
+    dead_row = next(line for line in out.splitlines() if "  dead  " in line)
+    assert dead_row.split()[-2:] == [str(strikes), "2"]
 
 
 def test_resume_refuses_a_different_command(tmp_path):
@@ -161,10 +189,12 @@ def test_sprt_verdicts(tmp_path):
     (["strong", "weak", "--game", "toy-race", "--alpha", "0"], "alpha"),
     (["strong", "ghost", "--game", "toy-race"], "unknown bot 'ghost'"),
     (["strong", "weak", "--game", "chess"], "unknown game 'chess'"),
+    (["strong", "http://[::1", "--game", "toy-race"], "bad bot URL 'http://[::1'"),
+    (["ftp://x", "weak", "--game", "toy-race"], "must start with http://"),
+    (["strong", "http://", "--game", "toy-race"], "no host"),
 ])
 def test_sprt_errors_are_one_line(args, message):
-    code, out, err = run("sprt", *args)
-    assert code != 0 and message in err and "Traceback" not in err
+    assert_clean_error(invoke("sprt", *args), None, message)
 
 
 def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):

@@ -97,6 +97,21 @@ def test_torn_state_line_is_replayed(tmp_path):
     assert [s.index for s in resumed.missing()] == [3]
 
 
+def test_state_lines_without_strikes_still_load(tmp_path):
+    """State files written before strikes and forfeits were kept resume as no strikes."""
+    t = Tournament.start(make_plan(["noisy", "weak"], 2), tmp_path, TID)
+    t.run(1)
+    path = t.state.path
+    header, *lines = path.read_text().splitlines()
+    old = [{k: v for k, v in json.loads(line).items() if k not in ("strikes", "forfeited")}
+           for line in lines]
+    path.write_text("\n".join([header, *map(json.dumps, old)]) + "\n")
+    resumed = Tournament.resume(tmp_path, TID)
+    doc = report(resumed, resumed.standings())
+    assert doc["played"] == 2
+    assert {(e["strikes"], e["forfeits"]) for e in doc["entrants"]} == {(0, 0)}
+
+
 def test_resume_errors_are_one_line(tmp_path):
     with pytest.raises(TournamentError, match="no tournament state"):
         Tournament.resume(tmp_path, "12345678")
