@@ -8,6 +8,8 @@ parameters after a colon: ``mcts:ms=500`` or ``mcts:playouts=200``.
 from __future__ import annotations
 
 import importlib
+import inspect
+import math
 
 from referee.players import Bot
 
@@ -26,22 +28,45 @@ class UnknownBotError(LookupError):
     """A bot name that is not built in (or not for that game); the message lists the names."""
 
 
+class BotSpecError(UnknownBotError):
+    """A built-in bot's parameters that are malformed, unknown or out of range.
+
+    A subclass of :class:`UnknownBotError` so that every caller that turns a bad bot name into
+    a one-line error (the CLI catches ``LookupError``) does the same for a bad parameter.
+    """
+
+
 def bot_names() -> list[str]:
+    """The built-in bot names (the registry itself stays private)."""
     return sorted(_BOTS)
 
 
+def bot_games(name: str) -> list[str] | None:
+    """The games the built-in bot ``name`` (no parameters) has a version for, ``"*"`` for
+    every game; ``None`` for an unknown name."""
+    by_game = _BOTS.get(name)
+    return None if by_game is None else sorted(by_game)
+
+
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, float]]:
-    """``"mcts:ms=50,playouts=9"`` -> ``("mcts", {"ms": 50.0, "playouts": 9.0})``."""
+    """``"mcts:ms=50,playouts=9"`` -> ``("mcts", {"ms": 50.0, "playouts": 9.0})``.
+
+    Values must be finite numbers (``nan`` or ``inf`` would reach a bot's budget arithmetic);
+    whether a value is in range is the bot's own check, made in its constructor.
+    """
     name, _, raw = spec.partition(":")
     params: dict[str, float] = {}
     for pair in filter(None, raw.split(",")):
         key, sep, value = pair.partition("=")
         try:
-            if not sep or not key.isidentifier():
+            if not sep or not key.isidentifier() or key in params:
                 raise ValueError
             params[key] = float(value)
         except ValueError:
-            raise UnknownBotError(f"bad bot parameter {pair!r} in {spec!r}: expected key=number")
+            raise BotSpecError(f"bad bot parameter {pair!r} in {spec!r}: expected key=number, "
+                               "each key once") from None
+        if not math.isfinite(params[key]):
+            raise BotSpecError(f"bad bot parameter {pair!r} in {spec!r}: not a finite number")
     return name, params
 
 
@@ -59,8 +84,13 @@ def find_bot(spec: str, game: str, seed: int) -> Bot:
         raise UnknownBotError(f"bot {name!r} has no version for game {game!r}")
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
+    accepted = [p for p in inspect.signature(cls).parameters if p not in ("game", "seed")]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        takes = f"takes {', '.join(accepted)}" if accepted else "takes no parameters"
+        raise BotSpecError(f"bot {name!r} has no parameter {', '.join(unknown)}; it {takes}")
     try:
         bot: Bot = cls(game=game, seed=seed, **params)
-    except TypeError:
-        raise UnknownBotError(f"bot {name!r} takes no parameters {sorted(params)}") from None
+    except ValueError as exc:  # a bot's range check on its parameters
+        raise BotSpecError(f"bad bot spec {spec!r}: {exc}") from None
     return bot

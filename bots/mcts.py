@@ -49,6 +49,10 @@ GAME_DEFAULTS: dict[str, dict[str, float]] = {
 tables: in Doubletrack half-greedy playouts and narrower widening were the best measured (at 4
 seats 0.28 of wins against 0.20-0.22 with random playouts); Tokaido Duo keeps the plain ones."""
 SCORE_WEIGHT = 0.2
+MAX_MS = 60_000
+"""Longest search per decision: past a minute a typo (``ms=1e9``) would hang the match."""
+MAX_PLAYOUTS = 100_000
+"""Most iterations per decision, for the same reason."""
 """Share of the reward given to the score margin, so that lost games are still lost by less."""
 
 
@@ -120,7 +124,19 @@ def rewards(result: Result) -> list[float]:
     return out
 
 
+def _count(name: str, value: float, low: int, high: int) -> int:
+    """``value`` as a whole number in ``[low, high]``, or ``ValueError`` naming ``name``:
+    a spec's numbers arrive as floats, and ``playouts=2.5`` must not quietly mean 2."""
+    if not (math.isfinite(value) and value == int(value) and low <= value <= high):
+        raise ValueError(f"{name} must be a whole number in [{low}, {high}], got {value:g}")
+    return int(value)
+
+
 class MctsBot(Bot):
+    """Parameters (all checked here, so that a bad spec fails before a match starts): ``ms``
+    per decision, or a fixed number of ``playouts``; ``rollout`` random steps before the leaf
+    evaluator; ``guided``, the share of greedy playout moves; ``widen``, see :data:`WIDEN`."""
+
     name = "mcts"
 
     def __init__(self, game: str, seed: int, ms: float = 100.0, playouts: float | None = None,
@@ -128,12 +144,20 @@ class MctsBot(Bot):
                  ) -> None:
         self.game = find_game(game)
         self.rng = random.Random(seed)
-        self.ms, self.playouts = float(ms), (int(playouts) if playouts is not None else None)
+        if not 0 < ms <= MAX_MS:
+            raise ValueError(f"ms must be in (0, {MAX_MS}], got {ms:g}")
+        self.ms = float(ms)
+        self.playouts = None if playouts is None else _count("playouts", playouts, 1, MAX_PLAYOUTS)
         self.evaluate = leaf_evaluator(game)
-        self.rollout_steps = int(rollout) if self.evaluate else None
+        steps = _count("rollout", rollout, 0, 10_000)
+        self.rollout_steps = steps if self.evaluate else None
         tuned = GAME_DEFAULTS.get(game, {})
         self.guided = float(tuned.get("guided", 0.0) if guided is None else guided)
+        if not 0 <= self.guided <= 1:
+            raise ValueError(f"guided is a probability, in [0, 1], got {self.guided:g}")
         self.widen = float(tuned.get("widen", WIDEN) if widen is None else widen)
+        if not (math.isfinite(self.widen) and self.widen >= 0):
+            raise ValueError(f"widen must be a number >= 0, got {self.widen:g}")
         self.policy = greedy_policy(game, seed)
         self.board: Any = None
 

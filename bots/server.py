@@ -20,9 +20,9 @@ from typing import Any
 
 from waitress.server import create_server
 
-from bots import UnknownBotError, find_bot, parse_bot_spec
+from bots import UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
-from referee.core import Decision, Option
+from referee.core import Decision, Option, RulesError
 from referee.players import Bot, MatchInfo, Player
 from referee.protocol import PROTOCOL_VERSION
 
@@ -35,6 +35,11 @@ StartResponse = Callable[..., Any]
 
 class BadRequest(Exception):
     """A request this server cannot act on; answered 400 with the message."""
+
+
+BOT_READ_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+"""What a bot raises when a well-formed request carries a view or board it cannot read (one
+written by hand, or for another game): the request's fault, answered 400, not 500."""
 
 
 class BotApp:
@@ -82,40 +87,48 @@ class BotApp:
     # -- routes -----------------------------------------------------------------------------
 
     def _start(self, msg: dict[str, Any]) -> dict[str, Any]:
-        bot, lock = self._bot(msg, create=True, fresh=True)
+        match_id, game, seat = _field(msg, "match_id", str), _field(msg, "game", str), _seat(msg)
+        players = []
+        for i, p in enumerate(_field(msg, "players", list, [])):
+            where = f"players[{i}]."
+            players.append((_seat(_object(p, where), where), _field(p, "name", str, "", where)))
         info = MatchInfo(
-            match_id=str(msg["match_id"]), game=str(msg["game"]), seat=int(msg["seat"]),
-            players=tuple((int(p["seat"]), str(p["name"])) for p in msg.get("players", [])),
-            time_control=dict(msg.get("time_control") or {}), board=msg.get("board"),
+            match_id=match_id, game=game, seat=seat, players=tuple(players),
+            time_control=dict(_field(msg, "time_control", dict, {})),
+            board=_field(msg, "board", (dict, type(None)), None),
         )
+        bot, lock = self._bot(msg, create=True, fresh=True)
         with lock:
-            bot.start(info)
+            try:
+                bot.start(info)
+            except (RulesError, *BOT_READ_ERRORS) as exc:
+                raise BadRequest(f"the bot cannot start from this message: {exc}"[:500]) from None
         return {"ok": True}
 
     def _decide(self, msg: dict[str, Any]) -> dict[str, Any]:
+        decision, view = _decision(msg), _field(msg, "view", dict)
         bot, lock = self._bot(msg, create=True)
-        try:
-            d = msg["decision"]
-            options = tuple(Option(str(o["id"]), str(o.get("label", "")), o.get("data") or {})
-                            for o in d["options"])
-            decision = Decision(int(msg["seat"]), str(d["kind"]), str(d.get("prompt", "")), options)
-            view = msg["view"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadRequest(f"malformed /decide body: {exc!r}") from None
         with lock:
-            out = bot.decide(decision, view)
+            try:
+                out = bot.decide(decision, view)
+            except BOT_READ_ERRORS as exc:
+                raise BadRequest(
+                    f"the bot cannot read this decision or view ({exc!r}); send what the "
+                    f"referee sends for {msg['game']!r}"[:500]
+                ) from None
         if isinstance(out, tuple):
             return {"choice": out[0], "log": out[1]}
         return {"choice": out}
 
     def _end(self, msg: dict[str, Any]) -> dict[str, Any]:
+        key = _field(msg, "match_id", str), _seat(msg, default=0)  # the end schema has no seat
         with self._lock:
-            self._bots.pop(_key(msg), None)
+            self._bots.pop(key, None)
         return {"ok": True}
 
     def _bot(self, msg: dict[str, Any], create: bool, fresh: bool = False) -> tuple[Bot, threading.Lock]:
         key = _key(msg)
-        game = str(msg.get("game", ""))
+        game = _field(msg, "game", str)
         if self.game and game != self.game:
             raise BadRequest(f"this server plays {self.game!r}, not {game!r}")
         with self._lock:
@@ -123,7 +136,7 @@ class BotApp:
             if entry is None:
                 try:
                     bot = find_bot(self.spec, game, self._seed_for(*key))
-                except UnknownBotError as exc:
+                except LookupError as exc:  # an unknown game, or no version of the bot for it
                     raise BadRequest(str(exc)) from None
                 entry = self._bots[key] = (bot, threading.Lock())
                 while len(self._bots) > MAX_MATCHES:
@@ -137,10 +150,59 @@ class BotApp:
 
 
 def _key(msg: dict[str, Any]) -> tuple[str, int]:
-    try:
-        return str(msg["match_id"]), int(msg.get("seat", 0))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise BadRequest(f"missing or bad match_id/seat: {exc!r}") from None
+    return _field(msg, "match_id", str), _seat(msg)
+
+
+# -- checking a request's fields: each mistake is a 400 naming the field --------------------
+
+_MISSING = object()
+_KIND_NAMES = {str: "a string", int: "an integer", dict: "an object", list: "an array"}
+
+
+def _field(doc: dict[str, Any], name: str, kind: type | tuple[type, ...],
+           default: Any = _MISSING, where: str = "") -> Any:
+    """``doc[name]`` if it is a ``kind`` (a boolean is no integer); ``default`` if absent and
+    one is given; otherwise :class:`BadRequest` naming the field as ``where + name``."""
+    value = doc.get(name, _MISSING)
+    if value is _MISSING and default is not _MISSING:
+        return default
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
+        return value
+    expected = " or ".join(_KIND_NAMES.get(k, "null") for k in kinds)
+    raise BadRequest(f"field {where}{name} is " + (
+        "missing" if value is _MISSING else f"not {expected}"))
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadRequest(f"field {where.rstrip('.')} is not an object")
+    return value
+
+
+def _seat(doc: dict[str, Any], where: str = "", default: Any = _MISSING) -> int:
+    seat: int = _field(doc, "seat", int, default, where)
+    if seat < 0:
+        raise BadRequest(f"field {where}seat is negative")
+    return seat
+
+
+def _decision(msg: dict[str, Any]) -> Decision:
+    """The ``decision`` of a ``/decide`` body. ``label``, ``prompt`` and ``data`` may be left
+    out (for people driving the server by hand), but not given with the wrong type."""
+    d = _field(msg, "decision", dict)
+    raw = _field(d, "options", list, _MISSING, "decision.")
+    if not raw:
+        raise BadRequest("field decision.options is empty")
+    options = []
+    for i, o in enumerate(raw):
+        where = f"decision.options[{i}]."
+        _object(o, where)
+        options.append(Option(_field(o, "id", str, _MISSING, where),
+                              _field(o, "label", str, "", where),
+                              _field(o, "data", dict, {}, where)))
+    return Decision(_seat(msg), _field(d, "kind", str, _MISSING, "decision."),
+                    _field(d, "prompt", str, "", "decision."), tuple(options))
 
 
 def _read_json(environ: dict[str, Any]) -> dict[str, Any]:
@@ -148,12 +210,14 @@ def _read_json(environ: dict[str, Any]) -> dict[str, Any]:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise BadRequest("bad Content-Length") from None
-    if length > MAX_REQUEST:
-        raise BadRequest(f"body over {MAX_REQUEST} bytes")
+    if not 0 <= length <= MAX_REQUEST:
+        raise BadRequest(f"Content-Length must be 0 to {MAX_REQUEST} bytes")
     try:
         doc = json.loads(environ["wsgi.input"].read(length) or b"null")
-    except ValueError as exc:
+    except ValueError as exc:  # also bad UTF-8 (UnicodeDecodeError is a ValueError)
         raise BadRequest(f"body is not JSON: {exc}") from None
+    except RecursionError:
+        raise BadRequest("body is not JSON this server reads: nested too deep") from None
     if not isinstance(doc, dict):
         raise BadRequest("body must be a JSON object")
     return doc
@@ -168,17 +232,14 @@ def _json(start_response: StartResponse, status: str, doc: Any) -> list[bytes]:
 
 def _games_of(spec: str) -> list[str]:
     """The registered games this built-in bot has a version for."""
-    from bots import _BOTS
     from referee.games import game_names
 
-    by_game = _BOTS.get(parse_bot_spec(spec)[0], {})
+    by_game = bot_games(parse_bot_spec(spec)[0]) or []
     return [g for g in game_names() if g in by_game or "*" in by_game]
 
 
 def _any_game(spec: str) -> str:
-    from bots import _BOTS
-
-    if parse_bot_spec(spec)[0] not in _BOTS:
+    if bot_games(parse_bot_spec(spec)[0]) is None:
         find_bot(spec, "", 0)  # raises the unknown-bot error that lists the names
     games = _games_of(spec)
     if not games:
@@ -251,17 +312,16 @@ def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], l
     exactly as in-process (so the match is the same one), and the URLs among them as they are.
     Returns the players and the servers to stop afterwards."""
     from referee.lineup import bot_seed, is_url, make_player
-    from referee.transport import HttpPlayer
 
     players: list[Player] = []
     servers: list[BotServer] = []
     try:
         for seat, spec in enumerate(specs):
-            if is_url(spec):
-                players.append(make_player(spec, game, seed, seat))
-                continue
-            servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
-            players.append(HttpPlayer(name=spec, url=servers[-1].url))
+            url = spec
+            if not is_url(spec):
+                servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
+                url = servers[-1].url
+            players.append(make_player(url, game, seed, seat, name=spec))
     except BaseException:
         for server in servers:
             server.stop()

@@ -157,10 +157,9 @@ def percentile(values: Sequence[float], pct: float) -> float:
 def play_checks(url: str, name: str, game: Game, time_ms: int, num_games: int,
                 seed: int) -> CheckReport:
     """``num_games`` matches of the bot against ``random`` in the fewest seats the game allows."""
-    from bots import find_bot
-    from referee.lineup import bot_seed
+    from referee.lineup import make_player
     from referee.match import Runner, TimeControl
-    from referee.players import InProcessPlayer, Player
+    from referee.players import Player
     from referee.transport import HttpPlayer
 
     seats = min((n for n in game.player_counts if n >= 2), default=min(game.player_counts))
@@ -169,8 +168,7 @@ def play_checks(url: str, name: str, game: Game, time_ms: int, num_games: int,
         match_seed, bot_seat = seed + n, n % seats
         http = HttpPlayer(name=name, url=url)
         players: list[Player] = [
-            http if s == bot_seat else
-            InProcessPlayer(name="random", bot=find_bot("random", game.name, bot_seed(match_seed, s)))
+            http if s == bot_seat else make_player("random", game.name, match_seed, s)
             for s in range(seats)
         ]
         try:

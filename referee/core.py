@@ -21,6 +21,10 @@ from typing import Any, ClassVar, NamedTuple
 
 import yaml
 
+MAX_BOARD_BYTES = 1024 * 1024
+"""A board file is a few KiB of YAML; reading stops past this (``--board /dev/zero`` would
+otherwise fill the memory)."""
+
 
 class Option(NamedTuple):
     """One legal move: a stable string ``id`` (sent to bots), a human ``label``, structured ``data``."""
@@ -183,8 +187,11 @@ class Game(ABC):
                 package = resources.files(type(self).__module__)
                 text = package.joinpath("board.yaml").read_text("utf-8")
             else:
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
+                with open(path, "rb") as fh:
+                    raw = fh.read(MAX_BOARD_BYTES + 1)
+                if len(raw) > MAX_BOARD_BYTES:
+                    raise BoardError(f"board file over {MAX_BOARD_BYTES} bytes")
+                text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise BoardError(f"cannot read board file: {getattr(exc, 'strerror', None) or exc}") from exc
         try:

@@ -12,18 +12,21 @@ def is_url(spec: str) -> bool:
     return spec.startswith(("http://", "https://"))
 
 
-def make_player(spec: str, game: str, seed: int, seat: int) -> Player:
-    """A player for ``spec``: a built-in bot name, or the base URL of an HTTP bot.
+def make_player(spec: str, game: str, seed: int, seat: int, name: str | None = None) -> Player:
+    """A player for ``spec``: a built-in bot name, or the base URL of an HTTP bot; ``name``
+    (default: ``spec``) is what the match log calls it.
 
-    Raises ``LookupError`` with the known names for an unknown bot.
+    The one place a spec becomes a player, so that the CLI, ``bot check`` and ``--over-http``
+    seed and name bots alike. Raises ``LookupError`` with the known names for an unknown bot
+    or a bad parameter, :class:`~referee.transport.BotUrlError` for a malformed URL.
     """
     if is_url(spec):
         from referee.transport import HttpPlayer  # imported only when a URL is used
 
-        return HttpPlayer(name=spec, url=spec)
+        return HttpPlayer(name=name or spec, url=spec)
     from bots import find_bot
 
-    return InProcessPlayer(name=spec, bot=find_bot(spec, game, bot_seed(seed, seat)))
+    return InProcessPlayer(name=name or spec, bot=find_bot(spec, game, bot_seed(seed, seat)))
 
 
 def bot_seed(seed: int, seat: int) -> int:

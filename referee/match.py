@@ -61,11 +61,16 @@ class MatchRecord:
 
 
 def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``--json`` summary of a match log (one place, used by the CLI and replay)."""
+    """The ``--json`` summary of a match log (one place, used by the CLI and replay).
+
+    The result's ``extra`` (e.g. that the solo Automa played placeholder numbers) is kept when
+    it says anything: a reader of the JSON must learn what a reader of the text learns.
+    """
     result = log["result"]
     players = log["players"]
     # A result seat with no player is played by the engine (Tokaido Duo's solo Automa).
     engine_seat = {"name": "automa", "strikes": 0}
+    extra = result.get("extra") or {}
     return {
         "game": log["game"],
         "seed": log["seed"],
@@ -86,6 +91,7 @@ def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
         "rounds": result["rounds"],
         "reason": result.get("reason", ""),
         "faults": log.get("faults", []),
+        **({"extra": dict(extra)} if extra else {}),
     }
 
 

@@ -28,6 +28,7 @@ import itertools
 import json
 import math
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
@@ -45,6 +46,7 @@ from referee import __version__, protocol
 from referee.players import OK, Answer, DecisionRequest, MatchInfo, Player
 
 MAX_BODY = 64 * 1024
+PLAIN_HTTP_HINT = "is the bot serving plain http? then use an http:// URL"
 CONNECT_TIMEOUT_S = 1.0
 """A bot that is not up is struck quickly, not waited for."""
 LIFECYCLE_MS = 2000
@@ -62,14 +64,21 @@ class BotUrlError(ValueError):
 
 
 def check_url(url: str) -> str:
-    """``url`` without a trailing slash, or :class:`BotUrlError` naming the problem."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise BotUrlError(f"bad bot URL {url!r}: must start with http:// or https://")
+    """``url`` without a trailing slash, or :class:`BotUrlError` naming the problem.
+
+    Every way a URL can be malformed ends here as a :class:`BotUrlError` (``urlsplit`` and
+    ``.port`` raise a bare ``ValueError`` for ``http://[::1`` or a port out of range), so that
+    callers need to catch one error type to give a one-line message.
+    """
+    if not isinstance(url, str) or any(ch <= " " or ch == "\x7f" for ch in url):
+        raise BotUrlError(f"bad bot URL {url!r}: contains whitespace or a control character")
     try:
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
     except ValueError as exc:
         raise BotUrlError(f"bad bot URL {url!r}: {exc}") from None
+    if parts.scheme not in ("http", "https"):
+        raise BotUrlError(f"bad bot URL {url!r}: must start with http:// or https://")
     if not parts.hostname:
         raise BotUrlError(f"bad bot URL {url!r}: no host")
     if parts.query or parts.fragment:
@@ -83,13 +92,21 @@ def check_url(url: str) -> str:
 class _Call:
     """One HTTP exchange that another thread may abort by shutting down its socket."""
 
-    __slots__ = ("lock", "aborted", "finished", "sock")
+    __slots__ = ("lock", "aborted", "finished", "sock", "in_tls")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.aborted = False
         self.finished = False
         self.sock: socket.socket | None = None
+        self.in_tls = False
+        """Connected but the TLS handshake not done: a cut-off here is worth a hint."""
+
+    def timeout_detail(self, budget_ms: float) -> str:
+        detail = f"no complete answer within {budget_ms:.0f} ms"
+        if self.in_tls:
+            detail += f" (stuck in the TLS handshake: {PLAIN_HTTP_HINT})"
+        return detail
 
     def attach(self, sock: socket.socket | None) -> None:
         if sock is None:
@@ -186,7 +203,21 @@ class _TrackedHTTPConnection(_Tracked, HTTPConnection):
 
 
 class _TrackedHTTPSConnection(_Tracked, HTTPSConnection):
-    pass
+    """Also marks the call while its TLS handshake runs (between the TCP connection and the
+    end of ``connect``): a plain-HTTP bot behind an https:// URL often just never answers it."""
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        call = getattr(_current, "call", None)
+        if call is not None:
+            call.in_tls = True
+        return sock
+
+    def connect(self) -> None:
+        super().connect()
+        call = getattr(_current, "call", None)
+        if call is not None:
+            call.in_tls = False
 
 
 class _TrackedHTTPPool(HTTPConnectionPool):
@@ -266,7 +297,7 @@ class Transport:
             call.finish()
         ms = (time.perf_counter() - began) * 1000
         if call.aborted and outcome.fault is not None:
-            return Exchange(None, ("timeout", f"no complete answer within {budget_ms:.0f} ms"), ms)
+            return Exchange(None, ("timeout", call.timeout_detail(budget_ms)), ms)
         return outcome._replace(ms=ms)
 
     def _call_on_worker(self, method: str, path: str, body: bytes | None,
@@ -282,7 +313,7 @@ class Transport:
             call.abort()
             future.cancel()
             ms = (time.perf_counter() - began) * 1000
-            return Exchange(None, ("timeout", f"no complete answer within {budget_ms:.0f} ms"), ms)
+            return Exchange(None, ("timeout", call.timeout_detail(budget_ms)), ms)
         except (RuntimeError, CancelledError):  # the pool was shut down: the player is closed
             return Exchange(None, ("connection_error", "the player was closed"), 0.0)
         return outcome._replace(ms=(time.perf_counter() - began) * 1000)
@@ -324,6 +355,10 @@ class Transport:
             return _fault("connection_error", f"could not connect within {limit:.1f} s")
         except requests.exceptions.ReadTimeout:
             return _fault("timeout", "read timed out")
+        except requests.exceptions.SSLError as exc:
+            if call.aborted:
+                return _fault("timeout", "cut off at the deadline during the TLS handshake")
+            return _fault("connection_error", _tls_failure(exc))
         except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
             if call.aborted:
                 return _fault("timeout", "cut off at the deadline")
@@ -379,21 +414,34 @@ def _fault(reason: str, detail: str) -> Exchange:
     return Exchange(None, (reason, detail), 0.0)
 
 
-def _describe(exc: BaseException) -> str:
-    """The innermost cause, short: 'Connection refused' rather than three nested reprs."""
+def _innermost(exc: BaseException) -> BaseException:
     inner: BaseException = exc
     while True:
         nxt = inner.__cause__ or inner.__context__ or (
             inner.args[0] if inner.args and isinstance(inner.args[0], BaseException) else None
         )
         if nxt is None or nxt is inner:
-            break
+            return inner
         inner = nxt
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost cause, short: 'Connection refused' rather than three nested reprs."""
+    inner = _innermost(exc)
     reason = getattr(inner, "reason", None)
     text = str(reason if isinstance(reason, BaseException) else inner) or type(inner).__name__
     if "refused" in text.lower():
         return "connection refused (is the bot running?)"
     return f"{type(inner).__name__}: {text}"[:200]
+
+
+def _tls_failure(exc: BaseException) -> str:
+    """A failed TLS handshake, with its likely cause. A bot serving plain HTTP answers the
+    ClientHello with an HTTP error page, which OpenSSL reports only as 'wrong version number'
+    or 'record layer failure': the bot author needs to hear "use http://" instead."""
+    if isinstance(_innermost(exc), ssl.SSLCertVerificationError):
+        return f"TLS certificate not accepted ({_describe(exc)})"
+    return f"TLS handshake failed ({_describe(exc)}): {PLAIN_HTTP_HINT}"
 
 
 # -- the player -------------------------------------------------------------------------------

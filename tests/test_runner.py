@@ -68,3 +68,33 @@ def test_replay_detects_tampering(toy_game):
     log = dict(record.log)
     log["result"] = dict(log["result"], winners=[9])
     assert not replay(log).matches
+
+
+def test_a_board_file_past_the_cap_is_refused_without_reading_it_all(tmp_path):
+    """``--board /dev/zero`` must be a one-line error, not a MemoryError."""
+    import os
+
+    import pytest
+
+    from referee.core import MAX_BOARD_BYTES, BoardError
+    from referee.games import find_game
+
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * (MAX_BOARD_BYTES + 1))  # valid YAML (a comment), just too long
+    paths = [str(big)] + (["/dev/zero"] if os.path.exists("/dev/zero") else [])
+    for path in paths:
+        with pytest.raises(BoardError, match="over"):
+            find_game("tokaido-duo").load_board(path)
+
+
+def test_summary_keeps_the_result_extra(toy_game):
+    """The solo Automa's note reaches ``referee match --json``, not only the text summary;
+    a game with nothing extra to say adds no empty key."""
+    from referee.games import find_game
+    from referee.lineup import make_players
+
+    game = find_game("tokaido-duo")
+    record = Runner(game, make_players(["random"], game.name, 5), 5, options={"automa": 2}).run()
+    assert record.summary()["extra"]["automa_numbers"] == "placeholder"
+    plain = Runner(toy_game, make_players(["random", "random"], toy_game.name, 5), 5).run()
+    assert plain.log["result"]["extra"] == {} and "extra" not in plain.summary()

@@ -4,6 +4,8 @@ unaffected, and simultaneous decisions are asked concurrently."""
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
 
 import pytest
@@ -13,10 +15,13 @@ from referee.match import MatchRecord, TimeControl, play
 from referee.players import InProcessPlayer, Player
 from referee.protocol import schema_errors
 from referee.replay import replay
-from referee.transport import HttpPlayer
+from referee.transport import BotUrlError, HttpPlayer, fetch_info
 from support.http_bots import HostileServer, free_port
 
 DEADLINE_MS = 200
+CUT_SLACK_MS = 500
+"""How late past its deadline a cut-off call may end: generous for a loaded CI machine, and
+still well short of the 1 s a sleeping bot would need to answer."""
 
 
 def run(game, seats: list[Player], seed: int = 4, deadline_ms: int = DEADLINE_MS,
@@ -78,7 +83,7 @@ def test_hostile_bot_is_struck_with_the_right_reason(toy_game, mode, delay, reas
     assert seconds < 3 * DEADLINE_MS / 1000 + 1.0
     for d in record.log["decisions"]:
         if d["seat"] == 0 and d["status"] == "timeout":
-            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + 150
+            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + CUT_SLACK_MS
     assert_recorded(record)
 
 
@@ -136,20 +141,25 @@ def test_sealed_bids_are_asked_concurrently(toy_game):
 
 
 def test_bank_absorbs_overage_then_runs_out(toy_game):
-    """100 ms per decision plus a 400 ms bank: a bot answering in 250 ms is fine twice
-    (150 ms over each time), then its bank (about 100 ms left) no longer covers it."""
+    """100 ms per decision plus a 400 ms bank: a bot answering in 250 ms pays at least 150 ms
+    of bank per answer, so it runs out after one or two answers and every later answer is cut
+    off at its deadline. Only lower bounds on the bot's time are exact (it sleeps 250 ms); how
+    much longer a loaded machine takes is left loose."""
     with HostileServer("sleep", 0.25) as bot:
         player = HttpPlayer(name="slow", url=bot.url)
         record, _ = run(toy_game, [player, *randoms(1)], seed=4, deadline_ms=100, bank_ms=400,
                         strikes=100)
-    mine = [d["status"] for d in record.log["decisions"] if d["seat"] == 0]
-    assert mine[:2] == ["ok", "ok"] and mine[2] == "timeout"
+    mine = [d for d in record.log["decisions"] if d["seat"] == 0]
+    statuses = [d["status"] for d in mine]
     sent = bot.bodies["/decide"]
-    banks = [b["bank_ms"] for b in sent[:3]]
-    assert banks[0] == 400 and 200 <= banks[1] <= 250 and 0 <= banks[2] <= 100, banks
-    assert [b["deadline_ms"] for b in sent[:3]] == [100 + b for b in banks]
-    # once the bank is empty the plain limit applies and every 250 ms answer is late
-    assert all(s == "timeout" for s in mine[2:])
+    banks = [b["bank_ms"] for b in sent]
+    assert [b["deadline_ms"] for b in sent] == [100 + b for b in banks]
+    assert banks[0] == 400 and statuses[0] == "ok"
+    assert banks[1] <= 250, banks  # the first answer's overage came out of the bank
+    late = statuses.index("timeout")
+    assert late in (1, 2) and all(s == "timeout" for s in statuses[late:]), statuses
+    for d, body in zip(mine[late:], sent[late:]):  # cut off at the deadline, not waited for
+        assert body["deadline_ms"] <= d["ms"] < body["deadline_ms"] + CUT_SLACK_MS
 
 
 def test_players_release_their_threads_and_connections(toy_game):
@@ -196,7 +206,7 @@ def test_host_names_take_the_worker_thread_path_with_the_same_guarantees(toy_gam
     assert seconds < 3 * DEADLINE_MS / 1000 + 1.0
     for d in record.log["decisions"]:
         if d["seat"] == 0 and d["status"] == "timeout":
-            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + 150
+            assert DEADLINE_MS <= d["ms"] < DEADLINE_MS + CUT_SLACK_MS
 
 
 def test_worker_path_keeps_one_connection(toy_game):
@@ -204,3 +214,36 @@ def test_worker_path_keeps_one_connection(toy_game):
         url = bot.url.replace("127.0.0.1", "localhost")
         record, _ = run(toy_game, [HttpPlayer(name="ok", url=url), *randoms(1)])
     assert record.log["faults"] == [] and bot.connections == 1
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://[::1]:99999", "http://host:-1",
+                                 "http://[foo]/", "http://a b", "ftp://x", "http://",
+                                 "http://x/?q=1", "http://x/#f"])
+def test_every_malformed_bot_url_is_the_clear_error(url):
+    with pytest.raises(BotUrlError, match="bad bot URL"):
+        HttpPlayer(name="x", url=url)
+
+
+def test_https_to_a_plain_http_bot_says_so():
+    """A plain HTTP server answers the TLS ClientHello with an HTTP error page; OpenSSL calls
+    that 'wrong version number', the referee names the likely cause."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        def answer() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(4096)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n"
+                             b"Connection: close\r\n\r\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        info, fault = fetch_info(f"https://127.0.0.1:{server.getsockname()[1]}", 2000)
+    assert info is None and fault is not None
+    assert fault.startswith("connection_error: TLS handshake failed") and "http://" in fault
+
+
+def test_https_to_a_silent_plain_http_bot_times_out_with_the_hint():
+    """A plain HTTP server waiting for a request line never answers the ClientHello."""
+    with socket.create_server(("127.0.0.1", 0)) as server:  # accepts (backlog), never answers
+        info, fault = fetch_info(f"https://127.0.0.1:{server.getsockname()[1]}", 300)
+    assert info is None and fault is not None
+    assert fault.startswith("timeout") and "TLS handshake" in fault and "http://" in fault
