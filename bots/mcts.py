@@ -49,11 +49,11 @@ GAME_DEFAULTS: dict[str, dict[str, float]] = {
 tables: in Doubletrack half-greedy playouts and narrower widening were the best measured (at 4
 seats 0.28 of wins against 0.20-0.22 with random playouts); Tokaido Duo keeps the plain ones."""
 SCORE_WEIGHT = 0.2
+"""Share of the reward given to the score margin, so that lost games are still lost by less."""
 MAX_MS = 60_000
 """Longest search per decision: past a minute a typo (``ms=1e9``) would hang the match."""
 MAX_PLAYOUTS = 100_000
 """Most iterations per decision, for the same reason."""
-"""Share of the reward given to the score margin, so that lost games are still lost by less."""
 
 
 LEAF_EVALUATORS: dict[str, str] = {
