@@ -210,7 +210,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         files = list(state.glob("*.jsonl")) if state.exists() else []
-        if files and len(files[0].read_text().splitlines()) > 6:
+        if files and len(files[0].read_text().splitlines()) > 3:
             break
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: the whole process group
