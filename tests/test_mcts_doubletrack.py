@@ -74,3 +74,28 @@ def play(seed: int, seats: int) -> tuple[int, ...]:
 @pytest.mark.parametrize("seats", [3, 4])
 def test_fixed_playouts_play_whole_games_reproducibly(seats):
     assert play(7, seats) == play(7, seats)
+
+
+
+def departures_from_greedy(spec: str, decisions: int = 20) -> int:
+    state = find_game("doubletrack").new_state(3, 11)
+    greedy = find_bot("greedy", "doubletrack", 2)
+    search = find_bot(spec, "doubletrack", 2)
+    checked = departed = 0
+    while not state.is_over and checked < decisions:
+        picks: dict[int, str] = {}
+        for d in state.pending():
+            view = state.view(d.seat)
+            out = greedy.decide(d, view)
+            picks[d.seat] = out[0] if isinstance(out, tuple) else out
+            departed += search.decide(d, view) != picks[d.seat]
+            checked += 1
+        state.apply(picks)
+    return departed
+
+
+def test_a_search_that_must_be_sure_plays_the_greedy_pick():
+    """With ``trust`` far above any margin a few playouts can show, the greedy pick stands;
+    the same search without it departs from greedy."""
+    assert departures_from_greedy("mcts:playouts=150,widen=3,trust=0") > 0
+    assert departures_from_greedy("mcts:playouts=150,widen=3,trust=1000") == 0
