@@ -205,8 +205,11 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
            "--game", "toy-race", "--games", "40", "--seats", "2", "--concurrency", "2",
            "--seed", "4",
            "--state-dir", str(state), "--json"]
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps it ignored:
+    # give the child the terminal's default, whatever ran this test.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         files = list(state.glob("*.jsonl")) if state.exists() else []

@@ -59,7 +59,7 @@ class Slow(Noisy):
     """Random, but takes a few milliseconds per decision (to interrupt a tournament mid-way)."""
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
-        time.sleep(0.015)
+        time.sleep(0.005)
         return super().decide(decision, view)
 
 
