@@ -32,8 +32,7 @@ GAME = GameType()
 def bad_bot_url(spec: str) -> str | None:
     """Why ``spec`` cannot be a bot's base URL, or None (also for a built-in bot's name).
 
-    ``ftp://x`` counts as a mistyped URL, not a bot name. The transport's check is wrapped
-    because ``urlsplit`` raises a bare ValueError for some addresses (``http://[::1``).
+    ``ftp://x`` counts as a mistyped URL, not a bot name.
     """
     if "://" not in spec:
         return None
@@ -43,8 +42,6 @@ def bad_bot_url(spec: str) -> str | None:
         check_url(spec)
     except BotUrlError as exc:
         return str(exc)
-    except ValueError as exc:
-        return f"bad bot URL {spec!r}: {exc}"
     return None
 
 
