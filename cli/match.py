@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from cli.params import (
-    bad_bot_url, board_option, clock_options, game_option, game_options_option, load_board,
+    board_option, clock_options, game_option, game_options_option, load_board,
     parse_options,
 )
 from referee.core import Game, RulesError
@@ -66,9 +66,6 @@ def match(
     drawn = seed is None
     seed = secrets.randbits(63) if seed is None else seed
     board = load_board(game, board_path)
-    problems = [p for p in map(bad_bot_url, bots) if p]
-    if problems:
-        raise click.ClickException(problems[0])
     players: list[Player] = []
     servers: list[Any] = []
     try:

@@ -10,6 +10,7 @@ import click
 
 from referee.core import BoardError, Game, UnknownGameError
 from referee.games import find_game, game_names
+from referee.lineup import is_url
 
 
 class GameType(click.ParamType):
@@ -30,11 +31,8 @@ GAME = GameType()
 
 
 def bad_bot_url(spec: str) -> str | None:
-    """Why ``spec`` cannot be a bot's base URL, or None (also for a built-in bot's name).
-
-    ``ftp://x`` counts as a mistyped URL, not a bot name.
-    """
-    if "://" not in spec:
+    """Why ``spec`` cannot be a bot's base URL, or None (also for a built-in bot's name)."""
+    if not is_url(spec):
         return None
     from referee.transport import BotUrlError, check_url  # loads requests: only for URLs
 

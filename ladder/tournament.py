@@ -62,11 +62,11 @@ class Entrant:
 def parse_entrant(text: str) -> Entrant:
     """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice).
 
-    A URL is never split (it may contain ``=``), nor is a bot spec whose part before ``=`` is
-    not a plain name (``mcts:ms=50`` is a bot with a parameter).
+    Only a plain name before ``=`` splits: never a URL (``http://x/?a=b``), nor a bot spec
+    with a parameter (``mcts:ms=50``).
     """
     name, sep, bot = text.partition("=")
-    if sep and not is_url(text) and NAME_RE.fullmatch(name):
+    if sep and NAME_RE.fullmatch(name):
         if not bot:
             raise TournamentError(f"entrant {text!r}: no bot after {name}=")
         return Entrant(name, bot)

@@ -9,7 +9,9 @@ from referee.players import InProcessPlayer, Player
 
 
 def is_url(spec: str) -> bool:
-    return spec.startswith(("http://", "https://"))
+    """Any scheme counts, so that ``ftp://x`` or ``htp://x`` is refused as a bad URL rather
+    than looked up as a bot name."""
+    return "://" in spec
 
 
 def make_player(spec: str, game: str, seed: int, seat: int, name: str | None = None) -> Player:
