@@ -20,7 +20,10 @@ _BOTS: dict[str, dict[str, str]] = {
         "tokaido-duo": "bots.tokaido_greedy:TokaidoGreedyBot",
         "doubletrack": "bots.doubletrack_greedy:DoubletrackGreedyBot",
     },
-    "mcts": {"*": "bots.mcts:MctsBot"},
+    "mcts": {
+        "doubletrack": "bots.doubletrack_search:DoubletrackSearchBot",
+        "*": "bots.mcts:MctsBot",
+    },
 }
 
 

@@ -9,7 +9,6 @@ since the buyer must play it. Like a remote bot it reads only the decision and i
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,40 +25,6 @@ CIRCLE_DOLLARS = 10.0
 DEFEND_DOLLARS = 30.0
 """Bid per circle of margin to keep the lead, once past half way: a rival who wins the lead
 auction lands just ahead of me."""
-
-
-LEAF_MODEL: dict[int, tuple[tuple[float, ...], float, float]] = {
-    3: ((0.0, 0.031, 0.087, 0.220, 0.604, 1.464, 3.388), 0.03, 0.01),
-    4: ((0.0, 0.032, 0.150, 0.333, 0.712, 1.736, 3.739), 0.05, 0.035),
-}
-"""Leaf evaluator fitted to greedy self-play (15,000 games at each seat count, a conditional
-logit of the eventual winner on positions sampled along the way): seats -> (strength of the
-small pawn at 0, 1/6, ..., 6/6 of the way HOME, linear in between; strength per $100; per
-gate controlled). Progress counts only near HOME (a lead of ten circles at mid-track is worth
-little: Trade Places, Take The Lead and the lead auction undo it), and money and gates hardly
-predict the winner at all; the previous hand-set scale (a circle per $10, three per gate)
-predicted the winner worse than the small pawn alone."""
-
-
-def leaf_strength(seat: Mapping[str, Any], home: int, model: tuple[tuple[float, ...], float, float]
-                  ) -> float:
-    """One seat's log-odds strength under :data:`LEAF_MODEL` (piecewise linear in progress)."""
-    curve, per_100, per_gate = model
-    at = min(max(seat["small"], 0), home) * (len(curve) - 1) / home
-    i = min(int(at), len(curve) - 2)
-    progress = curve[i] + (curve[i + 1] - curve[i]) * (at - i)
-    return progress + per_100 * seat["money"] / 100 + per_gate * len(seat["gates"])
-
-
-def leaf_values(view: Mapping[str, Any]) -> list[float]:
-    """Per-seat chance of winning from here, for search bots: a softmax of the fitted
-    strengths (:data:`LEAF_MODEL`; an unfitted seat count borrows the nearest fitted one)."""
-    n = len(view["seats"])
-    model = LEAF_MODEL[min(LEAF_MODEL, key=lambda k: abs(k - n))]
-    home = view["inner"]["home"]
-    weights = [math.exp(leaf_strength(s, home, model)) for s in view["seats"]]
-    total = sum(weights)
-    return [w / total for w in weights]
 
 
 class Track:

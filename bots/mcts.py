@@ -18,12 +18,12 @@ of a simulated state giving each seat a value in [0, 1]), the playout is cut aft
 Tokaido Duo costs as much as a hundred evaluations and says less.
 
 Where the game has a ``greedy`` bot, options enter each node's search one by one, greedy's
-pick first (progressive widening): with dozens of bid and fee options, spreading a few hundred
-iterations over all of them made the choice near random. The greedy bot can also play a share
-``guided`` of the playout moves; :data:`GAME_DEFAULTS` holds the per-game settings.
+pick first (progressive widening): with dozens of options, spreading a few hundred iterations
+over all of them made the choice near random. The greedy bot can also play a share ``guided``
+of the playout moves.
 
-With ``trust`` above 0 the search overrules the greedy pick only where it measured it worse
-by that many standard errors (off by default: not yet shown to help at 100 ms).
+Doubletrack has a search of its own (``bots/doubletrack_search.py``): there two dice and
+all-pay auctions made this tree search no stronger than greedy.
 
 Budget: ``ms`` of wall time per decision (default 100) or, for reproducible play, a fixed
 number of ``playouts`` (iterations).
@@ -45,12 +45,6 @@ from referee.players import Bot, MatchInfo
 EXPLORATION = 0.7
 WIDEN = 0.5
 """Progressive widening: after t picks at a node a seat considers 1 + WIDEN * sqrt(t) options."""
-GAME_DEFAULTS: dict[str, dict[str, float]] = {
-    "doubletrack": {"guided": 0.5, "widen": 0.25},
-}
-"""Per-game defaults of the spec parameters, from 240-game sweeps at 100 ms against greedy
-tables: in Doubletrack half-greedy playouts and narrower widening were the best measured (at 4
-seats 0.28 of wins against 0.20-0.22 with random playouts); Tokaido Duo keeps the plain ones."""
 SCORE_WEIGHT = 0.2
 """Share of the reward given to the score margin, so that lost games are still lost by less."""
 MAX_MS = 60_000
@@ -61,7 +55,6 @@ MAX_PLAYOUTS = 100_000
 
 LEAF_EVALUATORS: dict[str, str] = {
     "tokaido-duo": "bots.tokaido_greedy:leaf_values",
-    "doubletrack": "bots.doubletrack_greedy:leaf_values",
 }
 """game -> "module:function"; the function maps a spectator view to per-seat values in [0, 1]."""
 
@@ -89,20 +82,12 @@ class Stat:
     """One seat's record for one option at one node; ``available`` counts the iterations
     in which the option was legal (determinizations differ), for the ISMCTS exploration term."""
 
-    __slots__ = ("visits", "reward", "squares", "available")
+    __slots__ = ("visits", "reward", "available")
 
     def __init__(self) -> None:
         self.visits = 0
         self.reward = 0.0
-        self.squares = 0.0
         self.available = 0
-
-    def mean_and_error(self) -> tuple[float, float]:
-        """Mean reward and its standard error (a floor on the spread: a handful of equal
-        playouts does not prove anything)."""
-        mean = self.reward / self.visits
-        spread = max(self.squares / self.visits - mean * mean, 0.01)
-        return mean, math.sqrt(spread / self.visits)
 
 
 class Node:
@@ -135,7 +120,7 @@ def rewards(result: Result) -> list[float]:
     return out
 
 
-def _count(name: str, value: float, low: int, high: int) -> int:
+def whole_number(name: str, value: float, low: int, high: int) -> int:
     """``value`` as a whole number in ``[low, high]``, or ``ValueError`` naming ``name``:
     a spec's numbers arrive as floats, and ``playouts=2.5`` must not quietly mean 2."""
     if not (math.isfinite(value) and value == int(value) and low <= value <= high):
@@ -151,27 +136,23 @@ class MctsBot(Bot):
     name = "mcts"
 
     def __init__(self, game: str, seed: int, ms: float = 100.0, playouts: float | None = None,
-                 rollout: float = 4, guided: float | None = None, widen: float | None = None,
-                 trust: float | None = None) -> None:
+                 rollout: float = 4, guided: float = 0.0, widen: float = WIDEN) -> None:
         self.game = find_game(game)
         self.rng = random.Random(seed)
         if not 0 < ms <= MAX_MS:
             raise ValueError(f"ms must be in (0, {MAX_MS}], got {ms:g}")
         self.ms = float(ms)
-        self.playouts = None if playouts is None else _count("playouts", playouts, 1, MAX_PLAYOUTS)
+        self.playouts = (None if playouts is None
+                         else whole_number("playouts", playouts, 1, MAX_PLAYOUTS))
         self.evaluate = leaf_evaluator(game)
-        steps = _count("rollout", rollout, 0, 10_000)
+        steps = whole_number("rollout", rollout, 0, 10_000)
         self.rollout_steps = steps if self.evaluate else None
-        tuned = GAME_DEFAULTS.get(game, {})
-        self.guided = float(tuned.get("guided", 0.0) if guided is None else guided)
+        self.guided = float(guided)
         if not 0 <= self.guided <= 1:
             raise ValueError(f"guided is a probability, in [0, 1], got {self.guided:g}")
-        self.widen = float(tuned.get("widen", WIDEN) if widen is None else widen)
+        self.widen = float(widen)
         if not (math.isfinite(self.widen) and self.widen >= 0):
             raise ValueError(f"widen must be a number >= 0, got {self.widen:g}")
-        self.trust = float(tuned.get("trust", 0.0) if trust is None else trust)
-        if not (math.isfinite(self.trust) and self.trust >= 0):
-            raise ValueError(f"trust must be a number >= 0, got {self.trust:g}")
         self.policy = greedy_policy(game, seed)
         self.board: Any = None
 
@@ -201,24 +182,7 @@ class MctsBot(Bot):
                 return (0, 0.0)
             return (stat.visits, stat.reward / stat.visits)
 
-        best = max(decision.options, key=lambda o: visits(o.id)).id
-        return self._trusted(root, decision.seat, best)
-
-    def _trusted(self, root: Node, seat: int, best: str) -> str:
-        """The search's pick where it beats the greedy pick by ``trust`` standard errors,
-        else the greedy pick: a few hundred noisy playouts overturn a good heuristic more
-        often by luck than by insight."""
-        priority = root.priority.get(seat)
-        if not self.trust or priority is None or self.policy is None:
-            return best
-        greedy = min(priority, key=priority.__getitem__)
-        stats = root.stats
-        if best == greedy or (seat, greedy) not in stats or not stats[(seat, greedy)].visits:
-            return best
-        mean, error = stats[(seat, best)].mean_and_error()
-        base, base_error = stats[(seat, greedy)].mean_and_error()
-        margin = self.trust * math.sqrt(error * error + base_error * base_error)
-        return best if mean - base > margin else greedy
+        return max(decision.options, key=lambda o: visits(o.id)).id
 
     def _iterate(self, state: State, root: Node) -> None:
         """Select down to a new pick, play out, back every picking seat's reward up."""
@@ -242,7 +206,6 @@ class MctsBot(Bot):
                 stat = n.stats[(seat, pick)]
                 stat.visits += 1
                 stat.reward += reward[seat]
-                stat.squares += reward[seat] * reward[seat]
 
     def _select(self, node: Node, d: Decision, state: State) -> tuple[str, bool]:
         """UCB over ``d.seat``'s options legal here, widened progressively: only the first

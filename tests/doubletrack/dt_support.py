@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from referee.games import find_game
@@ -124,5 +124,42 @@ def play_random(n: int, seed: int, board: Any = None) -> tuple[DoubletrackState,
     return st, choices
 
 
+def random_positions(n: int, seed: int, every: int = 7) -> Iterator[DoubletrackState]:
+    """States met along a random game, every few steps (clones, so they can be altered)."""
+    st = GAME.new_state(n, seed)
+    rng = random.Random(seed)
+    step = 0
+    while st.pending():
+        if step % every == 0:
+            yield st.clone()
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
+        step += 1
+
+
+def scramble_hidden(st: DoubletrackState, seat: int, rng: random.Random) -> None:
+    """Re-deal everything ``seat`` cannot see: other seats' unknown cards, the unknown part of
+    the pile, the card on sale (unless ``seat`` sells it), and the generator."""
+    slots: list[tuple[list[str], int]] = []
+    for other in range(st.num_players):
+        if other == seat:
+            continue
+        known = Counter(st.known[other])
+        for i, card in enumerate(st.hands[other]):
+            if known[card] > 0:
+                known[card] -= 1
+            else:
+                slots.append((st.hands[other], i))
+    slots += [(st.pile, i) for i in range(st.pile_known, len(st.pile))]
+    sale = st.on_sale is not None and st.seller != seat
+    cards = [lst[i] for lst, i in slots] + ([st.on_sale] if sale else [])
+    rng.shuffle(cards)
+    if sale:
+        st.on_sale = cards.pop()
+    for (lst, i), card in zip(slots, cards):
+        lst[i] = card
+    st.rng = random.Random(rng.random())
+
+
 __all__ = ["BOARD", "GAME", "NO_ONE", "Q", "RED", "YELLOW", "BLUE", "GREEN", "ScriptedDice",
-           "answer", "hands_with", "ids", "make_state", "only", "play_random", "shortcut_square", "square_at"]
+           "answer", "hands_with", "ids", "make_state", "only", "play_random", "random_positions",
+           "scramble_hidden", "shortcut_square", "square_at"]

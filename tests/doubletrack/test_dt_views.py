@@ -7,49 +7,14 @@ import random
 from collections import Counter
 
 import pytest
-from dt_support import BOARD, GAME, answer, hands_with, make_state, square_at
+from dt_support import (
+    BOARD, GAME, answer, hands_with, make_state, random_positions, scramble_hidden, square_at,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from referee.core import RulesError
-from referee.games.doubletrack.state import DoubletrackState
 
 SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
-
-
-def random_positions(n: int, seed: int, every: int = 7):
-    """States met along a random game, every few steps (clones, so they can be altered)."""
-    st = GAME.new_state(n, seed)
-    rng = random.Random(seed)
-    step = 0
-    while st.pending():
-        if step % every == 0:
-            yield st.clone()
-        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})
-        step += 1
-
-
-def scramble_hidden(st: DoubletrackState, seat: int, rng: random.Random) -> None:
-    """Re-deal everything ``seat`` cannot see: other seats' unknown cards, the unknown part of
-    the pile, the card on sale (unless ``seat`` sells it), and the generator."""
-    slots: list[tuple[list[str], int]] = []
-    for other in range(st.num_players):
-        if other == seat:
-            continue
-        known = Counter(st.known[other])
-        for i, card in enumerate(st.hands[other]):
-            if known[card] > 0:
-                known[card] -= 1
-            else:
-                slots.append((st.hands[other], i))
-    slots += [(st.pile, i) for i in range(st.pile_known, len(st.pile))]
-    sale = st.on_sale is not None and st.seller != seat
-    cards = [lst[i] for lst, i in slots] + ([st.on_sale] if sale else [])
-    rng.shuffle(cards)
-    if sale:
-        st.on_sale = cards.pop()
-    for (lst, i), card in zip(slots, cards):
-        lst[i] = card
-    st.rng = random.Random(rng.random())
 
 
 @settings(max_examples=60)

@@ -97,6 +97,7 @@ class Board:
         self.purple_to = [self.purple.get(c, 0) for c in range(self.home)]
         self.take_pass_of = [p // q_len for p in range(self.main_len)]
         self.names = [self.square_name(p) for p in range(self.size)]
+        self.square_infos = [self._describe(p) for p in range(self.size)]
 
     def _corner_walk(self, p: int) -> list[int]:
         path = [p]
@@ -125,7 +126,14 @@ class Board:
         return kind
 
     def square_info(self, pos: int) -> dict[str, Any]:
-        """JSON description of an outer position, as views show it."""
+        """JSON description of an outer position, as views show it: a copy of the one made
+        with the tables (every view shows every big pawn; a bot may alter its view)."""
+        info = dict(self.square_infos[pos])
+        if "shortcut" in info:
+            info["shortcut"] = dict(info["shortcut"])
+        return info
+
+    def _describe(self, pos: int) -> dict[str, Any]:
         on_shortcut = pos >= self.main_len
         info: dict[str, Any] = {"pos": pos, "square": self.square_name(pos)}
         if on_shortcut:

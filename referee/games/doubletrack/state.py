@@ -127,7 +127,7 @@ class DoubletrackState(State):
     def clone(self) -> DoubletrackState:
         other = DoubletrackState.__new__(DoubletrackState)
         other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
+        other.rng = random.Random.__new__(random.Random)  # no OS seeding: the state follows
         other.rng.setstate(self.rng.getstate())
         for name in ("big", "small", "money", "pile", "gates", "played", "events", "seen",
                      "stack", "_pending", "_values"):

@@ -21,7 +21,7 @@ from referee.games.doubletrack.state import NO_ONE, TURN_LIMIT, DoubletrackState
 def _json(value: Any) -> Any:
     """Steps hold tuples; views carry lists."""
     if isinstance(value, tuple):
-        return [_json(v) for v in value]
+        return [_json(v) if isinstance(v, tuple) else v for v in value]
     return value
 
 
@@ -87,7 +87,7 @@ def determinize(view: Mapping[str, Any], seed: int, board: Board) -> Doubletrack
     """
     st = DoubletrackState(board, int(view["num_players"]), seed, deal=False)
     _copy_public(st, view, board)
-    _deal_unseen(st, view, board, random.Random(seed))
+    _deal_unseen(st, view, board, st.rng)  # one generator: the deal and the dice independent
     if view["over"]:
         st.ended = EndReason.NORMAL if st.winner != NO_ONE else EndReason.TURN_LIMIT
     elif view["flow"]["waiting"] is not None:

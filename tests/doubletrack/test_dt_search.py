@@ -1,0 +1,122 @@
+"""``mcts`` on Doubletrack: the fitted leaf value and the determinized search over candidates.
+
+Strength figures (hundreds of games at 100 ms a decision) come from ``bench/bot_strength.py``;
+here fixed playout budgets keep every check exact.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from dt_support import GAME, make_state, random_positions, scramble_hidden, square_at
+
+from bots import UnknownBotError, find_bot
+from bots.doubletrack_greedy import DoubletrackGreedyBot
+from bots.doubletrack_value import FEATURES, features, win_chances
+from referee.match import Runner, TimeControl
+from referee.players import InProcessPlayer
+
+
+def views_of(st: Any) -> list[dict[str, Any]]:
+    return [st.view(s) for s in range(st.num_players)]
+
+
+# -- the leaf value ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_win_chances_are_a_distribution_favouring_the_pawn_near_home(n):
+    st = make_state(n, small=[52, 20, 30, 10][:n], at="square")
+    chances = win_chances(views_of(st))
+    assert sum(chances) == pytest.approx(1.0)
+    assert max(chances) == chances[0]
+
+
+def test_a_number_card_in_hand_is_worth_more_than_a_worthless_one():
+    good, poor = ["number-8", "number-7", "number-6"], ["worthless", "worthless", "number-1"]
+    rest = [["back_10", "back_10", "number-2"], ["number-2", "back_10", "number-3"]]
+    strong = make_state(4, hands=[good, poor, *rest], at="square")
+    weak = make_state(4, hands=[poor, good, *rest], at="square")
+    assert win_chances(views_of(strong))[0] > win_chances(views_of(weak))[0]
+
+
+def test_features_read_only_the_seats_own_view():
+    for st in random_positions(4, 3, every=25):
+        for seat in range(4):
+            assert len(features(st.view(seat))) == len(FEATURES)
+            other = st.clone()
+            scramble_hidden(other, seat, random.Random(seat))
+            assert features(other.view(seat)) == features(st.view(seat))
+
+
+# -- the search -------------------------------------------------------------------------------
+
+def lead_auction() -> Any:
+    """SELL THE LEAD on seat 0's turn: seat 1 leads at 57 and would bid its $30, seats 2 and 3
+    would bid their $20; seat 0 at 50 holds $200."""
+    return make_state(4, active=0, small=[50, 57, 10, 12], money=[200, 30, 20, 20],
+                      big=[square_at("SELL_THE_LEAD"), 14, 28, 42], at="square")
+
+
+def test_the_search_matches_the_top_bid_since_the_active_seat_wins_ties():
+    """Greedy pays $80 for eight circles; the active seat takes a tie, so $30 buys the same."""
+    st = lead_auction()
+    mine = next(d for d in st.pending() if d.seat == 0)
+    assert DoubletrackGreedyBot("doubletrack", 1).decide(mine, st.view(0)) == "bid:80"
+    choice, note = find_bot("mcts:playouts=10", "doubletrack", 3).decide(mine, st.view(0))
+    assert choice == "bid:30"
+    assert "10 iterations" in note and "over greedy's bid:80" in note
+
+
+def departures_from_greedy(spec: str, decisions: int = 25) -> int:
+    state = GAME.new_state(3, 11)
+    greedy = DoubletrackGreedyBot("doubletrack", 2)
+    search = find_bot(spec, "doubletrack", 2)
+    checked = departed = 0
+    while not state.is_over and checked < decisions:
+        picks: dict[int, str] = {}
+        for d in state.pending():
+            view = state.view(d.seat)
+            picks[d.seat] = greedy.decide(d, view)
+            departed += search.decide(d, view)[0] != picks[d.seat]
+            checked += 1
+        state.apply(picks)
+    return departed
+
+
+def test_a_search_that_must_be_sure_plays_the_greedy_pick():
+    """A departure from greedy must clear ``margin`` standard errors of its measured gain."""
+    assert departures_from_greedy("mcts:playouts=12,margin=0") > 0
+    assert departures_from_greedy("mcts:playouts=12,margin=1000") == 0
+
+
+def test_the_search_sees_only_its_view():
+    """Positions that differ only in what the seat cannot see get the same answer."""
+    for st in random_positions(4, 8, every=13):
+        for d in st.pending():
+            other = st.clone()
+            scramble_hidden(other, d.seat, random.Random(d.seat))
+            picks = {find_bot("mcts:playouts=4", "doubletrack", 5).decide(d, s.view(d.seat))
+                     for s in (st, other)}
+            assert len(picks) == 1
+
+
+def play(seed: int, seats: int) -> tuple[int, ...]:
+    players = [InProcessPlayer(name=str(s), bot=find_bot(
+        "mcts:playouts=3" if s == seed % seats else "greedy", "doubletrack", seed * 10 + s))
+        for s in range(seats)]
+    return tuple(Runner(GAME, players, seed, time_control=TimeControl(60_000)).run().result.winners)
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_fixed_playouts_play_whole_games_reproducibly(seats):
+    assert play(7, seats) == play(7, seats)
+
+
+@pytest.mark.parametrize("spec", ["mcts:horizon=0", "mcts:margin=-1", "mcts:playouts=2.5",
+                                  "mcts:spread=1", "mcts:ms=0", "mcts:trust=1"])
+def test_bad_search_parameters_are_refused_by_name(spec):
+    name = spec.split(":")[1].split("=")[0]
+    with pytest.raises(UnknownBotError, match=name):
+        find_bot(spec, "doubletrack", 1)
