@@ -112,8 +112,7 @@ class DoubletrackSearchBot(Bot):
     def _bids_to_beat(self, d: Decision, base: DoubletrackState) -> set[str]:
         """In a sealed bid the amounts that matter are the others' bids and one step above:
         each is what greedy would bid in that seat (bids depend only on public facts)."""
-        amounts = [o.data["amount"] for o in d.options]
-        unit = amounts[1]
+        unit = d.options[1].data["amount"]
         out = set()
         for other in base.pending():
             if other.seat != d.seat:
@@ -132,7 +131,7 @@ class DoubletrackSearchBot(Bot):
             result = None if pending else state.result()
             if result is not None:
                 return 1 / len(result.winners) if seat in result.winners else 0.0
-            if not pending or state.turns >= stop:
+            if not pending or state.turns >= stop:  # (no question, no result: a test's position)
                 return win_chances([state.view(s) for s in range(state.num_players)])[seat]
             state.apply({d.seat: decide(d, state.view(d.seat)) for d in pending})
 
@@ -146,8 +145,8 @@ class DoubletrackSearchBot(Bot):
                 continue
             gains = [a - b for a, b in zip(values, base)]
             mean = sum(gains) / n
-            spread = sum((g - mean) ** 2 for g in gains) / max(n - 1, 1)
-            bound = mean - self.margin * math.sqrt(max(spread, 1e-6) / n)
+            variance = sum((g - mean) ** 2 for g in gains) / max(n - 1, 1)
+            bound = mean - self.margin * math.sqrt(max(variance, 1e-6) / n)
             if bound > best_bound:
                 best, best_bound, best_gain = choice, bound, mean
         note = (f"search: {n} iterations x {len(scores)} candidates; "
