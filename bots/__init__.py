@@ -91,7 +91,8 @@ def find_bot(spec: str, game: str, seed: int) -> Bot:
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         takes = f"takes {', '.join(accepted)}" if accepted else "takes no parameters"
-        raise BotSpecError(f"bot {name!r} has no parameter {', '.join(unknown)}; it {takes}")
+        raise BotSpecError(f"bot {name!r} has no parameter {', '.join(unknown)}; "
+                           f"for {game or 'any game'} it {takes}")
     try:
         bot: Bot = cls(game=game, seed=seed, **params)
     except ValueError as exc:  # a bot's range check on its parameters

@@ -20,7 +20,7 @@ from typing import Any
 
 from waitress.server import create_server
 
-from bots import UnknownBotError, bot_games, find_bot, parse_bot_spec
+from bots import BotSpecError, UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
 from referee.core import Decision, Option, RulesError
 from referee.players import Bot, MatchInfo, Player
@@ -57,14 +57,16 @@ class BotApp:
         self.per_match = per_match
         self._bots: OrderedDict[tuple[str, int], tuple[Bot, threading.Lock]] = OrderedDict()
         self._lock = threading.Lock()
-        find_bot(spec, game or _any_game(spec), 0)  # fail now, not at the first request
+        self.games = [game] if game else _games_of(spec)  # fail now, not at the first request
+        if game:
+            find_bot(spec, game, 0)
 
     def info(self) -> dict[str, Any]:
         return {
             "name": self.spec,
             "author": "referee built-in bots",
             "version": __version__,
-            "games": [self.game] if self.game else _games_of(self.spec),
+            "games": self.games,
             "protocol": PROTOCOL_VERSION,
         }
 
@@ -231,20 +233,28 @@ def _json(start_response: StartResponse, status: str, doc: Any) -> list[bytes]:
 
 
 def _games_of(spec: str) -> list[str]:
-    """The registered games this built-in bot has a version for."""
+    """The registered games the built-in bot ``spec`` plays: those it has a version for that
+    take its parameters (``mcts:horizon=2`` is a parameter of the Doubletrack search only).
+    Raises the spec's own error where it plays none."""
     from referee.games import game_names
 
-    by_game = bot_games(parse_bot_spec(spec)[0]) or []
-    return [g for g in game_names() if g in by_game or "*" in by_game]
-
-
-def _any_game(spec: str) -> str:
-    if bot_games(parse_bot_spec(spec)[0]) is None:
+    by_game = bot_games(parse_bot_spec(spec)[0])
+    if by_game is None:
         find_bot(spec, "", 0)  # raises the unknown-bot error that lists the names
-    games = _games_of(spec)
+        by_game = []
+    games: list[str] = []
+    refused: BotSpecError | None = None
+    for game in game_names():
+        if game in by_game or "*" in by_game:
+            try:
+                find_bot(spec, game, 0)
+            except BotSpecError as exc:
+                refused = refused or exc
+                continue
+            games.append(game)
     if not games:
-        raise UnknownBotError(f"bot {spec!r} plays no registered game")
-    return games[0]
+        raise refused or UnknownBotError(f"bot {spec!r} plays no registered game")
+    return games
 
 
 class BotServer:

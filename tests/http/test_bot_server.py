@@ -180,3 +180,12 @@ def test_over_http_seats_are_named_by_their_spec(toy_game):
             p.close()
         for s in servers:
             s.stop()
+
+
+def test_a_served_spec_lists_only_the_games_that_take_its_parameters():
+    """``mcts`` is a different search per game, with parameters of its own."""
+    assert BotApp("mcts:horizon=2").info()["games"] == ["doubletrack"]
+    assert "doubletrack" not in BotApp("mcts:rollout=3").info()["games"]
+    assert {"doubletrack", "tokaido-duo"} <= set(BotApp("mcts:ms=50").info()["games"])
+    with pytest.raises(LookupError, match="no parameter nope"):
+        BotApp("mcts:nope=1")
