@@ -87,7 +87,7 @@ def determinize(view: Mapping[str, Any], seed: int, board: Board) -> Doubletrack
     """
     st = DoubletrackState(board, int(view["num_players"]), seed, deal=False)
     _copy_public(st, view, board)
-    _deal_unseen(st, view, board, st.rng)  # one generator: the deal and the dice independent
+    _deal_unseen(st, view, board, st.rng)  # the dice follow the deal, not repeat its numbers
     if view["over"]:
         st.ended = EndReason.NORMAL if st.winner != NO_ONE else EndReason.TURN_LIMIT
     elif view["flow"]["waiting"] is not None:
