@@ -91,6 +91,18 @@ def test_a_search_that_must_be_sure_plays_the_greedy_pick():
     assert departures_from_greedy("mcts:playouts=12,margin=1000") == 0
 
 
+@pytest.mark.parametrize("n", [3, 4])
+def test_the_search_answers_every_kind_of_question_with_an_offered_option(n):
+    search = find_bot("mcts:playouts=2", "doubletrack", 4)
+    kinds = set()
+    for seed in range(3):
+        for st in random_positions(n, seed, every=2):
+            for d in st.pending():
+                assert search.decide(d, st.view(d.seat))[0] in d.option_ids()
+                kinds.add(d.kind)
+    assert {"bid", "gate_offer", "play_card", "sell_card_choice"} <= kinds
+
+
 def test_the_search_sees_only_its_view():
     """Positions that differ only in what the seat cannot see get the same answer."""
     for st in random_positions(4, 8, every=13):
