@@ -34,7 +34,7 @@ from typing import Any
 from bots.doubletrack_greedy import DoubletrackGreedyBot
 from bots.doubletrack_value import win_chances
 from bots.mcts import MAX_MS, MAX_PLAYOUTS, whole_number
-from referee.core import Decision, Option
+from referee.core import Decision
 from referee.games import find_game
 from referee.games.doubletrack import DoubletrackGame, DoubletrackState
 from referee.players import Bot, MatchInfo
@@ -78,13 +78,12 @@ class DoubletrackSearchBot(Bot):
         seat = decision.seat
         deadline = time.perf_counter() + self.ms / 1000.0
         base = self._determinize(view)
-        candidates = self._candidates(decision, greedy, base)
+        others = self._others(base, seat)
+        candidates = self._candidates(decision, greedy, base, others)
         if len(candidates) == 1:
             return greedy, "greedy: the only candidate"
         scores: dict[str, list[float]] = {c: [] for c in candidates}
         while True:
-            others = {d.seat: self.policy.decide(d, base.view(d.seat))
-                      for d in base.pending() if d.seat != seat}
             for choice in candidates:
                 scores[choice].append(self._score(base, {**others, seat: choice}, seat))
             done = len(scores[greedy])
@@ -92,12 +91,19 @@ class DoubletrackSearchBot(Bot):
                     else time.perf_counter() >= deadline):
                 break
             base = self._determinize(view)
+            others = self._others(base, seat)
         return self._pick(scores, greedy)
 
     def _determinize(self, view: Mapping[str, Any]) -> DoubletrackState:
         return self.game.determinize(view, self.rng.getrandbits(63), self.board)
 
-    def _candidates(self, d: Decision, greedy: str, base: DoubletrackState) -> list[str]:
+    def _others(self, base: DoubletrackState, seat: int) -> dict[int, str]:
+        """The greedy answers of the other seats asked at once (sealed bids), blind to ours."""
+        return {d.seat: self.policy.decide(d, base.view(d.seat))
+                for d in base.pending() if d.seat != seat}
+
+    def _candidates(self, d: Decision, greedy: str, base: DoubletrackState,
+                    others: Mapping[int, str]) -> list[str]:
         """Greedy's pick first, then the other options worth playing out (see the module)."""
         ids = [o.id for o in d.options]
         if len(ids) <= self.spread + 2:
@@ -106,19 +112,8 @@ class DoubletrackSearchBot(Bot):
         chosen = {ids[round(j * (len(ids) - 1) / (self.spread - 1))] for j in range(self.spread)}
         chosen.update(ids[max(at - 1, 0):at + 2])
         if d.kind == "bid":
-            chosen.update(self._bids_to_beat(d, base))
+            chosen.update(_bids_to_beat(d, base, others))
         return [greedy] + [i for i in ids if i in chosen and i != greedy]
-
-    def _bids_to_beat(self, d: Decision, base: DoubletrackState) -> set[str]:
-        """In a sealed bid the amounts that matter are the others' bids and one step above:
-        each is what greedy would bid in that seat (bids depend only on public facts)."""
-        unit = d.options[1].data["amount"]
-        out = set()
-        for other in base.pending():
-            if other.seat != d.seat:
-                bid = _amount(other.options, self.policy.decide(other, base.view(other.seat)))
-                out |= {f"bid:{bid}", f"bid:{bid + unit}"}
-        return out
 
     def _score(self, base: DoubletrackState, choices: Mapping[int, str], seat: int) -> float:
         """``seat``'s chance of winning after ``choices``, then greedy play to the horizon."""
@@ -155,5 +150,13 @@ class DoubletrackSearchBot(Bot):
         return best, note
 
 
-def _amount(options: Sequence[Option], option_id: str) -> int:
-    return int(next(o.data["amount"] for o in options if o.id == option_id))
+def _bids_to_beat(d: Decision, base: DoubletrackState, others: Mapping[int, str]) -> set[str]:
+    """In a sealed bid the amounts that matter are the others' bids and one step above (bids
+    depend only on public facts, so greedy's bid in a sampled game is its bid in the real one)."""
+    unit = d.options[1].data["amount"]
+    out = set()
+    for other in base.pending():
+        if other.seat in others:
+            bid = next(o.data["amount"] for o in other.options if o.id == others[other.seat])
+            out |= {f"bid:{bid}", f"bid:{bid + unit}"}
+    return out
