@@ -5,8 +5,8 @@
 
 Data: greedy self-play at 3 and at 4 seats. At the start of a turn a position is kept (share
 ``--keep``) with the eventual winner as its label, and (share ``--change``) a copy of it is
-changed at random (a seat's money, a small pawn, a hand card) and played on to the end for its
-own label. The changed copies are what teach the fit the *worth* of money and circles: in
+changed at random (money moved to a seat, a small pawn, a hand card) and played on to the end
+for its own label. The changed copies are what teach the fit the *worth* of money and circles: in
 plain play money goes with being behind (the last seat is paid for every lead auction).
 Model: a conditional logit over the seats (softmax of per-seat strengths, features from
 ``bots.doubletrack_value``), fitted by Newton's method with a weak ridge. Prints the held-out
@@ -53,12 +53,16 @@ def play_on(state: Any, bots: list[Any]) -> list[float]:
 
 
 def change(state: Any, rng: random.Random) -> None:
-    """One random change to a seat, kept legal (money >= 0, one pawn per circle, hidden cards
-    only); the question waiting is asked again, since its options may depend on what changed."""
+    """One random change to a seat, kept legal (money moved between two seats, as in play, and
+    never below 0; one pawn per circle; hidden cards only); the question waiting is asked
+    again, since its options may depend on what changed."""
     seat, n, home = rng.randrange(state.num_players), state.num_players, state.board.home
     roll = rng.random()
     if roll < 0.4:
-        state.money[seat] = max(0, state.money[seat] + state.board.unit * rng.randint(-20, 20))
+        payer = rng.choice([s for s in range(n) if s != seat])
+        amount = min(state.money[payer], state.board.unit * rng.randint(1, 20))
+        state.money[payer] -= amount
+        state.money[seat] += amount
     elif roll < 0.75:
         taken = {state.small[o] for o in range(n) if o != seat}
         to = min(max(0, state.small[seat] + rng.randint(-12, 12)), home - 1)

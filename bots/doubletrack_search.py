@@ -5,8 +5,9 @@ all-pay auctions make each playout so noisy that a few hundred of them, spread o
 cannot tell the options apart. This search spends its budget where the noise can be beaten:
 
 - **Candidates**: the decision's options, or for bids and fees (dozens of amounts) a short
-  list: the greedy pick and its neighbours, amounts spread evenly, and in a sealed bid what
-  each other bidder would bid by greedy's reckoning and one step above it.
+  list: the greedy pick and its neighbours, amounts spread evenly, every option that is not an
+  amount (refuse, let through free), and in a sealed bid what each other bidder would bid by
+  greedy's reckoning and one step above it.
 - **Common random numbers**: each iteration samples one determinization (hidden hands, the
   card on sale, the pile order and the future dice: ``Game.determinize``) and plays *every*
   candidate from it. The other seats' simultaneous answers come from the greedy policy on
@@ -15,7 +16,8 @@ cannot tell the options apart. This search spends its budget where the noise can
   seat's chance of winning (a finished game gives its result). All candidates meet the same
   cards and dice, so their *differences* are far less noisy than their values.
 - **The pick**: the candidate with the best lower bound, ``margin`` standard errors of its
-  paired difference from the greedy pick below its mean; greedy's pick unless one is above 0.
+  paired difference from the greedy pick below its mean; greedy's pick unless one is above 0,
+  or unless fewer than :data:`MIN_SAMPLES` iterations ran (one sampled game "proves" anything).
 
 It is one-step policy improvement over greedy (the rollout algorithm of Tesauro and
 Galperin's backgammon player): where the search sees nothing better, it plays what greedy
@@ -36,11 +38,14 @@ from bots.doubletrack_value import win_chances
 from bots.mcts import MAX_MS, MAX_PLAYOUTS, whole_number
 from referee.core import Decision
 from referee.games import find_game
-from referee.games.doubletrack import DoubletrackGame, DoubletrackState
+from referee.games.doubletrack import Board, DoubletrackGame, DoubletrackState
 from referee.players import Bot, MatchInfo
 
 SPREAD = 6
 """Evenly spread amounts tried in a decision with more options than ``SPREAD + 2``."""
+MIN_SAMPLES = 4
+"""Fewer iterations than this (a tiny ``ms``, a slow machine) leave the greedy pick standing:
+the spread of one or two paired differences says nothing about their noise."""
 
 
 class DoubletrackSearchBot(Bot):
@@ -67,20 +72,23 @@ class DoubletrackSearchBot(Bot):
         self.margin = float(margin)
         self.spread = whole_number("spread", spread, 2, 1000)
         self.policy = DoubletrackGreedyBot(game, seed)
-        self.board: Any = None
+        self.board: Board = self.game.load_board()
 
     def start(self, info: MatchInfo) -> None:
-        self.board = self.game.board_from_data(info.board) if info.board else None
+        board = info.board
+        self.board = self.game.board_from_data(board) if board else self.game.load_board()
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> tuple[str, str]:
         view = dict(view)  # materialise once: determinize reads it every iteration
         greedy = self.policy.decide(decision, view)
+        if view.get("board_version") != self.board.version:
+            return greedy, "greedy: the view is of another board than this bot was started on"
         seat = decision.seat
         deadline = time.perf_counter() + self.ms / 1000.0
         base = self._determinize(view)
         others = self._others(base, seat)
         candidates = self._candidates(decision, greedy, base, others)
-        if len(candidates) == 1:
+        if len(candidates) == 1:  # (a hand-made decision: the engine asks only real choices)
             return greedy, "greedy: the only candidate"
         scores: dict[str, list[float]] = {c: [] for c in candidates}
         while True:
@@ -111,6 +119,7 @@ class DoubletrackSearchBot(Bot):
         at = ids.index(greedy)
         chosen = {ids[round(j * (len(ids) - 1) / (self.spread - 1))] for j in range(self.spread)}
         chosen.update(ids[max(at - 1, 0):at + 2])
+        chosen.update(o.id for o in d.options if not o.data.get("amount", o.data.get("fee")))
         if d.kind == "bid":
             chosen.update(_bids_to_beat(d, base, others))
         return [greedy] + [i for i in ids if i in chosen and i != greedy]
@@ -136,7 +145,7 @@ class DoubletrackSearchBot(Bot):
         n = len(base)
         best, best_bound, best_gain = greedy, 0.0, 0.0
         for choice, values in scores.items():
-            if choice == greedy:
+            if choice == greedy or n < MIN_SAMPLES:
                 continue
             gains = [a - b for a, b in zip(values, base)]
             mean = sum(gains) / n

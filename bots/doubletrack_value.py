@@ -36,8 +36,10 @@ FEATURES: tuple[str, ...] = (
     "take_the_lead_x_gap", "trade_places_x_gap", "back_10_x_room", "go_farthest_back_x_room",
     "gap", "margin",
 )
-"""Money is per $100; ``top`` is the furthest pawn's progress (money decides the lead auction
-when a pawn is near HOME); ``turns_to_wait_k`` is 1 for the seat whose turn begins in k turns;
+"""Money is a share of the table's average (money never enters or leaves the table, so this is
+the starting money: a board dealing $1,000 each values it as the default's $125 does); ``top``
+is the furthest pawn's progress (money decides the lead auction when a pawn is near HOME);
+``turns_to_wait_k`` is 1 for the seat whose turn begins in k turns;
 ``numbers_in_hand`` is the sum of the Number cards held, per 10; ``gap`` is how far behind the
 furthest other pawn and ``margin`` how far ahead of it, as shares of the track; a Back 10's
 ``room`` is how much of the 10 circles the pawn would really lose, a Go Farthest Back's how
@@ -55,7 +57,7 @@ def features(view: Mapping[str, Any]) -> list[float]:
     knot = min(int(at), KNOTS - 1)
     curve = [0.0] * (KNOTS + 1)
     curve[knot], curve[knot + 1] = knot + 1 - at, at - knot
-    money = seats[seat]["money"] / 100
+    money = seats[seat]["money"] * len(seats) / (sum(s["money"] for s in seats) or 1)
     gates = len(seats[seat]["gates"])
     wait = [0.0] * MAX_SEATS
     wait[(seat - view["active"]) % len(seats)] = 1.0

@@ -237,11 +237,11 @@ class MctsBot(Bot):
 
     def _priorities(self, d: Decision, state: State) -> dict[str, float]:
         """The order in which a seat's options enter the search at a new node: the greedy
-        bot's pick first, the rest at random. With dozens of bids or fees and a few hundred
+        bot's pick first, the rest at random. With dozens of options and a few hundred
         iterations, trying every option would leave each a handful of noisy playouts and
-        the pick near random (an all-pay bid of $80 at mid-track); widening spends the
-        iterations on few options, and where the search finds nothing better, it plays what
-        the greedy bot would (its pick has the most visits)."""
+        the pick near random; widening spends the iterations on few options, and where the
+        search finds nothing better, it plays what the greedy bot would (its pick has the
+        most visits)."""
         priority = {o.id: self.rng.random() for o in d.options}
         if self.policy is not None:
             out = self.policy.decide(d, state.view(d.seat))

@@ -241,7 +241,7 @@ def _games_of(spec: str) -> list[str]:
     by_game = bot_games(parse_bot_spec(spec)[0])
     if by_game is None:
         find_bot(spec, "", 0)  # raises the unknown-bot error that lists the names
-        by_game = []
+        raise AssertionError("find_bot accepted an unknown bot")
     games: list[str] = []
     refused: BotSpecError | None = None
     for game in game_names():
