@@ -81,7 +81,7 @@ class DoubletrackSearchBot(Bot):
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> tuple[str, str]:
         view = dict(view)  # materialise once: determinize reads it every iteration
         greedy = self.policy.decide(decision, view)
-        if view.get("board_version") != self.board.version:
+        if view["board_version"] != self.board.version:
             return greedy, "greedy: the view is of another board than this bot was started on"
         seat = decision.seat
         deadline = time.perf_counter() + self.ms / 1000.0
