@@ -39,7 +39,7 @@ def play(game_name: str, bot: str, opponent: str, seats: int, seed: int) -> floa
     # A generous clock: a loaded machine must not turn slow search into strikes.
     runner = Runner(game, players, seed, time_control=TimeControl(decision_ms=60_000))
     result = runner.run().result
-    return 1 / len(result.winners) if me in result.winners else 0.0
+    return result.win_share(me)
 
 
 def main() -> None:

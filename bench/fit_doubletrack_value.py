@@ -42,8 +42,7 @@ CHUNK = 250
 
 def winner_shares(state: Any) -> list[float]:
     result = state.result()
-    return [1 / len(result.winners) if s in result.winners else 0.0
-            for s in range(state.num_players)]
+    return [result.win_share(s) for s in range(state.num_players)]
 
 
 def play_on(state: Any, bots: list[Any]) -> list[float]:

@@ -134,7 +134,7 @@ class DoubletrackSearchBot(Bot):
             pending = state.pending()
             result = None if pending else state.result()
             if result is not None:
-                return 1 / len(result.winners) if seat in result.winners else 0.0
+                return result.win_share(seat)
             if not pending or state.turns >= stop:  # (no question, no result: a test's position)
                 return win_chances([state.view(s) for s in range(state.num_players)])[seat]
             state.apply({d.seat: decide(d, state.view(d.seat)) for d in pending})
@@ -144,8 +144,8 @@ class DoubletrackSearchBot(Bot):
         base = scores[greedy]
         n = len(base)
         best, best_bound, best_gain = greedy, 0.0, 0.0
-        for choice, values in scores.items():
-            if choice == greedy or n < MIN_SAMPLES:
+        for choice, values in scores.items() if n >= MIN_SAMPLES else ():
+            if choice == greedy:
                 continue
             gains = [a - b for a, b in zip(values, base)]
             mean = sum(gains) / n

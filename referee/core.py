@@ -77,6 +77,10 @@ class Result:
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Game-specific facts worth showing (e.g. the Automa's level); JSON-ready."""
 
+    def win_share(self, seat: int) -> float:
+        """``seat``'s share of the win: 1, 1/k for a k-way tie for first, else 0."""
+        return 1 / len(self.winners) if seat in self.winners else 0.0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seats": [

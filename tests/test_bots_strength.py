@@ -26,7 +26,7 @@ def win_share(game_name: str, bot: str, opponent: str, seats: int, games: int) -
             for s in range(seats)
         ]
         result = Runner(game, players, seed, time_control=TimeControl(60_000)).run().result
-        total += 1 / len(result.winners) if me in result.winners else 0.0
+        total += result.win_share(me)
     return total / games
 
 
