@@ -151,20 +151,26 @@ class DoubletrackGreedyBot(Bot):
     def _sell_pass_choice(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
         return d.options[0].id
 
+    def _take_pass(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
+        """A gate earns fees and opens a shortcut; taking it also takes it from a rival."""
+        return "take"
+
     # -- sealed bids -------------------------------------------------------------------------
 
     def _bid(self, d: Decision, view: Mapping[str, Any], t: Track) -> str:
-        money = d.options[-1].data["amount"]
-        unit = d.options[1].data["amount"]
+        """The offered amount nearest below what the bid is worth; the lowest offered (the
+        $5 minimum) when it is worth less, since a seat with money must bid something."""
+        amounts = [o.data["amount"] for o in d.options]
+        unit = amounts[1] - amounts[0]
         auction = d.options[0].data["auction"]
-        amount = self._bid_amount(auction, d.seat, view, t, money, unit)
-        return f"bid:{round_to(amount, unit, money)}"
+        amount = self._bid_amount(auction, d.seat, view, t, amounts[-1], unit)
+        return f"bid:{max(amounts[0], round_to(amount, unit, amounts[-1]))}"
 
     def _bid_amount(self, auction: str, seat: int, view: Mapping[str, Any], t: Track,
                     money: int, unit: int) -> float:
         """All-pay: every bid is lost, so pay only for what is worth it."""
         if auction != "lead":
-            return unit if money >= 150 else 0
+            return 2 * unit if money >= 150 else 0  # a step over the minimum when rich
         others = t.others(seat)
         lead = max(others)
         if lead + 1 >= t.home:  # whoever wins goes HOME: win it or lose the game

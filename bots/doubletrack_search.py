@@ -162,7 +162,7 @@ class DoubletrackSearchBot(Bot):
 def _bids_to_beat(d: Decision, base: DoubletrackState, others: Mapping[int, str]) -> set[str]:
     """In a sealed bid the amounts that matter are the others' bids and one step above (bids
     depend only on public facts, so greedy's bid in a sampled game is its bid in the real one)."""
-    unit = d.options[1].data["amount"]
+    unit = d.options[1].data["amount"] - d.options[0].data["amount"]
     out = set()
     for other in base.pending():
         if other.seat in others:

@@ -104,7 +104,9 @@ def match(
 
 def print_summary(record: MatchRecord) -> None:
     s = record.summary()
-    click.echo(f"{s['game']}  seed {s['seed']}  {s['rounds']} rounds  end: {s['end']}")
+    played = (f"{s['turns']} turns ({s['rounds']} full rounds)" if "turns" in s
+              else f"{s['rounds']} rounds")
+    click.echo(f"{s['game']}  seed {s['seed']}  {played}  end: {s['end']}")
     if s["reason"]:
         click.echo(f"  {s['reason']}")
     extra = record.log["result"].get("extra", {})

@@ -72,10 +72,13 @@ class Result:
     winners: tuple[int, ...]
     end: EndReason
     rounds: int
+    """Full rounds played: in a game of turns (Doubletrack), full circuits of the table."""
     reason: str = ""
     """Human words for why the game ended (``"temple 9 reached by seat 0"``)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Game-specific facts worth showing (e.g. the Automa's level); JSON-ready."""
+    turns: int | None = None
+    """Turns played, for a game whose seats take turns one by one (``None``: rounds only)."""
 
     def win_share(self, seat: int) -> float:
         """``seat``'s share of the win: 1, 1/k for a k-way tie for first, else 0."""
@@ -92,6 +95,7 @@ class Result:
             "rounds": self.rounds,
             "reason": self.reason,
             "extra": dict(self.extra),
+            **({} if self.turns is None else {"turns": self.turns}),
         }
 
 

@@ -89,6 +89,7 @@ def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
         "winners": result["winners"],
         "end": result["end"],
         "rounds": result["rounds"],
+        **({"turns": result["turns"]} if "turns" in result else {}),
         "reason": result.get("reason", ""),
         "faults": log.get("faults", []),
         **({"extra": dict(extra)} if extra else {}),
@@ -107,7 +108,8 @@ def apply_forfeits(result: Result, forfeited: Sequence[int]) -> Result:
     )
     winners = tuple(s.seat for s in seats if s.rank == 1 and s.seat not in forfeited)
     reason = "seat(s) %s forfeited; %s" % (", ".join(map(str, forfeited)), result.reason)
-    return Result(seats, winners, EndReason.FORFEIT, result.rounds, reason, result.extra)
+    return Result(seats, winners, EndReason.FORFEIT, result.rounds, reason, result.extra,
+                  result.turns)
 
 
 class Runner:

@@ -216,6 +216,7 @@ _RESULT = {
         "winners": {"type": "array", "items": _NAT},
         "end": {"enum": ["normal", "forfeit", "turn_limit"]},
         "rounds": _NAT,
+        "turns": _NAT,
         "reason": _STR,
         "extra": {"type": "object"},
     },

@@ -36,18 +36,28 @@ def replay(log: Any) -> ReplayOutcome:
         raise LogError(f"not a match log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     try:
         game = find_game(log["game"])
+    except UnknownGameError as exc:
+        raise LogError(f"match log of an unknown game: {exc}") from exc
+    except KeyError as exc:
+        raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
+    except TypeError as exc:
+        raise LogError(f"malformed match log: 'game' is not a name: {exc}") from exc
+    try:
         board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
         state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
         steps: dict[int, dict[int, str]] = {}
         for d in log["decisions"]:
             steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d["choice"]
         forfeited = [int(seat) for seat in log.get("forfeited", [])]
-    except UnknownGameError as exc:
-        raise LogError(f"match log of an unknown game: {exc}") from exc
     except KeyError as exc:
         raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
     except (AttributeError, TypeError, ValueError) as exc:
         raise LogError(f"malformed match log: {exc}") from exc
+    played_under = log.get("rules_version")
+    if played_under != game.rules_version:
+        raise LogError(
+            f"this log was played under {game.name} rules version {played_under!r}; this "
+            f"referee plays version {game.rules_version!r}, so it cannot replay it")
     differences: list[str] = []
     for step in sorted(steps):
         if state.is_over:

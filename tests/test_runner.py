@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from bots.random_bot import RandomBot
 from referee.core import Decision, EndReason
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
-from referee.replay import replay
+from referee.replay import LogError, replay
 
 
 class Stubborn(Bot):
@@ -68,6 +70,13 @@ def test_replay_detects_tampering(toy_game):
     log = dict(record.log)
     log["result"] = dict(log["result"], winners=[9])
     assert not replay(log).matches
+
+
+def test_a_log_of_other_rules_is_refused_naming_both_versions(toy_game):
+    record = Runner(toy_game, players(RandomBot("t", 1), RandomBot("t", 2)), seed=12).run()
+    log = dict(record.log, rules_version="0")
+    with pytest.raises(LogError, match=f"rules version '0'.*plays version '{toy_game.rules_version}'"):
+        replay(log)
 
 
 def test_a_board_file_past_the_cap_is_refused_without_reading_it_all(tmp_path):

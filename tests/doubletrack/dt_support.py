@@ -97,7 +97,7 @@ def hands_with(*cards: str, n: int = 4, seat: int = 0) -> list[list[str]]:
 
 
 def answer(st: DoubletrackState, **choices: str) -> None:
-    """Answer the pending decisions: ``answer(st, s0="bid:5", s2="bid:0")``."""
+    """Answer the pending decisions: ``answer(st, s0="bid:5", s2="bid:10")``."""
     st.apply({int(k[1:]): v for k, v in choices.items()})
 
 

@@ -136,7 +136,7 @@ def sell(card: str, small: list[int]):  # type: ignore[no-untyped-def]
 
 def test_card_bought_at_auction_is_played_at_once_by_its_buyer_incl_route_choice():
     st = sell("number-2", [0, 0, 8, 0])
-    answer(st, s1="bid:0", s2="bid:5", s3="bid:0")
+    answer(st, s1="bid:5", s2="bid:10", s3="bid:5")
     d = only(st)
     assert (d.kind, d.seat) == ("inner_route", 2)
     answer(st, s2="shortcut")
@@ -145,7 +145,7 @@ def test_card_bought_at_auction_is_played_at_once_by_its_buyer_incl_route_choice
 
 def test_take_the_lead_bought_at_auction_reaches_home_during_the_auction():
     st = sell("take_the_lead", [59, 10, 20, 30])
-    answer(st, s1="bid:0", s2="bid:0", s3="bid:5")
+    answer(st, s1="bid:5", s2="bid:5", s3="bid:10")
     result = st.result()
     assert result is not None and result.winners == (3,)
     assert st.pending() == [] and len(st.hands[0]) == 2  # over at once: the seller never draws

@@ -103,7 +103,8 @@ def test_fee_not_paid_when_the_roll_stops_on_the_take_pass_square():
     answer(st, s1="fee:20")
     answer(st, s0="pay")
     assert st.big[0] == 14 and st.money == [125] * 4
-    assert st.gates[YELLOW] == 0  # and the square gives seat 0 the yellow gate
+    answer(st, s0="take")  # and the square offers seat 0 the yellow gate
+    assert st.gates[YELLOW] == 0
 
 
 def test_fee_declined_goes_around():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dt_support import answer, hands_with, make_state, only, square_at
+from dt_support import GREEN, RED, YELLOW, answer, hands_with, make_state, only, square_at
 
 from bots.doubletrack_greedy import DoubletrackGreedyBot
 
@@ -49,7 +49,19 @@ def test_bids_for_the_lead_in_proportion_to_the_gain_and_not_alone_ahead_early()
                     at="square")
     assert decide(st, 3) == "bid:125"  # 26 circles at $10 each, capped by its money
     assert decide(st, 0) == "bid:60"  # 6 circles
-    assert decide(st, 1) == "bid:0"   # alone ahead, not yet half way
+    assert decide(st, 1) == "bid:5"   # alone ahead, not yet half way: the $5 minimum
+
+
+def test_bids_the_minimum_for_a_face_down_card_and_a_step_more_when_rich():
+    st = make_state(big=[square_at("SELL_A_PASS"), 14, 28, 42], money=[125, 125, 200, 5],
+                    at="square")
+    assert decide(st, 1) == "bid:5" and decide(st, 2) == "bid:10"
+    assert {d.seat for d in st.pending()} == {1, 2}  # $5 exactly: the only bid, not asked
+
+
+def test_takes_a_gate_pass_it_stops_on():
+    st = make_state(big=[28, 14, 28, 42], gates=[RED, YELLOW, YELLOW, GREEN], at="square")
+    assert only(st).kind == "take_pass" and decide(st, 0) == "take"
 
 
 def test_takes_25_from_the_richest_and_refuses_a_gate_to_a_runaway_leader():

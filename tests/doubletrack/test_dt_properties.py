@@ -146,7 +146,7 @@ def test_turn_limit_ends_and_ranks_by_position_then_money():
     result = st.result()
     assert result is not None and result.end is EndReason.TURN_LIMIT
     assert result.end.value == "turn_limit" and "300 turns" in result.reason
-    assert result.rounds == TURN_LIMIT
+    assert result.turns == TURN_LIMIT and result.rounds == TURN_LIMIT // 3
     order = sorted(range(3), key=lambda s: (-st.small[s], -st.money[s]))
     assert [result.seats[s].rank for s in order] == sorted(result.seats[s].rank for s in order)
 

@@ -43,16 +43,16 @@ def test_view_fields_own_hand_only_and_sale_card_only_to_the_seller():
     assert [s["money"] for s in theirs["seats"]] == [125] * 4
     assert theirs["gates"] == {"red": 0, "yellow": 1, "blue": 2, "green": 3}
     assert theirs["draw_pile_size"] == len(st.pile) and "seed" not in json.dumps(theirs)
-    answer(st, s1="bid:5", s2="bid:0", s3="bid:0")
+    answer(st, s1="bid:10", s2="bid:5", s3="bid:5")
     bids = [e for e in st.view(2)["events"] if e["type"] == "bids"]
-    assert bids == [{"type": "bids", "auction": "card", "bids": [None, 5, 0, 0], "winner": 1}]
+    assert bids == [{"type": "bids", "auction": "card", "bids": [None, 10, 5, 5], "winner": 1}]
     assert st.view(2)["cards_played"][-1] == {"seat": 1, "card": "take_the_lead"}
 
 
 def test_events_are_those_since_the_seat_last_decided():
     st = make_state(big=[square_at("SELL_THE_LEAD"), 14, 28, 42], small=[3, 5, 7, 9],
                     at="square")
-    answer(st, s0="bid:0", s1="bid:0", s2="bid:5", s3="bid:0")
+    answer(st, s0="bid:5", s1="bid:5", s2="bid:10", s3="bid:5")
     types = [e["type"] for e in st.view(1)["events"]]
     assert types[0] == "bids" and "lead_paid" in types
 

@@ -40,7 +40,7 @@ def check(s: TokaidoState) -> None:
         assert 0 <= s.coins[seat] < lim["coins_per_slab"]
         assert 1 <= s.temple[seat] <= lim["temple_end"] and 1 <= s.garden[seat] <= lim["garden_end"]
         assert 0 <= s.gifts[seat] <= s.revealed[seat] <= lim["paintings"]
-        assert Counter(s.tiles[seat]) == Counter(b.paintings[seat])
+        assert Counter(s.tiles[seat]) == Counter(b.paintings[s.colours[seat]])
     ring = list(s.pil) + [b.town_ring[m] for m in s.mer if m < 8]
     assert len(set(ring)) == len(ring), "one meeple per ring space / coastal town"
     assert all(h in (-1, 0, 1) for h in s.wave_holder) and s.spring in (-1, 0, 1)

@@ -168,7 +168,27 @@ def test_player_steals_a_wave_from_the_automa() -> None:
     assert t.rank(2) == t.scaled(t.ranks[t.pos[2]])  # nothing covered any more
 
 
-def test_automa_pilgrim_takes_the_hot_spring() -> None:
-    s = _quiet(spring=0, artists=(None, "Z1"))
+@pytest.mark.parametrize("holder", [-1, 0])
+def test_automa_pilgrim_never_takes_the_hot_spring(holder: int) -> None:
+    """Seed 002: 「オートマが受け取るのは、ここに書かれたものだけ」: the Automa receives only what its
+    procedure lists, and the hot spring token is not listed: on a hot spring it takes nothing,
+    neither from the board nor from the human."""
+    s = _quiet(spring=holder, artists=(None, "Z1"))
     reset_round(s, first=1, dice=(3, 2, 1))  # nothing rises; pilgrim 3 -> 6 is the highest
-    assert events(s, "die")[0] == ("die", 1, "pilgrim", 3) and s.spring == 1
+    assert events(s, "die")[0] == ("die", 1, "pilgrim", 3)
+    assert BOARD.ring[s.pil[1]] == "H" and s.spring == holder
+    assert events(s, "spring") == []
+
+
+def test_the_automa_is_purple_so_the_human_plays_green_with_greens_paintings() -> None:
+    """Seed 002: 「オートマは紫を担当し」: the Automa takes purple; the human plays green and gets
+    green's painting set (2 moon, 2 waterfall, 3 mountain, 3 bamboo)."""
+    s = GAME.new_state(1, 7, BOARD, {"automa": 2})
+    view = s.view(0)
+    assert [p["colour"] for p in view["players"]] == ["green", "purple"]
+    icons = sorted(BOARD.icons[t] for t in s.tiles[0])
+    assert icons == sorted(["moon"] * 2 + ["waterfall"] * 2 + ["mountain"] * 3 + ["bamboo"] * 3)
+    duo = GAME.new_state(2, 7, BOARD)
+    assert [p["colour"] for p in duo.view(0)["players"]] == ["purple", "green"]
+    assert sorted(BOARD.icons[t] for t in duo.tiles[0]) == sorted(
+        ["moon"] * 3 + ["waterfall"] * 3 + ["mountain"] * 2 + ["bamboo"] * 2)

@@ -22,7 +22,8 @@ __all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
 class DoubletrackGame(Game):
     name = "doubletrack"
     title = "Doubletrack"
-    rules_version = "1"
+    rules_version = "2"
+    """2: the seed-003 corrections (minimum bid $5, SELL THE LEAD tie, optional TAKE PASS)."""
     player_counts = (3, 4)
 
     def board_from_data(self, data: Mapping[str, Any]) -> Board:

@@ -31,6 +31,9 @@ TAKE_AMOUNT = 25
 """TAKE $25 FROM AN OPPONENT: the amount is in the square's name, so it is a rule, not data."""
 BACK_STEPS = 10
 """Back 10: likewise fixed by the card's name."""
+MIN_BID = 5
+"""Every sealed bid is at least $5 for a seat that has it (seed 003: 「將欲出價的金錢標記(至少5元)秘密
+握於手中」); a rule stated in dollars, so not board data. Only a seat with less bids $0."""
 
 Square = tuple[str, int, int]
 """(kind, lo, hi): lo/hi are the NUMBER range (lo == hi for a fixed number), 0 otherwise."""
@@ -214,6 +217,8 @@ def _money(d: Mapping[str, Any]) -> tuple[int, int]:
         raise BoardError(f"money.start: {start} is not a multiple of the unit {unit}")
     if TAKE_AMOUNT % unit:
         raise BoardError(f"money.unit: {unit} does not divide the ${TAKE_AMOUNT} of TAKE_25")
+    if MIN_BID % unit:
+        raise BoardError(f"money.unit: {unit} does not divide the ${MIN_BID} minimum bid")
     return unit, start
 
 

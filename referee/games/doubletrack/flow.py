@@ -213,10 +213,32 @@ def square(st: S, _: Step) -> None:
         push(("ask_bids", "lead", NO_ONE))
     elif kind == TAKE_PASS:
         g = b.take_pass_of[st.big[a]]
-        st._log(type="gate_taken", seat=a, gate=b.colours[g], was=st.gates[g])
-        st.gates[g] = a
+        if st.gates[g] != a:  # holding it already: nothing to decide
+            push(("ask_take_pass", g))
     else:  # TAKE_25
         push(("ask_take25",))
+
+
+def _on_take_pass(st: S, s: Step, v: Values) -> None:
+    """A *may* take control of the gate (seed 003: 可); declining leaves it with its holder."""
+    a, g = st.active, s[1]
+    holder = st.gates[g]
+    if v[a]:
+        st._log(type="gate_taken", seat=a, gate=st.board.colours[g], was=holder)
+        st.gates[g] = a
+    else:
+        st._log(type="pass_left", seat=a, gate=st.board.colours[g],
+                holder=None if holder == NO_ONE else holder)
+
+
+@asks("ask_take_pass", _on_take_pass)
+def ask_take_pass(st: S, s: Step) -> bool:
+    g = s[1]
+    holder = st.gates[g]
+    held = "nobody holds it" if holder == NO_ONE else f"seat {holder} holds it"
+    return st._ask(s, st.active, "take_pass",
+                   f"take the {st.board.colours[g]} gate pass? ({held})",
+                   opt.take_pass_options(st.board, g, holder))
 
 
 def _on_number(st: S, s: Step, v: Values) -> None:
@@ -393,18 +415,21 @@ _PROMPTS = {"card": "sealed bid for the card on sale", "pass": "sealed bid for t
             "lead": "sealed bid for the lead"}
 
 
+def _bidders(st: S, auction: str) -> range | tuple[int, ...]:
+    """SELL THE LEAD: every seat bids; a card or a pass: every seat but A."""
+    return range(st.num_players) if auction == "lead" else st._opponents(st.active)
+
+
 @asks("ask_bids", lambda st, s, v: _on_bids(st, s, v))
 def ask_bids(st: S, s: Step) -> bool:
-    """Sealed, simultaneous: every bidder with money is asked at once; $0 is the only bid of the
-    penniless, so they are not asked. SELL THE LEAD: every seat bids; otherwise all but A."""
+    """Sealed, simultaneous: every bidder with a choice is asked at once. A seat whose bid is
+    forced (less than $5: the empty fist; exactly the minimum: that) is not asked."""
     auction, g = s[1], s[2]
-    a = st.active
-    bidders = range(st.num_players) if auction == "lead" else st._opponents(a)
     prompt = _PROMPTS[auction].format(st.board.colours[g] if g >= 0 else "")
     pend, vals = [], []
-    for b in bidders:
-        if st.money[b] > 0:
-            options, values = opt.bid_options(st.board, auction, st.money[b])
+    for b in _bidders(st, auction):
+        options, values = opt.bid_options(st.board, auction, st.money[b])
+        if len(options) > 1:
             pend.append(Decision(b, "bid", prompt, options))
             vals.append(values)
     if not pend:
@@ -418,15 +443,14 @@ def _on_bids(st: S, s: Step, v: Values) -> None:
     """Reveal; the single highest bidder wins, a tie for the top goes to A; every bid is paid."""
     auction, g = s[1], s[2]
     a = st.active
-    bidders = range(st.num_players) if auction == "lead" else st._opponents(a)
-    bids = {b: v.get(b, 0) for b in bidders}
+    bids = {b: v[b] if b in v else _forced_bid(st, auction, b) for b in _bidders(st, auction)}
     top = max(bids.values())
     tops = [b for b, x in bids.items() if x == top]
     winner = tops[0] if len(tops) == 1 else a
     shown = [bids.get(seat) for seat in range(st.num_players)]
     st._log(type="bids", auction=auction, bids=shown, winner=winner)
     if auction == "lead":
-        _lead_won(st, winner, bids)
+        _lead_won(st, winner, bids, tied=len(tops) > 1)
         return
     for b, x in bids.items():
         st._pay(b, a, x)
@@ -442,13 +466,30 @@ def _on_bids(st: S, s: Step, v: Values) -> None:
         st.stack.append(("play", winner, card))
 
 
-def _lead_won(st: S, winner: int, bids: dict[int, int]) -> None:
-    """The winner goes just ahead of the leader; the bids go to whoever is last after the move
-    (a roll-off among seats tied for last). HOME reached by the move ends the game at once,
-    before any payment."""
+def _forced_bid(st: S, auction: str, seat: int) -> int:
+    """The bid of a seat that was not asked: its only option."""
+    options, values = opt.bid_options(st.board, auction, st.money[seat])
+    amount: int = values[options[0].id]
+    return amount
+
+
+def _lead_won(st: S, winner: int, bids: dict[int, int], tied: bool) -> None:
+    """The winner goes just ahead of the leader. A clear win: the bids go to whoever is last
+    after the move (a roll-off among seats tied for last). A tie for the top: A takes the lead
+    and all the money (seed 003: 「若出現最高出價相同情況，則由行動玩家同時取得排頭資格及所有金錢標記」).
+    HOME reached by the move ends the game at once, before any payment."""
     st._to_lead(winner)
     if st.ended is not None:
         return
+    payee = winner if tied else _last_after_roll_off(st)
+    total = sum(bids.values())
+    for b, x in bids.items():
+        st._pay(b, payee, x)
+    st._log(type="lead_paid", to=payee, amount=total)
+
+
+def _last_after_roll_off(st: S) -> int:
+    """The seat that is last; seats tied for last roll two dice, lowest takes, ties roll again."""
     low = min(st.small)
     contenders = [s for s in range(st.num_players) if st.small[s] == low]
     while len(contenders) > 1:
@@ -456,8 +497,4 @@ def _lead_won(st: S, winner: int, bids: dict[int, int]) -> None:
         st._log(type="roll_off", seats=list(contenders), rolls=rolls)
         least = min(rolls)
         contenders = [c for c, r in zip(contenders, rolls) if r == least]
-    last = contenders[0]
-    total = sum(bids.values())
-    for b, x in bids.items():
-        st._pay(b, last, x)
-    st._log(type="lead_paid", to=last, amount=total)
+    return contenders[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.core import Option
-from referee.games.doubletrack.board import Board
+from referee.games.doubletrack.board import MIN_BID, Board
 
 Built = tuple[tuple[Option, ...], dict[str, Any]]
 
@@ -26,10 +26,12 @@ def _built(board: Board, key: tuple[Any, ...], make: Any) -> Built:
 
 
 def bid_options(board: Board, auction: str, money: int) -> Built:
-    """``bid:0`` .. ``bid:<money>`` in steps of the money unit; value = the amount."""
+    """``bid:5`` .. ``bid:<money>`` in steps of the money unit (at least $5 for a seat that
+    has it); only a seat with less than $5 bids ``bid:0``, the empty fist. Value = the amount."""
     def make() -> list[tuple[Option, Any]]:
+        amounts = range(MIN_BID, money + 1, board.unit) if money >= MIN_BID else (0,)
         return [(Option(f"bid:{n}", f"bid ${n}", {"amount": n, "auction": auction}), n)
-                for n in range(0, money + 1, board.unit)]
+                for n in amounts]
     return _built(board, ("bid", auction, money), make)
 
 
@@ -68,6 +70,16 @@ def gate_accept_options(board: Board, gate: int, fee: int) -> Built:
                    {"gate": colour, "fee": fee}), True),
         ]
     return _built(board, ("gate_accept", gate, fee), make)
+
+
+def take_pass_options(board: Board, gate: int, holder: int) -> Built:
+    """TAKE THE (colour) GATE PASS is optional: ``take`` or ``leave``; value: True or False."""
+    def make() -> list[tuple[Option, Any]]:
+        colour = board.colours[gate]
+        data = {"gate": colour, "holder": None if holder < 0 else holder}
+        return [(Option("take", f"take control of the {colour} gate", data), True),
+                (Option("leave", f"leave the {colour} gate where it is", data), False)]
+    return _built(board, ("take_pass", gate, holder), make)
 
 
 def number_options(board: Board, lo: int, hi: int) -> Built:

@@ -241,8 +241,9 @@ class DoubletrackState(State):
             reason = f"{TURN_LIMIT} turns played without a pawn reaching HOME"
         else:
             reason = f"seat {self.winner} ({colours[self.winner]}) reached HOME"
-        extra = {"money": list(self.money), "turns": self.turns}
-        return Result(seats, winners, self.ended or EndReason.NORMAL, self.turns, reason, extra)
+        extra = {"money": list(self.money)}
+        return Result(seats, winners, self.ended or EndReason.NORMAL, self.turns // n, reason,
+                      extra, turns=self.turns)
 
 
 # The step functions live in flow.py; they register themselves into these tables.

@@ -137,8 +137,8 @@ def _arrive(s: TokaidoState, c: int, dest: int) -> bool:
         kind = b.ring[dest]
         if kind == "S" and s.wave_holder.count(1) < 3:
             return _gain_wave(s)
-        if kind == "H":
-            s.take_spring(1)
+        # A hot spring gives it nothing: the Automa receives only what its procedure lists
+        # (seed 002: 「オートマが受け取るのは、ここに書かれたものだけ」), and the token is not listed.
     elif c == MERCHANT:
         s.events.append(("move", 1, "merchant", b.towns[s.mer[1]], b.towns[dest]))
         s.mer[1] = dest

@@ -18,6 +18,10 @@ from typing import Any
 from referee.core import BoardError
 
 CHARACTERS = ("pilgrim", "merchant", "artist")
+COLOURS = ("purple", "green")
+"""The two colours, in the order the board data lists their painting sets. In a two-seat game
+seat 0 is purple (compass side, starts round 1); in solo play the Automa (seat 1) is purple and
+the human green (seed 002: 「オートマは紫を担当し」)."""
 WAVE_SIDES = {"pilgrim": {"hasty", "tranquil"}, "artist": {"proficient", "inspired"},
               "merchant": {"crafty", "robust"}}
 SPACE_KINDS = {"T": "temple", "G": "garden", "S": "seashore", "H": "hot_spring"}
@@ -197,8 +201,9 @@ def _check_routes(b: Board, routes: list[Any]) -> None:
 
 def _check_paintings(b: Board, d: Mapping[str, Any]) -> None:
     ps = _need(d, "paintings", list)
-    if len(ps) != 2:
-        raise _fail(f"paintings: expected one set per seat (2), got {len(ps)}")
+    if len(ps) != len(COLOURS):
+        raise _fail(f"paintings: expected one set per colour ({', '.join(COLOURS)}), "
+                    f"got {len(ps)}")
     icons = sorted({k for p in ps if isinstance(p, Mapping) for k in p})
     b.icons = tuple(icons)
     sets = []

@@ -21,6 +21,11 @@ from referee.core import Decision, GameOverError, IllegalChoiceError, Result, St
 from . import automa as automa_mod
 from . import moves, scoring
 from .board import CHARACTERS, Board
+
+DUO_COLOURS = (0, 1)
+"""Two seats: seat 0 purple, seat 1 green."""
+SOLO_COLOURS = (1, 0)
+"""Solo: the human (seat 0) green, the Automa (seat 1) purple (seed 002: 「オートマは紫を担当し」)."""
 from .moves import MERCHANT, Key
 from .options import PROMPTS, option_for
 
@@ -38,6 +43,8 @@ class TokaidoState(State):
         self.num_players = num_players
         self.rng = random.Random(seed)
         self.automa = automa_mod.AutomaTracks(board, level) if level is not None else None
+        self.colours = SOLO_COLOURS if level is not None else DUO_COLOURS
+        """Each seat's colour (an index into :data:`COLOURS`): it decides the painting set."""
         self.events: list[tuple[Any, ...]] = []
         self.seen = [0, 0]
         self.triggers: list[str] = []
@@ -68,7 +75,7 @@ class TokaidoState(State):
         self.bag = list(b.ware_counts)
         self.boutique = list(range(8))
         rng.shuffle(self.boutique)
-        self.tiles = [list(b.paintings[0]), list(b.paintings[1])]
+        self.tiles = [list(b.paintings[self.colours[0]]), list(b.paintings[self.colours[1]])]
         rng.shuffle(self.tiles[0])
         rng.shuffle(self.tiles[1])
         self.revealed, self.gifts = [0, 0], [0, 0]

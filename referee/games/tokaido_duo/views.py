@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from .automa import NUMBERS_NOTE, AutomaTracks
-from .board import CHARACTERS, Board
+from .board import CHARACTERS, COLOURS, Board
 from .moves import keep_keys, move_keys, seashore_choices
 from .options import space_name
 from .scoring import breakdown
 from .state import TokaidoState
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
+"""2: solo corrections from seed 002 (the human plays green; the Automa never takes the hot spring)."""
 ACTION_PHASES = ("move", "keep_wares", "wave_tile", "hot_spring", "return_ware")
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "round": ("round", "first_player", "dice", "die_order"),
@@ -94,7 +95,7 @@ def _wares(b: Board, counts: list[int]) -> dict[str, int]:
 def _player(s: TokaidoState, i: int) -> dict[str, Any]:
     b = s.b
     out: dict[str, Any] = {
-        "seat": i, "automa": s.is_automa(i), "pilgrim": s.pil[i],
+        "seat": i, "colour": COLOURS[s.colours[i]], "automa": s.is_automa(i), "pilgrim": s.pil[i],
         "pilgrim_space": space_name(b, s.pil[i]), "merchant": b.towns[s.mer[i]],
         "artist": b.zones[s.art[i]],
         "waves": [c for k, c in enumerate(CHARACTERS) if s.wave_holder[k] == i],
@@ -176,7 +177,7 @@ def _restore_player(s: TokaidoState, i: int, p: Mapping[str, Any], b: Board) -> 
                                                         p["slabs"])
     s.wares[i] = [p["wares"][w] for w in b.wares]
     known = [b.icons.index(sl["icon"]) for sl in p["paintings"] if sl["state"] != "hidden"]
-    hidden = list((Counter(b.paintings[i]) - Counter(known)).elements())
+    hidden = list((Counter(b.paintings[s.colours[i]]) - Counter(known)).elements())
     s.rng.shuffle(hidden)
     s.tiles[i] = known + hidden
     s.gifts[i] = p["gifts"]
