@@ -11,7 +11,8 @@ Nothing a spectator may not see gets in:
 
 - the view is the spectator's; the events are the ones every seat is shown;
 - a decision whose answer stays secret (the card a Doubletrack seller puts face down) is shown
-  without its choice: each game's kit names those kinds;
+  without its choice, and a decision whose options would tell a hand (which distinct cards a
+  seat could play) without their number: each game's kit names those kinds;
 - a bot's own ``log`` text is owner-only and never copied; the seed stays in the log.
 
 Neither game reveals hidden information when it ends (Tokaido Duo's face-down paintings are
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from referee.core import Decision, Game, State
+from referee.core import Decision, Game, RulesError, State, UnknownGameError
 from referee.frames.kits import Cast, kit_for
 from referee.games import find_game
 from referee.players import FORFEITED, OK
@@ -36,7 +37,8 @@ from referee.replay import LogError, replay
 FRAMES_FORMAT = "referee-frames"
 FRAMES_VERSION = 1
 
-__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "LogError", "build_frames", "frame_count"]
+__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "LogError", "build_frames", "frame_count",
+           "iter_frames"]
 
 
 def build_frames(log: Any) -> dict[str, Any]:
@@ -50,12 +52,7 @@ def build_frames(log: Any) -> dict[str, Any]:
     if not outcome.matches:
         raise LogError("the log does not replay to its recorded result: "
                        + "; ".join(outcome.differences))
-    game = find_game(log["game"])
-    board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
-    state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
-    kit = kit_for(game.name)
-    cast = Cast(kit, kit.seats(log, state.view(None)),
-                kit.board_facts(board, log.get("options") or {}))
+    game, state, cast = _start(log)
     frames = list(_frames(log, state, cast))
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
                              if f.get("step") is None and f.get("kind") != "start"]
@@ -66,6 +63,31 @@ def build_frames(log: Any) -> dict[str, Any]:
         "board": cast.board,
         "frames": frames,
     }
+
+
+def iter_frames(log: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The frames of ``log``'s decisions, as far as they go, without checking its result: the
+    first frames of a match from a prefix of its log. Raises :class:`LogError` where the log
+    does not fit the game."""
+    _, state, cast = _start(log)
+    yield from _frames(log, state, cast)
+
+
+def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
+    """The game, its first state, and the kit bound to this match's seats and board."""
+    try:
+        game = find_game(log["game"])
+        board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
+        state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
+    except UnknownGameError as exc:
+        raise LogError(f"match log of an unknown game: {exc}") from exc
+    except KeyError as exc:
+        raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise LogError(f"malformed match log: {exc}") from exc
+    kit = kit_for(game.name)
+    return game, state, Cast(kit, kit.seats(log, state.view(None)),
+                             kit.board_facts(board, log.get("options") or {}))
 
 
 def frame_count(log: Mapping[str, Any]) -> int:
@@ -84,11 +106,12 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[s
     strikes = [0] * len(cast.seats)
     for f in started:
         strikes[int(f["seat"])] += 1
-    turn = cast.kit.turn(state.view(None))
-    yield _frame(0, None, turn, state, cast, [], state.view(None).get("events", []), strikes,
-                 started)
+    frame = _frame(0, None, None, state, cast, [], state.view(None).get("events", []), strikes,
+                   started)
+    frame["turn"] = cast.kit.turn(frame["view"])
+    yield frame
     for ply, step in enumerate(sorted(steps), 1):
-        turn = cast.kit.turn(state.view(None))  # the turn the decision is taken in
+        turn = cast.kit.turn(frame["view"])  # the turn the decision is taken in
         pending = state.pending()
         if {d.seat for d in pending} != set(steps[step]):
             raise LogError(f"step {step}: the log answers seats {sorted(steps[step])}, "
@@ -100,10 +123,14 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[s
                 strikes[d.seat] += 1
             decisions.append(_decision(d, entry, faults.get((step, d.seat)), cast,
                                        strikes[d.seat]))
-        state.apply({seat: e["choice"] for seat, e in steps[step].items()})
+        try:
+            state.apply({seat: e["choice"] for seat, e in steps[step].items()})
+        except RulesError as exc:
+            raise LogError(f"step {step}: {exc}") from exc
         # A decider's events since it decided are exactly this step's, and events are public.
         events = state.view(pending[0].seat).get("events", [])
-        yield _frame(ply, step, turn, state, cast, decisions, events, strikes, [])
+        frame = _frame(ply, step, turn, state, cast, decisions, events, strikes, [])
+        yield frame
 
 
 def _frame(ply: int, step: int | None, turn: int | None, state: State, cast: Cast,
@@ -133,13 +160,13 @@ def _decision(d: Decision, entry: Mapping[str, Any], fault: Mapping[str, Any] | 
     if option is None:
         raise LogError(f"step {entry['step']}: {entry['choice']!r} is not an option of "
                        f"seat {d.seat}'s {d.kind}")
-    secret = cast.kit.private_kinds.get(d.kind)
+    secret = cast.kit.secret_answers.get(d.kind)
     out: dict[str, Any] = {
         "seat": d.seat,
         "who": cast.seats[d.seat]["label"],
         "kind": d.kind,
         "prompt": d.prompt,
-        "options": len(d.options),
+        "options": None if d.kind in cast.kit.secret_options else len(d.options),
         "choice": None if secret else option.id,
         "label": secret or option.label,
         "data": None if secret else _json(option.data),

@@ -2,9 +2,10 @@
 
 Every event type of the engine (``docs/games/doubletrack.md``, Events) has a sentence here, and
 so do ``pass_left`` and the ``take_pass`` decision that the rules' optional TAKE PASS square
-brings. One decision is secret: which card a seller puts face down (``sell_card_choice``); a
-spectator learns it when the card is played. Hands are never shown, not even at the end (the
-game does not reveal them).
+brings. One answer is secret: which card a seller puts face down (``sell_card_choice``); a spectator
+learns it when the card is played. The options of ``play_card`` and ``sell_card_choice`` are
+the distinct cards of a hand, so frames do not count them. Hands are never shown, not even at
+the end (the game does not reveal them).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ RECENT_CARDS = 6
 
 
 class DoubletrackKit(SpectatorKit):
-    private_kinds = {"sell_card_choice": "puts a card face down for sale"}
+    secret_answers = {"sell_card_choice": "puts a card face down for sale"}
+    secret_options = frozenset({"play_card", "sell_card_choice"})  # one option per distinct card
 
     def seats(self, log: Mapping[str, Any], view: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"seat": s["seat"], "name": log["players"][s["seat"]]["name"],

@@ -26,8 +26,11 @@ _KITS: dict[str, str] = {
 class SpectatorKit:
     """The defaults, good for any game; each game's kit overrides what it knows better."""
 
-    private_kinds: ClassVar[Mapping[str, str]] = {}
+    secret_answers: ClassVar[Mapping[str, str]] = {}
     """Decision kinds whose answer stays secret -> what a spectator is told instead."""
+    secret_options: ClassVar[frozenset[str]] = frozenset()
+    """Decision kinds whose list of options depends on hidden information (a hand): frames
+    do not say how many options there were."""
     turn_name: ClassVar[str] = "turn"
     """What the game calls the unit :meth:`turn` counts ("round" in Tokaido Duo)."""
 
