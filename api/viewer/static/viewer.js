@@ -400,7 +400,7 @@
         label(ax, ay + 2, "A", 10, ga, {fill: "#fff", "font-weight": "bold"});
       });
       TOKAIDO.table(layer, v, doc, frame);
-      var y = 190;
+      var y = 198;
       v.players.forEach(function (p) {
         if (p.automa) { TOKAIDO.automa(layer, v, doc, p, y); } else { TOKAIDO.player(layer, v, doc, p, y); }
         y += 300;
@@ -409,7 +409,7 @@
 
     table: function (layer, v, doc, frame) {
       var m = doc.match, x = 810;
-      panelBox(layer, x, 8, 382, 176, "#fbfaf7");
+      panelBox(layer, x, 8, 382, 184, "#fbfaf7");
       var who = v.over ? "game over" : (doc.match.seats[v.to_act] ? doc.match.seats[v.to_act].label : "seat " + v.to_act) + " to act: " + v.phase.replace(/_/g, " ");
       label(x + 12, 26, "Round " + v.round + " \u00B7 " + who, 15, layer, {"text-anchor": "start", "font-weight": "bold"});
       v.dice.forEach(function (d, i) {
@@ -421,33 +421,33 @@
         label(dx + 24, dy + 60, d.die, 10, g, {fill: "#555"});
         title(g, d.die + " die: " + d.value + (d.used_by === null ? "" : ", taken by " + m.seats[d.used_by].label));
       });
-      // wave tiles still on the board, the hot spring token if nobody holds it
-      var wy = 44;
+      // wave tiles still on the board, the hot spring token, the bag
+      var wy = 42;
       Object.keys(v.waves).forEach(function (c) {
         var w = v.waves[c];
         if (w.holder !== null) { return; }
         var g = svg(layer, "g", {"class": "rv-wave", "data-tile": c});
         svg(g, "rect", {x: x + 204, y: wy, width: 168, height: 20, rx: 10, fill: "#d7ebf9", stroke: "#3f86c7"});
         label(x + 288, wy + 10, "\u223F " + c + ": " + w.side, 11, g, {fill: "#1f5f95"});
-        wy += 24;
+        wy += 23;
       });
-      if (v.hot_spring === null) {
-        var g = svg(layer, "g", {"class": "rv-spring"});
-        svg(g, "circle", {cx: x + 220, cy: wy + 12, r: 11, fill: SPACE_FILL.hot_spring, stroke: "#fff", "stroke-width": 2});
-        label(x + 220, wy + 12, "H", 11, g, {fill: "#fff", "font-weight": "bold"});
-        label(x + 238, wy + 12, "hot spring token", 11, g, {"text-anchor": "start"});
-      }
-      label(x + 12, 124, "bag", 11, layer, {"text-anchor": "start", fill: "#555"});
+      var holder = v.hot_spring === null ? "on the board" : "held by " + m.seats[v.hot_spring].label;
+      var sg = svg(layer, "g", {"class": "rv-spring-line"});
+      svg(sg, "circle", {cx: x + 22, cy: 122, r: 9, fill: SPACE_FILL.hot_spring, stroke: "#fff", "stroke-width": 2, "class": v.hot_spring === null ? "rv-spring" : null});
+      label(x + 22, 122, "H", 10, sg, {fill: "#fff", "font-weight": "bold"});
+      label(x + 36, 122, "hot spring token " + holder, 11, sg, {"text-anchor": "start", fill: "#555"});
+      label(x + 12, 144, "bag", 11, layer, {"text-anchor": "start", fill: "#555"});
       doc.board.wares.forEach(function (w, i) {
         var g = svg(layer, "g", {"class": "rv-bag", "data-ware": w.name});
-        svg(g, "rect", {x: x + 44 + i * 84, y: 116, width: 14, height: 16, rx: 2, fill: wareColour(doc.board, w.name)});
-        label(x + 62 + i * 84, 124, w.name + " " + (v.bag[w.name] || 0), 11, g, {"text-anchor": "start", fill: "#555"});
+        svg(g, "rect", {x: x + 44 + i * 84, y: 136, width: 14, height: 16, rx: 2, fill: wareColour(doc.board, w.name)});
+        label(x + 62 + i * 84, 144, w.name + " " + (v.bag[w.name] || 0), 11, g, {"text-anchor": "start", fill: "#555"});
       });
       if (v.keep_pool) {
-        label(x + 12, 142, "Choosing wares from: " + Object.keys(v.keep_pool).filter(function (w) { return v.keep_pool[w]; }).map(function (w) { return w + " " + v.keep_pool[w]; }).join(", "), 11, layer, {"text-anchor": "start", fill: "#555"});
+        label(x + 12, 164, "choosing from: " + Object.keys(v.keep_pool).filter(function (w) { return v.keep_pool[w]; }).map(function (w) { return w + " " + v.keep_pool[w]; }).join(", "), 11, layer, {"text-anchor": "start", fill: "#555"});
       }
       if (v.end_triggers.length) {
-        label(x + 12, 162, "Last round: " + v.end_triggers.join("; "), 11, layer, {"text-anchor": "start", fill: "#b03030", "font-weight": "bold"});
+        var last = "Last round: " + v.end_triggers.join("; ");
+        label(x + 12, 182, last, last.length > 60 ? 9 : 11, layer, {"text-anchor": "start", fill: "#b03030", "font-weight": "bold"});
       }
     },
 
@@ -759,16 +759,22 @@
       // the latest auction, once revealed, and the cards played lately
       var bids = latest(doc.frames, ply, "bids");
       if (bids) {
-        var e = bids.event, words = e.bids.map(function (bid, seat) { return bid === null ? null : seats[seat].label + " $" + bid; }).filter(Boolean).join(", ");
-        label(x + 6, y + 10, "Last auction (" + e.auction + "): " + words + " \u2192 " + seats[e.winner].label, 11, layer, {"text-anchor": "start", "class": "rv-bids", "font-weight": bids.ply === ply ? "bold" : "normal"});
+        var e = bids.event, what = {card: "the card on sale", pass: "a gate pass", lead: "the lead"}[e.auction] || e.auction;
+        var bg = svg(layer, "g", {"class": "rv-bids", "font-weight": bids.ply === ply ? "bold" : "normal"});
+        label(x + 6, y + 8, "Last auction, for " + what + ": " + seats[e.winner].label + " wins", 11, bg, {"text-anchor": "start"});
+        e.bids.forEach(function (bid, seat) {
+          if (bid === null) { return; }
+          svg(bg, "circle", {cx: x + 12 + seat * 94, cy: y + 26, r: 5, fill: seatColour(doc, seat)});
+          label(x + 21 + seat * 94, y + 26, seats[seat].label + " $" + bid, 11, bg, {"text-anchor": "start"});
+        });
       }
       var played = v.cards_played.slice(-6);
-      label(x + 6, y + 34, played.length ? "Cards played (latest last):" : "No card played yet", 11, layer, {"text-anchor": "start", fill: "#555"});
+      label(x + 6, y + 48, played.length ? "Cards played (latest last):" : "No card played yet", 11, layer, {"text-anchor": "start", fill: "#555"});
       played.forEach(function (c, k) {
         var cx = x + 6 + k * 63;
         var g = svg(layer, "g", {"class": "rv-played", "data-card": c.card});
-        svg(g, "rect", {x: cx, y: y + 44, width: 58, height: 40, rx: 4, fill: "#fff", stroke: seatColour(doc, c.seat), "stroke-width": 2});
-        cardWords(c.card).forEach(function (w, i) { label(cx + 29, y + 56 + i * 11, w, 8.5, g); });
+        svg(g, "rect", {x: cx, y: y + 58, width: 58, height: 40, rx: 4, fill: "#fff", stroke: seatColour(doc, c.seat), "stroke-width": 2});
+        cardWords(c.card).forEach(function (w, i) { label(cx + 29, y + 70 + i * 11, w, 8.5, g); });
         title(g, seats[c.seat].label + " played " + c.card);
       });
     }
