@@ -101,8 +101,10 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[s
     steps: dict[int, dict[int, Mapping[str, Any]]] = {}
     for d in log["decisions"]:
         steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d
-    faults = {(f["step"], f["seat"]): f for f in log.get("faults", []) if f.get("step") is not None}
-    started = [f for f in log.get("faults", []) if f.get("step") is None and f.get("kind") == "start"]
+    faults = {(f["step"], f["seat"]): f for f in log.get("faults", [])
+              if f.get("step") is not None}
+    started = [f for f in log.get("faults", [])
+               if f.get("step") is None and f.get("kind") == "start"]
     strikes = [0] * len(cast.seats)
     for f in started:
         strikes[int(f["seat"])] += 1

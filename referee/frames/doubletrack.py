@@ -1,8 +1,7 @@
 """Doubletrack for spectators: seats by colour, both tracks as facts, events in plain words.
 
 Every event type of the engine (``docs/games/doubletrack.md``, Events) has a sentence here, and
-so do ``pass_left`` and the ``take_pass`` decision that the rules' optional TAKE PASS square
-brings. One answer is secret: which card a seller puts face down (``sell_card_choice``); a spectator
+so does ``pass_left`` (left at an optional TAKE PASS square). One answer is secret: which card a seller puts face down (``sell_card_choice``); a spectator
 learns it when the card is played. The options of ``play_card`` and ``sell_card_choice`` are
 the distinct cards of a hand, so frames do not count them. Hands are never shown, not even at
 the end (the game does not reveal them).
@@ -10,43 +9,15 @@ the end (the game does not reveal them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.frames.kits import Section, SpectatorKit, generic_text, label
+from referee.frames.kits import Event, Facts, Seats, Section, SpectatorKit, Words, label
 from referee.games.doubletrack.board import NUMBER, TAKE_PASS, Board
 from referee.games.doubletrack.options import card_label
 
-Words = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]], str]
 RECENT_CARDS = 6
 """Cards played listed in the text summary, latest last."""
-
-
-class DoubletrackKit(SpectatorKit):
-    secret_answers = {"sell_card_choice": "puts a card face down for sale"}
-    secret_options = frozenset({"play_card", "sell_card_choice"})  # one option per distinct card
-
-    def seats(self, log: Mapping[str, Any], view: Mapping[str, Any]) -> list[dict[str, Any]]:
-        return [{"seat": s["seat"], "name": log["players"][s["seat"]]["name"],
-                 "label": s["colour"], "colour": s["colour"], "engine": False}
-                for s in view["seats"]]
-
-    def board_facts(self, board: Board, options: Mapping[str, Any]) -> dict[str, Any]:
-        return board_facts(board)
-
-    def turn(self, view: Mapping[str, Any]) -> int | None:
-        return int(view["turn"])
-
-    def event_text(self, event: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
-                   board: Mapping[str, Any]) -> str:
-        words = _WORDS.get(str(event.get("type")))
-        try:
-            return words(event, seats, board) if words else generic_text(event)
-        except (KeyError, TypeError, ValueError, IndexError):  # a changed event: still shown
-            return generic_text(event)
-
-    def summary(self, frame: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Section]:
-        return summary(frame, doc["match"]["seats"], doc["board"])
 
 
 def board_facts(board: Board) -> dict[str, Any]:
@@ -96,18 +67,15 @@ def _card(card: Any) -> str:
         return str(card)
 
 
-def _who(seats: Sequence[Mapping[str, Any]], seat: Any) -> str:
-    return label(seats, seat)
 
-
-def _gate_request(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _gate_request(e: Event, s: Seats, b: Facts) -> str:
     if e["ask"]:
-        return f"{_who(s, e['seat'])} asks to pass the {e['gate']} gate"
-    return f"{_who(s, e['seat'])} goes around the {e['gate']} gate"
+        return f"{label(s, e['seat'])} asks to pass the {e['gate']} gate"
+    return f"{label(s, e['seat'])} goes around the {e['gate']} gate"
 
 
-def _gate_offer(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    who, offer = _who(s, e["seat"]), e["offer"]
+def _gate_offer(e: Event, s: Seats, b: Facts) -> str:
+    who, offer = label(s, e["seat"]), e["offer"]
     if offer == "refuse":
         return f"{who} refuses to open the {e['gate']} gate"
     if offer == 0:
@@ -115,74 +83,74 @@ def _gate_offer(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping
     return f"{who} asks ${offer} to open the {e['gate']} gate"
 
 
-def _gate_accept(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _gate_accept(e: Event, s: Seats, b: Facts) -> str:
     if e["pay"]:
-        return f"{_who(s, e['seat'])} agrees to pay ${e['fee']} for the {e['gate']} gate"
-    return f"{_who(s, e['seat'])} will not pay ${e['fee']} and goes around the {e['gate']} gate"
+        return f"{label(s, e['seat'])} agrees to pay ${e['fee']} for the {e['gate']} gate"
+    return f"{label(s, e['seat'])} will not pay ${e['fee']} and goes around the {e['gate']} gate"
 
 
-def _roll(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _roll(e: Event, s: Seats, b: Facts) -> str:
     dice = e["dice"]
     via = "".join(f" by the {g} shortcut" for g in e.get("shortcuts", []))
-    return (f"{_who(s, e['seat'])} rolls {'+'.join(map(str, dice))} = {sum(dice)}: "
+    return (f"{label(s, e['seat'])} rolls {'+'.join(map(str, dice))} = {sum(dice)}: "
             f"big pawn{via} to square {e['to']}, {e['square'].replace('_', ' ')}")
 
 
-def _small(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _small(e: Event, s: Seats, b: Facts) -> str:
     if e.get("stays"):
-        return f"{_who(s, e['seat'])}'s small pawn stays on {_circle(b, e['to'])}"
-    return f"{_who(s, e['seat'])}'s small pawn moves to {_circle(b, e['to'])}"
+        return f"{label(s, e['seat'])}'s small pawn stays on {_circle(b, e['to'])}"
+    return f"{label(s, e['seat'])}'s small pawn moves to {_circle(b, e['to'])}"
 
 
-def _gate_taken(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _gate_taken(e: Event, s: Seats, b: Facts) -> str:
     was = e.get("was")
-    source = "" if was in (None, -1) or was == e["seat"] else f" from {_who(s, was)}"
-    return f"{_who(s, e['seat'])} takes the {e['gate']} gate pass{source}"
+    source = "" if was in (None, -1) or was == e["seat"] else f" from {label(s, was)}"
+    return f"{label(s, e['seat'])} takes the {e['gate']} gate pass{source}"
 
 
-def _draw(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _draw(e: Event, s: Seats, b: Facts) -> str:
     if e.get("card"):
-        return (f"{_who(s, e['seat'])} draws {_card(e['card'])} "
+        return (f"{label(s, e['seat'])} draws {_card(e['card'])} "
                 "(a card played earlier, known to all)")
-    return f"{_who(s, e['seat'])} draws a card"
+    return f"{label(s, e['seat'])} draws a card"
 
 
-def _bids(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    bids = ", ".join(f"{_who(s, seat)} ${bid}" for seat, bid in enumerate(e["bids"])
+def _bids(e: Event, s: Seats, b: Facts) -> str:
+    bids = ", ".join(f"{label(s, seat)} ${bid}" for seat, bid in enumerate(e["bids"])
                      if bid is not None)
     what = {"card": "the card on sale", "pass": "the gate pass", "lead": "the lead"}.get(
         e["auction"], e["auction"])
-    return f"Sealed bids for {what}: {bids}; {_who(s, e['winner'])} wins"
+    return f"Sealed bids for {what}: {bids}; {label(s, e['winner'])} wins"
 
 
-def _pass_sold(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _pass_sold(e: Event, s: Seats, b: Facts) -> str:
     if e["winner"] == e.get("was"):
-        return f"{_who(s, e['winner'])} keeps the {e['gate']} gate pass"
-    return f"{_who(s, e['winner'])} wins the {e['gate']} gate pass from {_who(s, e.get('was'))}"
+        return f"{label(s, e['winner'])} keeps the {e['gate']} gate pass"
+    return f"{label(s, e['winner'])} wins the {e['gate']} gate pass from {label(s, e.get('was'))}"
 
 
-def _roll_off(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    rolls = ", ".join(f"{_who(s, seat)} {r}" for seat, r in zip(e["seats"], e["rolls"]))
+def _roll_off(e: Event, s: Seats, b: Facts) -> str:
+    rolls = ", ".join(f"{label(s, seat)} {r}" for seat, r in zip(e["seats"], e["rolls"]))
     return f"Roll-off among the last: {rolls} (lowest takes the money)"
 
 
-def _pass_left(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _pass_left(e: Event, s: Seats, b: Facts) -> str:
     holder = e.get("holder")
-    kept = "nobody" if holder in (None, -1) else _who(s, holder)
-    return f"{_who(s, e['seat'])} leaves the {e['gate']} gate pass with {kept}"
+    kept = "nobody" if holder in (None, -1) else label(s, holder)
+    return f"{label(s, e['seat'])} leaves the {e['gate']} gate pass with {kept}"
 
 
 def _w(text: str) -> Words:
     """A sentence with ``{who}`` for the event's seat, ``{card}`` as the card's name, and the
     event's other fields by name (seat fields as colours)."""
-    def words(e: Mapping[str, Any], s: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+    def words(e: Event, s: Seats, b: Facts) -> str:
         fields = dict(e)
         for key in ("to", "victim", "other", "first", "was"):
             if key in fields:
-                fields[key] = _who(s, fields[key])
+                fields[key] = label(s, fields[key])
         if "card" in fields:
             fields["card"] = _card(fields["card"])
-        return text.format(who=_who(s, e.get("seat")), **fields)
+        return text.format(who=label(s, e.get("seat")), **fields)
     return words
 
 
@@ -234,7 +202,8 @@ def summary(frame: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
         for g, c in view["gates"].items()))
     out: list[Section] = [("Table", table)]
     for s in view["seats"]:
-        known = f"; known cards {', '.join(map(_card, s['known_cards']))}" if s["known_cards"] else ""
+        known = (f"; known cards {', '.join(map(_card, s['known_cards']))}"
+                 if s["known_cards"] else "")
         out.append((f"{s['colour']} ({seats[s['seat']]['name']})", [
             f"Big pawn on square {s['big']['pos']} ({s['big']['square'].replace('_', ' ')}); "
             f"small pawn on {_circle(board, s['small'])}",
@@ -242,6 +211,26 @@ def summary(frame: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
             "Gate passes: " + (", ".join(s["gates"]) or "none"),
         ]))
     return out
+
+
+class DoubletrackKit(SpectatorKit):
+    words = _WORDS
+    secret_answers = {"sell_card_choice": "puts a card face down for sale"}
+    secret_options = frozenset({"play_card", "sell_card_choice"})  # one option per distinct card
+
+    def seats(self, log: Mapping[str, Any], view: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [{"seat": s["seat"], "name": log["players"][s["seat"]]["name"],
+                 "label": s["colour"], "colour": s["colour"], "engine": False}
+                for s in view["seats"]]
+
+    def board_facts(self, board: Board, options: Mapping[str, Any]) -> dict[str, Any]:
+        return board_facts(board)
+
+    def turn(self, view: Mapping[str, Any]) -> int | None:
+        return int(view["turn"])
+
+    def summary(self, frame: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Section]:
+        return summary(frame, doc["match"]["seats"], doc["board"])
 
 
 KIT = DoubletrackKit()

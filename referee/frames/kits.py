@@ -12,10 +12,17 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 Section = tuple[str, list[str]]
 """A heading and its lines: one block of a frame's text summary."""
+Event = Mapping[str, Any]
+Seats = Sequence[Mapping[str, Any]]
+"""The match's seats as :meth:`SpectatorKit.seats` describes them."""
+Facts = Mapping[str, Any]
+"""The board as :meth:`SpectatorKit.board_facts` describes it."""
+Words = Callable[[Event, Seats, Facts], str]
+"""Puts one type of event in words."""
 
 _KITS: dict[str, str] = {
     "tokaido-duo": "referee.frames.tokaido_duo:KIT",
@@ -31,6 +38,9 @@ class SpectatorKit:
     secret_options: ClassVar[frozenset[str]] = frozenset()
     """Decision kinds whose list of options depends on hidden information (a hand): frames
     do not say how many options there were."""
+    words: ClassVar[Mapping[str, Words]] = {}
+    """Event type -> its sentence; a type not here (or an event whose fields changed) is shown
+    generically, never dropped."""
     turn_name: ClassVar[str] = "turn"
     """What the game calls the unit :meth:`turn` counts ("round" in Tokaido Duo)."""
 
@@ -54,9 +64,12 @@ class SpectatorKit:
 
     def event_text(self, event: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
                    board: Mapping[str, Any]) -> str:
-        """The event in plain words (``board``: this kit's :meth:`board_facts`); an event type
-        the kit does not know renders generically."""
-        return generic_text(event)
+        """The event in plain words (``board``: this kit's :meth:`board_facts`)."""
+        words = self.words.get(str(event.get("type")))
+        try:
+            return words(event, seats, board) if words else generic_text(event)
+        except (KeyError, TypeError, ValueError, IndexError):  # the event's fields changed
+            return generic_text(event)
 
     def result_text(self, result: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> str:
         """One sentence: who won, the scores, why it ended."""

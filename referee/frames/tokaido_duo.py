@@ -8,10 +8,10 @@ end, so no frame shows one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.frames.kits import Section, SpectatorKit, generic_text, label
+from referee.frames.kits import Event, Facts, Seats, Section, SpectatorKit, Words, label
 from referee.games.tokaido_duo.automa import AutomaTracks
 from referee.games.tokaido_duo.board import CHARACTERS, SPACE_KINDS, Board
 
@@ -19,40 +19,6 @@ COLOURS = ("purple", "green")
 """Seat 0 is purple, seat 1 green (rules page, Components); in solo play the Automa is purple
 and the human green."""
 
-Words = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any]], str]
-
-
-class TokaidoKit(SpectatorKit):
-    turn_name = "round"
-
-    def seats(self, log: Mapping[str, Any], view: Mapping[str, Any]) -> list[dict[str, Any]]:
-        solo = view.get("num_players") == 1
-        out = []
-        for p in view["players"]:
-            seat = p["seat"]
-            engine = bool(p.get("automa"))
-            colour = p.get("colour") or (COLOURS[1 - seat] if solo else COLOURS[seat])
-            name = "Automa" if engine else log["players"][seat]["name"]
-            out.append({"seat": seat, "name": name, "engine": engine, "colour": colour,
-                        "label": "the Automa" if engine else f"seat {seat}"})
-        return out
-
-    def board_facts(self, board: Board, options: Mapping[str, Any]) -> dict[str, Any]:
-        return board_facts(board, options.get("automa"))
-
-    def turn(self, view: Mapping[str, Any]) -> int | None:
-        return int(view["round"])
-
-    def event_text(self, event: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
-                   board: Mapping[str, Any]) -> str:
-        words = _WORDS.get(str(event.get("type")))
-        try:
-            return words(event, seats, board) if words else generic_text(event)
-        except (KeyError, TypeError, ValueError, IndexError):  # a changed event: still shown
-            return generic_text(event)
-
-    def summary(self, frame: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Section]:
-        return summary(frame["view"], doc["match"]["seats"], doc["board"])
 
 
 # -- board facts ---------------------------------------------------------------------------------
@@ -139,9 +105,6 @@ def _automa(board: Board, level: int) -> dict[str, Any]:
 
 # -- events in words -----------------------------------------------------------------------------
 
-def _who(seats: Sequence[Mapping[str, Any]], seat: Any) -> str:
-    return label(seats, seat)
-
 
 def _space_name(board: Mapping[str, Any], index: Any) -> str:
     ring = board.get("ring") or []
@@ -151,28 +114,29 @@ def _space_name(board: Mapping[str, Any], index: Any) -> str:
     return str(index)
 
 
-def _round(e: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
+def _round(e: Event, seats: Seats, b: Facts) -> str:
     dice = ", ".join(f"{c} {v}" for c, v in e["dice"].items())
     order = f"; the Automa's tie order {' > '.join(e['die_order'])}" if e.get("die_order") else ""
-    return (f"Round {e['round']}: {_who(seats, e['first_player'])} chooses first; "
+    return (f"Round {e['round']}: {label(seats, e['first_player'])} chooses first; "
             f"dice {dice}{order}")
 
 
-def _move(e: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    who, char = _who(seats, e["seat"]), e["character"]
+def _move(e: Event, seats: Seats, b: Facts) -> str:
+    who, char = label(seats, e["seat"]), e["character"]
     if char == "pilgrim":
-        return f"{who}'s pilgrim moves from {_space_name(b, e['from'])} to {_space_name(b, e['to'])}"
+        return (f"{who}'s pilgrim moves from {_space_name(b, e['from'])} "
+                f"to {_space_name(b, e['to'])}")
     return f"{who}'s {char} moves from {e['from']} to {e['to']}"
 
 
-def _spring(e: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    source = "the board" if e.get("from_seat") is None else _who(seats, e["from_seat"])
-    return f"{_who(seats, e['seat'])} takes the hot spring token from {source}"
+def _spring(e: Event, seats: Seats, b: Facts) -> str:
+    source = "the board" if e.get("from_seat") is None else label(seats, e["from_seat"])
+    return f"{label(seats, e['seat'])} takes the hot spring token from {source}"
 
 
-def _wave(e: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], b: Mapping[str, Any]) -> str:
-    source = "the board" if e.get("from_seat") is None else _who(seats, e["from_seat"])
-    return (f"{_who(seats, e['seat'])} takes the {e['tile']} wave tile ({e['side']}) "
+def _wave(e: Event, seats: Seats, b: Facts) -> str:
+    source = "the board" if e.get("from_seat") is None else label(seats, e["from_seat"])
+    return (f"{label(seats, e['seat'])} takes the {e['tile']} wave tile ({e['side']}) "
             f"from {source}")
 
 
@@ -182,10 +146,9 @@ def _wares(items: Sequence[str]) -> str:
 
 def _w(text: str) -> Words:
     """A sentence with ``{who}`` for the event's seat and the event's fields by name."""
-    def words(e: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
-              b: Mapping[str, Any]) -> str:
+    def words(e: Event, seats: Seats, b: Facts) -> str:
         fields = {k: (_wares(v) if isinstance(v, list) else v) for k, v in e.items()}
-        return text.format(who=_who(seats, e.get("seat")), **fields)
+        return text.format(who=label(seats, e.get("seat")), **fields)
     return words
 
 
@@ -225,7 +188,8 @@ def summary(view: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
             f"{d['die']} {d['value']}" + (f" (taken by {label(seats, d['used_by'])})"
                                           if d["used_by"] is not None else "")
             for d in view["dice"]),
-        f"Hot spring token: {label(seats, view['hot_spring']) if view['hot_spring'] is not None else 'on the board'}",
+        "Hot spring token: " + ("on the board" if view["hot_spring"] is None
+                                else label(seats, view["hot_spring"])),
         "Wave tiles: " + ", ".join(
             f"{c} {w['side']} ({'board' if w['holder'] is None else label(seats, w['holder'])})"
             for c, w in view["waves"].items()),
@@ -264,6 +228,32 @@ def _player(p: Mapping[str, Any]) -> list[str]:
     lines.append("Score " + " + ".join(f"{k} {v}" for k, v in score.items())
                  + f" = {sum(score.values())}")
     return lines
+
+
+class TokaidoKit(SpectatorKit):
+    words = _WORDS
+    turn_name = "round"
+
+    def seats(self, log: Mapping[str, Any], view: Mapping[str, Any]) -> list[dict[str, Any]]:
+        solo = view.get("num_players") == 1
+        out = []
+        for p in view["players"]:
+            seat = p["seat"]
+            engine = bool(p.get("automa"))
+            colour = p.get("colour") or (COLOURS[1 - seat] if solo else COLOURS[seat])
+            name = "Automa" if engine else log["players"][seat]["name"]
+            out.append({"seat": seat, "name": name, "engine": engine, "colour": colour,
+                        "label": "the Automa" if engine else f"seat {seat}"})
+        return out
+
+    def board_facts(self, board: Board, options: Mapping[str, Any]) -> dict[str, Any]:
+        return board_facts(board, options.get("automa"))
+
+    def turn(self, view: Mapping[str, Any]) -> int | None:
+        return int(view["round"])
+
+    def summary(self, frame: Mapping[str, Any], doc: Mapping[str, Any]) -> list[Section]:
+        return summary(frame["view"], doc["match"]["seats"], doc["board"])
 
 
 KIT = TokaidoKit()
