@@ -35,6 +35,8 @@ def view(log_file: str, out_path: str | None, ply: int, serve: bool, port: int) 
         serve_frames(doc, port, ply)
         return
     path = out_path or os.path.splitext(log_file)[0] + ".html"
+    if os.path.abspath(path) == os.path.abspath(log_file):  # a log named *.html: keep it
+        path = log_file + ".html"
     try:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(render_page(doc, ply))

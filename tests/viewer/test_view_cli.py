@@ -57,6 +57,12 @@ def test_view_writes_one_page_beside_the_log_and_prints_its_path(tmp_path):
     assert "frame 0 of" in page
 
 
+def test_a_log_named_like_its_page_is_not_overwritten(tmp_path):
+    out = CliRunner().invoke(main, ["view", write(tmp_path, a_log(), "game.html")])
+    assert out.exit_code == 0 and out.output.strip() == str(tmp_path / "game.html.html")
+    assert json.loads((tmp_path / "game.html").read_text("utf-8"))["format"] == "referee-match-log"
+
+
 def test_view_out_and_ply(tmp_path):
     log = a_log()
     target = tmp_path / "pages" / "game.html"
