@@ -26,7 +26,7 @@ from referee.players import Bot, InProcessPlayer
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 GAMES = 150
 """Random games (both games, every lineup: 30 of them two-seat Tokaido Duo games of ~300
-steps) run through the frames. The first test makes them (about 4 s of CPU), the others read
+steps) run through the frames. The first test makes them (about 5 s of CPU), the others read
 the same cached logs and frames."""
 FRAME_KEYS = {"ply", "step", "turn", "decisions", "events", "texts", "view", "strikes", "faults",
               "over"}
