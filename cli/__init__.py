@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "bot": "cli.bot:bot",
     "tournament": "cli.tournament:tournament",
     "sprt": "cli.sprt:sprt",
+    "view": "cli.view:view",
 }
 
 

@@ -11,7 +11,9 @@ from referee.replay import replay as replay_log
 
 @click.command()
 @click.argument("log_file", type=click.Path(exists=True, dir_okay=False))
-def replay(log_file: str) -> None:
+@click.option("--trace", is_flag=True,
+              help="Print every decision (one line each) and what followed, in plain words.")
+def replay(log_file: str, trace: bool = False) -> None:
     """Replay LOG_FILE from its seed and choices; exit 1 if the result differs."""
     try:
         with open(log_file, encoding="utf-8") as fh:
@@ -19,6 +21,10 @@ def replay(log_file: str) -> None:
         outcome = replay_log(log)
     except (OSError, ValueError) as exc:  # LogError is a ValueError, as is bad JSON
         raise click.ClickException(f"{log_file}: {exc}") from exc
+    if trace and outcome.matches:
+        from cli.trace import print_trace
+
+        print_trace(log_file, log)
     if outcome.matches:
         click.echo(f"{log_file}: replay matches ({log['game']}, seed {log['seed']})")
         return

@@ -20,6 +20,12 @@ def test_board_data_is_package_data(package):
     assert "version:" in board.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("name", ["static/viewer.js", "static/viewer.css",
+                                  "templates/viewer_page.html", "templates/viewer_fragment.html"])
+def test_the_viewer_is_package_data(name):
+    assert (resources.files("api.viewer") / name).is_file()
+
+
 @pytest.mark.skipif("TOX_ENV_NAME" not in os.environ, reason="only meaningful under tox")
 def test_tox_tests_the_installed_wheel_not_the_source_tree():
     installed = Path(referee.__file__).resolve().parent

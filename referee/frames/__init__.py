@@ -1,0 +1,212 @@
+"""A spectator's frames of a finished match, derived from its log by replaying the engine.
+
+Frame 0 is the table before the first decision; then one frame per step of the log (one
+decision, or several simultaneous ones such as Doubletrack's sealed bids). Each frame holds the
+spectator view after the step (``state.view(None)``, the game's audited public view), the
+public events of that step with a sentence for each, and who decided what: seat, kind, the
+option's label as well as its id, the time taken and the status (a strike's reason). The
+result is JSON-ready and feeds ``referee replay --trace``, ``referee view`` and the viewer.
+
+Nothing a spectator may not see gets in:
+
+- the view is the spectator's; the events are the ones every seat is shown;
+- a decision whose answer stays secret (the card a Doubletrack seller puts face down) is shown
+  without its choice, and a decision whose options would tell a hand (which distinct cards a
+  seat could play) without their number: each game's kit names those kinds;
+- a bot's own ``log`` text is owner-only and never copied; the seed stays in the log.
+
+Neither game reveals hidden information when it ends (Tokaido Duo's face-down paintings are
+never turned over; Doubletrack's hands are never shown), so the last frame shows no more than
+the engine's final spectator view does. A game whose final view reveals more shows it there.
+
+The same log always gives the same frames: the engine is deterministic and nothing here reads
+a clock or a generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from referee.core import Decision, Game, RulesError, State, UnknownGameError
+from referee.frames.kits import Cast, kit_for
+from referee.games import find_game
+from referee.players import FORFEITED, OK
+from referee.replay import LogError, replay
+
+FRAMES_FORMAT = "referee-frames"
+FRAMES_VERSION = 1
+
+__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "LogError", "build_frames", "frame_count",
+           "iter_frames"]
+
+
+def build_frames(log: Any) -> dict[str, Any]:
+    """The frames document of ``log``: ``{format, version, match, board, frames}``.
+
+    The log is first replayed and checked (:func:`referee.replay.replay`): anything that is not
+    a match log, or whose choices do not reach its recorded result, raises :class:`LogError`
+    with the reason, so a viewer never shows a game the log does not prove.
+    """
+    outcome = replay(log)
+    if not outcome.matches:
+        raise LogError("the log does not replay to its recorded result: "
+                       + "; ".join(outcome.differences))
+    game, state, cast = _start(log)
+    frames = list(_frames(log, state, cast))
+    frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
+                             if f.get("step") is None and f.get("kind") != "start"]
+    return {
+        "format": FRAMES_FORMAT,
+        "version": FRAMES_VERSION,
+        "match": _match_header(log, game, cast),
+        "board": cast.board,
+        "frames": frames,
+    }
+
+
+def iter_frames(log: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The frames of ``log``'s decisions, as far as they go, without checking its result: the
+    first frames of a match from a prefix of its log. Raises :class:`LogError` where the log
+    does not fit the game."""
+    _, state, cast = _start(log)
+    yield from _frames(log, state, cast)
+
+
+def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
+    """The game, its first state, and the kit bound to this match's seats and board."""
+    try:
+        game = find_game(log["game"])
+        board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
+        state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
+    except UnknownGameError as exc:
+        raise LogError(f"match log of an unknown game: {exc}") from exc
+    except KeyError as exc:
+        raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise LogError(f"malformed match log: {exc}") from exc
+    kit = kit_for(game.name)
+    return game, state, Cast(kit, kit.seats(log, state.view(None)),
+                             kit.board_facts(board, log.get("options") or {}))
+
+
+def frame_count(log: Mapping[str, Any]) -> int:
+    """How many frames ``log`` gives: one per step of its decisions, plus the start."""
+    return len({int(d["step"]) for d in log["decisions"]}) + 1
+
+
+def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[str, Any]]:
+    """Frame 0, then replay step by step. ``/start`` faults are strikes (the runner's rule)
+    shown on frame 0; ``/end`` faults come after the result (added to the last frame)."""
+    steps: dict[int, dict[int, Mapping[str, Any]]] = {}
+    for d in log["decisions"]:
+        steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d
+    faults = {(f["step"], f["seat"]): f for f in log.get("faults", [])
+              if f.get("step") is not None}
+    started = [f for f in log.get("faults", [])
+               if f.get("step") is None and f.get("kind") == "start"]
+    strikes = [0] * len(cast.seats)
+    for f in started:
+        strikes[int(f["seat"])] += 1
+    frame = _frame(0, None, None, state, cast, [], state.view(None).get("events", []), strikes,
+                   started)
+    frame["turn"] = cast.kit.turn(frame["view"])
+    yield frame
+    for ply, step in enumerate(sorted(steps), 1):
+        turn = cast.kit.turn(frame["view"])  # the turn the decision is taken in
+        pending = state.pending()
+        if {d.seat for d in pending} != set(steps[step]):
+            raise LogError(f"step {step}: the log answers seats {sorted(steps[step])}, "
+                           f"the game asks {sorted(d.seat for d in pending)}")
+        decisions = []
+        for d in pending:
+            entry = steps[step][d.seat]
+            if entry["status"] not in (OK, FORFEITED):
+                strikes[d.seat] += 1
+            decisions.append(_decision(d, entry, faults.get((step, d.seat)), cast,
+                                       strikes[d.seat]))
+        try:
+            state.apply({seat: e["choice"] for seat, e in steps[step].items()})
+        except RulesError as exc:
+            raise LogError(f"step {step}: {exc}") from exc
+        # A decider's events since it decided are exactly this step's, and events are public.
+        events = state.view(pending[0].seat).get("events", [])
+        frame = _frame(ply, step, turn, state, cast, decisions, events, strikes, [])
+        yield frame
+
+
+def _frame(ply: int, step: int | None, turn: int | None, state: State, cast: Cast,
+           decisions: list[dict[str, Any]], events: Sequence[Mapping[str, Any]],
+           strikes: Sequence[int], faults: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    view = state.view(None)
+    view.pop("events", None)  # the frame's own events are this step's, not the view's window
+    public = [dict(e) for e in events]
+    return {
+        "ply": ply,
+        "step": step,
+        "turn": turn,
+        "decisions": decisions,
+        "events": public,
+        "texts": [cast.text(e) for e in public],
+        "view": view,
+        "strikes": list(strikes),
+        "faults": [_fault(f) for f in faults],
+        "over": state.is_over,
+    }
+
+
+def _decision(d: Decision, entry: Mapping[str, Any], fault: Mapping[str, Any] | None,
+              cast: Cast, strikes: int) -> dict[str, Any]:
+    """One seat's answer as a spectator may see it; the bot's ``log`` text is never copied."""
+    option = next((o for o in d.options if o.id == entry["choice"]), None)
+    if option is None:
+        raise LogError(f"step {entry['step']}: {entry['choice']!r} is not an option of "
+                       f"seat {d.seat}'s {d.kind}")
+    secret = cast.kit.secret_answers.get(d.kind)
+    out: dict[str, Any] = {
+        "seat": d.seat,
+        "who": cast.seats[d.seat]["label"],
+        "kind": d.kind,
+        "prompt": d.prompt,
+        "options": None if d.kind in cast.kit.secret_options else len(d.options),
+        "choice": None if secret else option.id,
+        "label": secret or option.label,
+        "data": None if secret else _json(option.data),
+        "ms": entry.get("ms"),
+        "status": entry["status"],
+        "strikes": strikes,
+    }
+    if fault is not None:
+        out["fault"] = _fault(fault)
+    return out
+
+
+def _fault(f: Mapping[str, Any]) -> dict[str, Any]:
+    return {"seat": f.get("seat"), "kind": f.get("kind"), "reason": f.get("reason"),
+            "detail": f.get("detail", "")}
+
+
+def _match_header(log: Mapping[str, Any], game: Game, cast: Cast) -> dict[str, Any]:
+    result = log["result"]
+    return {
+        "match_id": log.get("match_id"),
+        "game": game.name,
+        "title": game.title,
+        "rules_version": log.get("rules_version"),
+        "options": dict(log.get("options") or {}),
+        "time_control": log.get("time_control"),
+        "strike_limit": log.get("strike_limit"),
+        "turn_name": cast.kit.turn_name,
+        "seats": cast.seats,
+        "result": result,
+        "outcome": cast.kit.result_text(result, cast.seats),
+    }
+
+
+def _json(value: Any) -> Any:
+    """Option data as plain JSON (engines may hold tuples in it)."""
+    if isinstance(value, Mapping):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    return value
