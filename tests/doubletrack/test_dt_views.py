@@ -60,7 +60,7 @@ def test_events_are_those_since_the_seat_last_decided():
 def test_played_cards_under_the_pile_become_public_and_so_do_their_draws():
     st = GAME.new_state(4, 1)
     st.pile, st.pile_known = ["number-5", "back_10"], 2
-    st._draw(2)
+    st.draw(2)
     assert st.known[2] == ["back_10"] and st.pile_known == 1
     assert st.view(0)["seats"][2]["known_cards"] == ["back_10"]
     assert st.view(0)["pile_bottom"] == ["number-5"]
