@@ -98,7 +98,7 @@ def test_hot_spring_repeats_the_same_die_and_returns_to_the_board() -> None:
     pick(act(s, 0, "pilgrim", 2), "move:12:effect")
     assert decision(s).kind == "hot_spring" and ids(s) == ["spring:pass", "spring:use"]
     pick(s, "spring:use")
-    assert s.spring == -1 and ids(s) == ["move:14:effect", "move:14:decline"]
+    assert s.spring_holder == -1 and ids(s) == ["move:14:effect", "move:14:decline"]
     pick(s, "move:14:effect")
     assert s.garden[0] == 2 and s.coins[0] > 0 and decision(s).seat == 1
 
@@ -107,7 +107,7 @@ def test_hot_spring_cannot_pay_for_the_action_that_gained_it() -> None:
     """"It cannot be spent on the action that gained it" """
     s = build(pilgrims=(13, None), spring=None)
     pick(act(s, 0, "pilgrim", 3), "move:16:effect")
-    assert s.spring == 0 and (decision(s).seat, decision(s).kind) == (1, "choose_die")
+    assert s.spring_holder == 0 and (decision(s).seat, decision(s).kind) == (1, "choose_die")
 
 
 def test_a_later_die_of_the_same_round_may_spend_it() -> None:
@@ -117,18 +117,18 @@ def test_a_later_die_of_the_same_round_may_spend_it() -> None:
     pick(s, "merchant")
     while decision(s).seat == 1:
         pick(s, ids(s)[0])
-    assert decision(s).kind == "move" and s.char == 2  # seat 0's last die: the artist
+    assert decision(s).kind == "move" and s.character == 2  # seat 0's last die: the artist
     pick(s, ids(s)[0])
     assert decision(s).kind == "hot_spring"
     pick(s, "spring:use")
-    assert decision(s).kind == "move" and s.char == 2 and s.spring == -1
+    assert decision(s).kind == "move" and s.character == 2 and s.spring_holder == -1
 
 
 def test_opponent_steals_the_hot_spring_before_it_is_spent() -> None:
     """"If the opponent's pilgrim lands on a hot spring, the opponent takes the token." """
     s = build(pilgrims=(13, None), spring=1)
     pick(act(s, 0, "pilgrim", 3), "move:16:effect")
-    assert s.spring == 0 and events(s, "spring") == [("spring", 0, 1)]
+    assert s.spring_holder == 0 and events(s, "spring") == [("spring", 0, 1)]
     pick(s, "merchant")
     while decision(s).seat == 1:
         assert decision(s).kind != "hot_spring"

@@ -39,7 +39,7 @@ def test_merchant_unable_to_move_spends_the_die() -> None:
     data["dice"]["merchant"] = [6]
     s = act(build(board=Board(data)), 0, "merchant", 6)
     assert events(s, "no_move") == [("no_move", 0, "merchant", 6)]
-    assert s.mer[0] == BOARD.town_index("C6") and s.used[1] == 0
+    assert s.merchants[0] == BOARD.town_index("C6") and s.used[1] == 0
     assert decision(s).kind == "choose_die" and decision(s).seat == 1
 
 

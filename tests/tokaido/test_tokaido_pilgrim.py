@@ -48,7 +48,7 @@ def test_declining_a_space_effect() -> None:
     """"Every wave effect is optional; so is every space effect." """
     s = build(pilgrims=(11, None))
     pick(act(s, 0, "pilgrim", 3), "move:14:decline")
-    assert (s.pil[0], s.coins[0]) == (14, 0)
+    assert (s.pilgrims[0], s.coins[0]) == (14, 0)
 
 
 def test_temple_9_triggers_and_past_the_end_nothing_happens() -> None:
@@ -59,7 +59,7 @@ def test_temple_9_triggers_and_past_the_end_nothing_happens() -> None:
     assert s.temple[0] == 9 and s.triggers == ["temple 9 reached by seat 0"]
     s = build(pilgrims=(10, None), temple=(9, None))
     act(s, 0, "pilgrim", 3)  # only one outcome: no question, the move is made
-    assert s.pil[0] == 13 and s.temple[0] == 9 and decision(s).kind == "choose_die"
+    assert s.pilgrims[0] == 13 and s.temple[0] == 9 and decision(s).kind == "choose_die"
 
 
 def test_garden_6_triggers() -> None:
@@ -73,12 +73,12 @@ def test_hot_spring_taken_from_board_or_opponent() -> None:
     yours: nothing)." """
     s = build(pilgrims=(13, None), spring=None)
     pick(act(s, 0, "pilgrim", 3), "move:16:effect")
-    assert s.spring == 0
+    assert s.spring_holder == 0
     s = build(pilgrims=(13, None), spring=1)
     pick(act(s, 0, "pilgrim", 3), "move:16:effect")
-    assert s.spring == 0
+    assert s.spring_holder == 0
     s = act(build(pilgrims=(13, None), spring=0), 0, "pilgrim", 3)
-    assert s.pil[0] == 16 and s.spring == 0
+    assert s.pilgrims[0] == 16 and s.spring_holder == 0
 
 
 def test_seashore_takes_a_board_tile_of_the_seats_choice() -> None:

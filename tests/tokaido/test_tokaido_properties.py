@@ -27,23 +27,23 @@ def new(seed: int, level: int | None) -> TokaidoState:
 
 def check(s: TokaidoState) -> None:
     """Every invariant the rules page promises, on any state between decisions."""
-    b, lim = s.b, s.b.limits
+    b, lim = s.board, s.board.limits
     held = [list(s.wares[0]), list(s.wares[1])]
-    if s.pool is not None:
-        held[s.actor] = s.pool
+    if s.keep_pool is not None:
+        held[s.actor] = s.keep_pool
     assert sum(s.bag) + sum(map(sum, held)) == 26 and min(s.bag) >= 0
     for seat in (0, 1):
         cap = s.ware_cap(seat)
-        if s.phase == "return_ware" and s.ret_seat == seat:
+        if s.phase == "return_ware" and s.return_seat == seat:
             cap = lim["wares_robust"]  # Robust just lost: the owner is choosing what to return
         assert sum(s.wares[seat]) <= cap and min(s.wares[seat]) >= 0
         assert 0 <= s.coins[seat] < lim["coins_per_slab"]
         assert 1 <= s.temple[seat] <= lim["temple_end"] and 1 <= s.garden[seat] <= lim["garden_end"]
         assert 0 <= s.gifts[seat] <= s.revealed[seat] <= lim["paintings"]
         assert Counter(s.tiles[seat]) == Counter(b.paintings[s.colours[seat]])
-    ring = list(s.pil) + [b.town_ring[m] for m in s.mer if m < 8]
+    ring = list(s.pilgrims) + [b.town_ring[m] for m in s.merchants if m < 8]
     assert len(set(ring)) == len(ring), "one meeple per ring space / coastal town"
-    assert all(h in (-1, 0, 1) for h in s.wave_holder) and s.spring in (-1, 0, 1)
+    assert all(h in (-1, 0, 1) for h in s.wave_holder) and s.spring_holder in (-1, 0, 1)
     if s.automa:
         assert all(0 <= p <= len(s.automa.ranks) for p in s.automa.pos)
     pending = s.pending()

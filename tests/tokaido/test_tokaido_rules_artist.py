@@ -63,7 +63,7 @@ def test_artists_may_share_a_zone() -> None:
             0, "artist", 1)
     assert "Z4" in _dests(s) and _data(s, "move:Z4:paint")["reveal"] == 1
     pick(s, "move:Z4:paint")
-    assert s.art == [BOARD.zone_index("Z4")] * 2
+    assert s.artists == [BOARD.zone_index("Z4")] * 2
 
 
 def _around_z3(**kw: Any) -> TokaidoState:
@@ -162,4 +162,4 @@ def test_inspired_names_the_path_that_matches_and_is_optional() -> None:
     assert "move:Z5:gift" in z5 and "move:Z5:nothing" in z5
     assert _data(s, "move:Z5:gift")["via"] == ["Z1", "Z7", "Z6", "Z5"]
     pick(s, "move:Z5:nothing")
-    assert s.gifts[0] == 0 and s.art[0] == BOARD.zone_index("Z5")
+    assert s.gifts[0] == 0 and s.artists[0] == BOARD.zone_index("Z5")

@@ -36,12 +36,11 @@ def _automa_round(s: TokaidoState, dice: tuple[int, int, int], order: list[int] 
 def _automa_last_die(s: TokaidoState, char: str, value: int) -> None:
     """The Automa's forced last die of a round: only ``char`` is left, showing ``value``."""
     c = CHARACTERS.index(char)
-    s.first, s.picks = 1, 2
+    s.first_player, s.picks = 1, 2
     s.used = [0 if k != c else -1 for k in range(3)]
     s.dice[c] = value
     s.events.clear()
-    s._next_pick()
-    s._settle()
+    s.continue_draft()
 
 
 def _first_die(s: TokaidoState) -> tuple[str, int]:
@@ -83,7 +82,7 @@ def test_rule_3_takes_the_highest_value_and_moves() -> None:
     s = build(automa=2, pilgrims=(None, 4), merchants=(None, "C3"), artists=(None, "Z3"))
     _automa_round(s, (2, 1, 3), order=[0, 1, 2])  # pilgrim 4 -> 6: a hot spring
     assert _first_die(s) == ("artist", 3)
-    assert s.art[1] == BOARD.zone_index("Z6") and _tracks(s).pos == [0, 0, 0]
+    assert s.artists[1] == BOARD.zone_index("Z6") and _tracks(s).pos == [0, 0, 0]
 
 
 PILGRIM_CASES = [(10, 3, 13, True), (10, 2, 12, True), (6, 3, 9, True), (11, 3, 14, False),
@@ -97,7 +96,7 @@ def test_pilgrim_rank_rises_on_temple_garden_or_unpainted_coastal_town(
     painting marker" (not on C4 = 14, the painting town, nor on a hot spring)."""
     s = build(automa=2, pilgrims=(30, start))
     _automa_last_die(s, "pilgrim", value)
-    assert s.pil[1] == dest and _tracks(s).pos[0] == int(rises)
+    assert s.pilgrims[1] == dest and _tracks(s).pos[0] == int(rises)
     assert s.coins == [0, 0] and s.temple == [1, 1]  # the Automa keeps no tracks or coins
 
 
@@ -109,7 +108,7 @@ def test_merchant_walks_coastal_towns_clockwise_and_rises_off_the_painting_town(
     only); rank rises ... for the merchant on a coastal town without the painting marker"."""
     s = build(automa=2, merchants=("M1", start), pilgrims=(1, 2))
     _automa_last_die(s, "merchant", value)
-    assert BOARD.towns[s.mer[1]] == dest and _tracks(s).pos[1] == int(rises)
+    assert BOARD.towns[s.merchants[1]] == dest and _tracks(s).pos[1] == int(rises)
     assert s.wares[1] == [0, 0, 0, 0] and sum(s.bag) == 26
 
 
@@ -121,7 +120,7 @@ def test_artist_walks_its_loop_and_rises_on_a_zone_without_a_coin(
     """"rank rises for the artist on a zone without a coin marker" (Z2 and Z6 carry one)."""
     s = build(automa=2, artists=("Z5", start))
     _automa_last_die(s, "artist", value)
-    assert BOARD.zones[s.art[1]] == dest and _tracks(s).pos[2] == int(rises)
+    assert BOARD.zones[s.artists[1]] == dest and _tracks(s).pos[2] == int(rises)
 
 
 def test_a_wave_gained_past_the_last_wave_space_goes_off_the_track() -> None:

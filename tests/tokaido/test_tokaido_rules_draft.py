@@ -23,13 +23,13 @@ def test_setup_puts_every_component_in_place() -> None:
         s = GAME.new_state(2, seed, BOARD)
         d = decision(s)
         assert (d.seat, d.kind, ids(s)) == (0, "choose_die", ["pilgrim", "merchant", "artist"])
-        assert (s.pil, s.mer, s.art) == ([25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
+        assert (s.pilgrims, s.merchants, s.artists) == ([25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
                                          [BOARD.zone_index("Z6"), BOARD.zone_index("Z2")])
         assert dict(zip(BOARD.wares, s.bag)) == {"kimono": 5, "pottery": 6, "doll": 7, "fan": 8}
         assert s.wares == [[0, 0, 0, 0], [0, 0, 0, 0]]
-        assert sorted(s.boutique) == list(range(8))  # each token on exactly one town
+        assert sorted(s.boutiques) == list(range(8))  # each token on exactly one town
         assert (s.temple, s.garden, s.coins, s.slabs) == ([1, 1], [1, 1], [0, 0], [0, 0])
-        assert s.spring == -1 and s.wave_holder == [-1, -1, -1]
+        assert s.spring_holder == -1 and s.wave_holder == [-1, -1, -1]
         assert (s.revealed, s.gifts) == ([0, 0], [0, 0])
         assert [Counter(t) for t in s.tiles] == [Counter(p) for p in BOARD.paintings]
 
@@ -38,7 +38,7 @@ def test_setup_shuffles_boutiques_tiles_and_wave_sides() -> None:
     """"Shuffle the 8 boutique tokens"; "Each seat's 10 painting tiles are shuffled face down";
     "Each wave tile ... is placed on the board with a random side up"."""
     states = [GAME.new_state(2, seed, BOARD) for seed in range(40)]
-    assert len({tuple(s.boutique) for s in states}) > 30
+    assert len({tuple(s.boutiques) for s in states}) > 30
     assert len({tuple(s.tiles[0]) for s in states}) > 30
     for c, sides in enumerate(BOARD.waves):
         assert {s.wave_side[c] for s in states} == set(sides)
@@ -75,7 +75,7 @@ def test_draft_a_b_a_and_the_last_die_needs_no_choice() -> None:
     while decision(s).seat == 1:
         pick(s, ids(s)[0])
     d = decision(s)
-    assert (d.seat, d.kind, s.char, s.actor) == (0, "move", 0, 0)  # seat 0's pilgrim, unasked
+    assert (d.seat, d.kind, s.character, s.actor) == (0, "move", 0, 0)  # seat 0's pilgrim, unasked
     assert [(e[1], e[2]) for e in events(s, "die")] == [(0, "merchant"), (1, "artist"),
                                                        (0, "pilgrim")]
 
@@ -96,6 +96,6 @@ def test_each_die_moves_its_own_character_exactly_the_value() -> None:
     merchant die moves only the merchant, by exactly that many routes (C6 -> M3 -> M2/M4/C3),
     leaving the pilgrim and the artist where they were."""
     s = act(build(merchants=("C6", "C1"), pilgrims=(1, 2)), 0, "merchant", 2)
-    pil, art = list(s.pil), list(s.art)
+    pil, art = list(s.pilgrims), list(s.artists)
     pick(s, "move:M4:nothing")
-    assert s.mer[0] == BOARD.town_index("M4") and (s.pil, s.art) == (pil, art)
+    assert s.merchants[0] == BOARD.town_index("M4") and (s.pilgrims, s.artists) == (pil, art)

@@ -34,7 +34,7 @@ def test_trigger_by_the_second_player_mid_round_then_the_round_is_finished() -> 
     pick(s, "pilgrim")
     pick(s, "move:13:effect")
     assert s.triggers == ["temple 9 reached by seat 1"] and not s.is_over
-    assert (decision(s).seat, decision(s).kind, s.char) == (0, "move", 2)
+    assert (decision(s).seat, decision(s).kind, s.character) == (0, "move", 2)
     _play_out(s)
     assert s.is_over and s.round == rnd and s.used == [1, 0, 0]
     assert [e[2] for e in events(s, "die")] == ["merchant", "pilgrim", "artist"]

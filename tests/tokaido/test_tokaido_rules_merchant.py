@@ -55,7 +55,7 @@ def test_both_merchants_stand_on_one_mountain_town() -> None:
     an artist arriving in Z3 (bordered by M3) then counts both merchants."""
     s = build(merchants=("C6", "M3"), pilgrims=(1, 2), artists=("Z4", "Z7"))
     pick(act(s, 0, "merchant", 1), "move:M3:draw")
-    assert s.mer == [BOARD.town_index("M3")] * 2 and sum(s.wares[0]) == 3
+    assert s.merchants == [BOARD.town_index("M3")] * 2 and sum(s.wares[0]) == 3
     act(s, 0, "artist", 1)
     assert next(o.data for o in decision(s).options if o.id == "move:Z3:paint")["reveal"] == 2
 
@@ -68,8 +68,8 @@ def test_merchant_unable_to_move_spends_the_die_without_a_question() -> None:
     s = build(merchants=("M2", "C5"), pilgrims=(1, 14), spring=0, wares=({"kimono": 2}, None))
     act(s, 0, "merchant", 3)
     assert events(s, "no_move") == [("no_move", 0, "merchant", 3)]
-    assert not events(s, "move") and s.mer[0] == BOARD.town_index("M2")
-    assert (s.coins[0], s.wares[0], s.spring, s.used[1]) == (0, [2, 0, 0, 0], 0, 0)
+    assert not events(s, "move") and s.merchants[0] == BOARD.town_index("M2")
+    assert (s.coins[0], s.wares[0], s.spring_holder, s.used[1]) == (0, [2, 0, 0, 0], 0, 0)
     d = decision(s)
     assert (d.seat, d.kind, ids(s)) == (1, "choose_die", ["pilgrim", "artist"])
 
@@ -111,7 +111,7 @@ def test_draw_declined_at_a_mountain_town() -> None:
     nothing."""
     s = build(merchants=("C6", None))
     pick(act(s, 0, "merchant", 1), "move:M3:nothing")
-    assert s.mer[0] == BOARD.town_index("M3") and not events(s, "draw") and sum(s.bag) == 26
+    assert s.merchants[0] == BOARD.town_index("M3") and not events(s, "draw") and sum(s.bag) == 26
 
 
 def test_sell_any_number_without_crafty() -> None:

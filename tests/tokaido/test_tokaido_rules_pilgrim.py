@@ -18,7 +18,7 @@ def test_landing_on_own_merchants_coastal_town_goes_on_and_only_that_effect() ->
     act(s, 0, "pilgrim", 2)
     assert ids(s) == ["move:15:effect", "move:15:decline"]
     pick(s, "move:15:effect")
-    assert (s.pil[0], s.coins[0], s.garden[0], s.temple[0]) == (15, 0, 2, 1)
+    assert (s.pilgrims[0], s.coins[0], s.garden[0], s.temple[0]) == (15, 0, 2, 1)
 
 
 def test_skipping_goes_round_the_end_of_the_ring() -> None:
@@ -26,7 +26,7 @@ def test_skipping_goes_round_the_end_of_the_ring() -> None:
     pilgrim goes on to space 0 (C1) and gains that town's coins."""
     s = build(pilgrims=(34, 36), boutiques={"C1": ("fan", 2)})
     pick(act(s, 0, "pilgrim", 2), "move:0:effect")
-    assert (s.pil[0], s.coins[0]) == (0, 2)
+    assert (s.pilgrims[0], s.coins[0]) == (0, 2)
 
 
 def test_several_occupied_spaces_in_a_row_are_all_skipped() -> None:
@@ -42,7 +42,7 @@ def test_several_occupied_spaces_in_a_row_are_all_skipped() -> None:
 def test_garden_past_the_end_nothing_happens() -> None:
     """"Past the end of a track nothing happens." Garden already 6: no question, no trigger."""
     s = act(build(pilgrims=(10, None), garden=(6, None)), 0, "pilgrim", 2)
-    assert s.pil[0] == 12 and s.garden[0] == 6 and not s.triggers
+    assert s.pilgrims[0] == 12 and s.garden[0] == 6 and not s.triggers
     assert decision(s).kind == "choose_die" and decision(s).seat == 1
 
 
@@ -92,4 +92,4 @@ def test_hot_spring_decline_leaves_the_token_with_the_opponent() -> None:
     effect may be declined."""
     s = build(pilgrims=(13, None), spring=1)
     pick(act(s, 0, "pilgrim", 3), "move:16:decline")
-    assert s.spring == 1
+    assert s.spring_holder == 1

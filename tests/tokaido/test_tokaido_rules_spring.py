@@ -20,7 +20,7 @@ def test_stolen_before_it_is_spent() -> None:
     s = build(pilgrims=(13, None), spring=1, dice=(3, 1, 1), first=0)
     pick(s, "pilgrim")
     pick(s, "move:16:effect")
-    assert s.spring == 0 and events(s, "spring") == [("spring", 0, 1)]
+    assert s.spring_holder == 0 and events(s, "spring") == [("spring", 0, 1)]
     assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
     pick(s, "merchant")
     while decision(s).seat == 1:
@@ -38,10 +38,10 @@ def test_the_merchant_repeats_with_the_same_value_and_its_effect() -> None:
     s = build(merchants=("C6", None), pilgrims=(1, 2), spring=0, dice=(2, 1, 3))
     pick(act(s, 0, "merchant", 1), "move:M3:nothing")
     pick(s, "spring:use")
-    assert s.spring == -1 and events(s, "spring_used") == [("spring_used", 0, "merchant", 1)]
+    assert s.spring_holder == -1 and events(s, "spring_used") == [("spring_used", 0, "merchant", 1)]
     assert {i.split(":")[1] for i in ids(s)} == {"C3", "C6", "M2", "M4"}
     pick(s, "move:M4:draw")
-    assert s.mer[0] == BOARD.town_index("M4") and sum(s.wares[0]) == 2
+    assert s.merchants[0] == BOARD.town_index("M4") and sum(s.wares[0]) == 2
     assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
     assert s.dice == [2, 1, 3] and s.used == [-1, 0, -1]
 
@@ -53,7 +53,7 @@ def test_the_artist_repeats_and_may_paint_again() -> None:
     pick(act(s, 0, "artist", 1), "move:Z4:paint")
     pick(s, "spring:use")
     pick(s, "move:Z3:paint")
-    assert s.art[0] == BOARD.zone_index("Z3") and s.revealed[0] == 2
+    assert s.artists[0] == BOARD.zone_index("Z3") and s.revealed[0] == 2
     assert [e[0] for e in s.events if e[0] in ("paint", "spring_used")] == [
         "paint", "spring_used", "paint"]
 
@@ -64,10 +64,10 @@ def test_passing_keeps_the_token_for_a_later_die() -> None:
     pick(s, "pilgrim")
     pick(s, "move:12:decline")
     pick(s, "spring:pass")
-    assert s.spring == 0
+    assert s.spring_holder == 0
     pick(s, "merchant")
     _answer_until(s, 0, "hot_spring")
-    assert s.char == 2 and s.spring == 0
+    assert s.character == 2 and s.spring_holder == 0
 
 
 def test_a_repeat_that_gains_the_token_back_cannot_spend_it_again() -> None:
@@ -76,9 +76,9 @@ def test_a_repeat_that_gains_the_token_back_cannot_spend_it_again() -> None:
     s = build(pilgrims=(0, 20), spring=0)
     pick(act(s, 0, "pilgrim", 3), "move:3:decline")
     pick(s, "spring:use")
-    assert s.spring == -1
+    assert s.spring_holder == -1
     pick(s, "move:6:effect")
-    assert s.spring == 0 and (decision(s).seat, decision(s).kind) == (1, "choose_die")
+    assert s.spring_holder == 0 and (decision(s).seat, decision(s).kind) == (1, "choose_die")
 
 
 def test_no_question_when_not_held() -> None:
@@ -112,4 +112,4 @@ def test_pilgrim_waves_either_way_plain_first_then_tranquil() -> None:
     pick(s, "spring:use")
     assert ids(s) == ["move:15:effect", "move:15:decline", "move:14:effect", "move:14:decline"]
     pick(s, "move:14:effect")
-    assert s.pil[0] == 14 and s.temple[0] == 2 and s.coins[0] > 0
+    assert s.pilgrims[0] == 14 and s.temple[0] == 2 and s.coins[0] > 0

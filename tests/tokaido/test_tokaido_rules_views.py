@@ -33,7 +33,7 @@ def test_a_seat_sees_the_whole_public_board() -> None:
     s = _position()
     v = s.view(1)
     p0, p1 = v["players"]
-    assert (p0["pilgrim"], p0["merchant"], p0["artist"]) == (s.pil[0], "M3", "Z6")
+    assert (p0["pilgrim"], p0["merchant"], p0["artist"]) == (s.pilgrims[0], "M3", "Z6")
     assert (p0["temple"], p0["garden"], p0["coins"], p0["slabs"]) == (2, 3, 3, 0)
     assert (p1["coins"], p1["slabs"], p1["wares"]) == (7, 1, {"kimono": 1, "pottery": 0,
                                                               "doll": 0, "fan": 2})

@@ -41,7 +41,7 @@ def test_rule_1_pilgrim_to_a_seashore_for_a_wave() -> None:
     s = build(automa=2, pilgrims=(None, 8))
     reset_round(s, first=1, dice=(3, 3, 3))
     assert events(s, "die")[0] == ("die", 1, "pilgrim", 3)
-    assert s.pil[1] == 11 and s.wave_holder[0] == 1 and s.automa.wave_at[0] == 3
+    assert s.pilgrims[1] == 11 and s.wave_holder[0] == 1 and s.automa.wave_at[0] == 3
     assert s.automa.rank(0) == 2 and decision(s).seat == 0
 
 
@@ -74,7 +74,7 @@ def test_rule_3_highest_value_and_blocked_merchant_stays() -> None:
     reset_round(s, first=1, dice=(1, 3, 1))  # pilgrim 5->6 hot spring, artist Z1->Z2 coin
     assert events(s, "die")[0] == ("die", 1, "merchant", 3)
     assert events(s, "no_move") == [("no_move", 1, "merchant", 3)]
-    assert s.mer[1] == BOARD.town_index("C2")
+    assert s.merchants[1] == BOARD.town_index("C2")
 
 
 @pytest.mark.parametrize("order,expected", [([1, 0, 2], "merchant"), ([0, 1, 2], "pilgrim")])
@@ -176,7 +176,7 @@ def test_automa_pilgrim_never_takes_the_hot_spring(holder: int) -> None:
     s = _quiet(spring=holder, artists=(None, "Z1"))
     reset_round(s, first=1, dice=(3, 2, 1))  # nothing rises; pilgrim 3 -> 6 is the highest
     assert events(s, "die")[0] == ("die", 1, "pilgrim", 3)
-    assert BOARD.ring[s.pil[1]] == "H" and s.spring == holder
+    assert BOARD.ring[s.pilgrims[1]] == "H" and s.spring_holder == holder
     assert events(s, "spring") == []
 
 
