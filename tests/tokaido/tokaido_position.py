@@ -197,6 +197,18 @@ def script_draws(s: TokaidoState, wares: Sequence[str]) -> None:
     s.rng = ScriptedRandom(script)
 
 
+def scramble_hidden(s: TokaidoState, rng: random.Random) -> TokaidoState:
+    """A clone with everything no seat may see changed: both seats' face-down painting tiles
+    reshuffled (the owner's too) and another generator (future dice, the bag's draw order)."""
+    c = s.clone()
+    for seat in (0, 1):
+        face_down = c.tiles[seat][c.revealed[seat]:]
+        rng.shuffle(face_down)
+        c.tiles[seat][c.revealed[seat]:] = face_down
+    c.rng = random.Random(rng.random())
+    return c
+
+
 def play_random(s: TokaidoState, rng: random.Random) -> TokaidoState:
     """Play ``s`` to the end with uniformly random choices."""
     while s.pending():

@@ -1,7 +1,7 @@
 """Rule scenarios: components and setup, and a round (the 1-2-1 draft, moving exactly the value).
 
-Each test quotes the rule of the rules page it checks. Rules already covered elsewhere (see
-test_tokaido_pilgrim.py, test_tokaido_merchant.py, ...) are not repeated here.
+Each test quotes the sentence of the rules page (sections Components and setup; A round) it
+checks, from an explicit position (see tokaido_position.py) or a seeded game.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from tokaido_position import BOARD, act, build, decision, events, ids, pick, play_random
+from tokaido_position import (BOARD, act, build, decision, events, ids, pick, play_random,
+                              until_choose_die)
 
 from referee.games.tokaido_duo import GAME
 
@@ -68,6 +69,8 @@ def test_draft_a_b_a_and_the_last_die_needs_no_choice() -> None:
     left and uses it; then A uses the last." A is never asked to choose the last die: the next
     question is already the move of that die."""
     s = build(first=0, dice=(2, 1, 1), pilgrims=(10, 20), artists=("Z3", "Z5"))
+    assert (decision(s).seat, ids(s)) == (0, ["pilgrim", "merchant", "artist"])
+    rnd = s.round
     pick(s, "merchant")
     pick(s, ids(s)[0])  # seat 0's merchant move
     assert (decision(s).seat, decision(s).kind, ids(s)) == (1, "choose_die", ["pilgrim", "artist"])
@@ -78,6 +81,9 @@ def test_draft_a_b_a_and_the_last_die_needs_no_choice() -> None:
     assert (d.seat, d.kind, s.character, s.actor) == (0, "move", 0, 0)  # seat 0's pilgrim, unasked
     assert [(e[1], e[2]) for e in events(s, "die")] == [(0, "merchant"), (1, "artist"),
                                                        (0, "pilgrim")]
+    until_choose_die(s)  # "Next round B is first", with all three dice
+    assert s.round == rnd + 1 and s.used == [-1, -1, -1]
+    assert (decision(s).seat, len(ids(s))) == (1, 3)
 
 
 def test_first_player_alternates_round_after_round() -> None:

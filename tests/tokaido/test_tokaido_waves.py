@@ -57,6 +57,16 @@ def test_every_wave_side_is_offered_beside_the_plain_choice(
     assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
 
 
+def test_hasty_moves_one_more_and_tranquil_one_fewer_but_at_least_one() -> None:
+    """"hasty: may move one more step; tranquil: may move one fewer step (at least 1)"."""
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("hasty", 0)}), 0, "pilgrim", 2)
+    assert ids(s) == ["move:12:effect", "move:12:decline", "move:13:effect", "move:13:decline"]
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("tranquil", 0)}), 0, "pilgrim", 2)
+    assert ids(s) == ["move:12:effect", "move:12:decline", "move:11:effect", "move:11:decline"]
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("tranquil", 0)}), 0, "pilgrim", 1)
+    assert ids(s) == ["move:11:effect", "move:11:decline"]
+
+
 def test_wave_effects_belong_to_the_holder_only() -> None:
     """"put it on your matching character": the opponent's Hasty gives this seat nothing."""
     s = act(build(pilgrims=(10, None), waves={"pilgrim": ("hasty", 1)}), 0, "pilgrim", 2)
