@@ -24,8 +24,9 @@ def test_setup_puts_every_component_in_place() -> None:
         s = GAME.new_state(2, seed, BOARD)
         d = decision(s)
         assert (d.seat, d.kind, ids(s)) == (0, "choose_die", ["pilgrim", "merchant", "artist"])
-        assert (s.pilgrims, s.merchants, s.artists) == ([25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
-                                         [BOARD.zone_index("Z6"), BOARD.zone_index("Z2")])
+        assert (s.pilgrims, s.merchants, s.artists) == (
+            [25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
+            [BOARD.zone_index("Z6"), BOARD.zone_index("Z2")])
         assert dict(zip(BOARD.wares, s.bag)) == {"kimono": 5, "pottery": 6, "doll": 7, "fan": 8}
         assert s.wares == [[0, 0, 0, 0], [0, 0, 0, 0]]
         assert sorted(s.boutiques) == list(range(8))  # each token on exactly one town

@@ -305,7 +305,8 @@ def answer_inner_route(st: S, step: AskInnerRoute, answers: Answers) -> None:
 def ask_inner_route(st: S, step: AskInnerRoute) -> bool:
     seat = step.seat
     pos = st.small[seat]
-    return st.ask(step, seat, "inner_route", f"move {step.steps} from purple circle {pos}: shortcut?",
+    return st.ask(step, seat, "inner_route",
+                  f"move {step.steps} from purple circle {pos}: shortcut?",
                   opt.inner_route_options(st.board, pos, st.board.purple_to[pos], step.steps))
 
 
@@ -401,7 +402,7 @@ def ask_steal_target(st: S, step: AskStealTarget) -> bool:
                   opt.gate_options(st.board, st.opponent_gates(seat)))
 
 
-# -- SELL A CARD, SELL A PASS, SELL THE LEAD --------------------------------------------------------
+# -- SELL A CARD, SELL A PASS, SELL THE LEAD ------------------------------------------------------
 
 def answer_sell_card(st: S, _: AskSellCard, answers: Answers) -> None:
     """SELL A CARD: A puts one hand card face down (unseen by the others); every other seat bids."""

@@ -58,7 +58,7 @@ class TokaidoState(State):
         self.rng = random.Random(seed)
         self.automa = AutomaTracks(board, level) if level is not None else None
         self.colours = SOLO_COLOURS if level is not None else DUO_COLOURS
-        """Each seat's colour (an index into :data:`.board.COLOURS`): it decides the painting set."""
+        """Each seat's colour (an index into :data:`.board.COLOURS`): it decides the paintings."""
         self.events: list[tuple[Any, ...]] = []
         self.seen = [0, 0]
         """Per seat: how many events it had seen when it last decided (views show the rest)."""

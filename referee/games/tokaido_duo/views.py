@@ -65,7 +65,8 @@ def build_view(s: TokaidoState, seat: int | None) -> dict[str, Any]:
     in_action = not s.over and s.phase in ACTION_PHASES
     return {
         "game": "tokaido-duo", "rules_version": RULES_VERSION, "board_version": b.version,
-        "seat": seat, "num_players": s.num_players, "round": s.round, "first_player": s.first_player,
+        "seat": seat, "num_players": s.num_players, "round": s.round,
+        "first_player": s.first_player,
         "over": s.over, "phase": "over" if s.over else s.phase,
         "to_act": None if s.over else s.seat,
         "dice": [{"die": c, "value": s.dice[i], "used_by": None if s.used[i] < 0 else s.used[i]}
