@@ -27,7 +27,7 @@ from referee.games.doubletrack.steps import (
     AskSellCard, AskSellPass, AskStealTarget, AskTake25, AskTakePass, AskTradeTarget, FinishCard,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the state imports this module: its class is named for annotations only
     from referee.games.doubletrack.state import DoubletrackState as S
 
 Answers = dict[int, Any]
@@ -41,6 +41,8 @@ ANSWER: dict[str, Callable[[S, Any, Answers], None]] = {}
 
 
 def asks(name: str, answer: Callable[..., None]) -> Callable[[F], F]:
+    """Register the decorated function as the question of step kind ``name``, and ``answer``
+    as what acts on the answers to it."""
     def register(fn: F) -> F:
         ASK[name] = fn
         ANSWER[name] = answer
