@@ -24,6 +24,9 @@ def register_game(name: str, module_path: str) -> None:
     Registering a name again with the same module does nothing (so set-up code may run twice);
     with another module it raises ``ValueError``, as a name must keep meaning one game.
     """
+    if not name or not module_path:
+        raise ValueError(f"register_game needs a game name and a module path, "
+                         f"got {name!r} and {module_path!r}")
     known = _MODULES.get(name)
     if known is not None and known != module_path:
         raise ValueError(f"game {name!r} is already registered (module {known})")
