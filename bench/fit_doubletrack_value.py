@@ -74,9 +74,7 @@ def change(state: Any, rng: random.Random) -> None:
         i, j = rng.randrange(len(hand)), rng.randrange(len(pile))
         if hand[i] not in state.known[seat] and j >= state.pile_known:
             hand[i], pile[j] = pile[j], hand[i]
-    state.stack.append(state.wait)
-    state.wait, state._pending, state._values = None, [], []
-    state._run()
+    state.resume()
 
 
 def games(job: tuple[int, int, int, float, float]) -> tuple[Any, Any]:

@@ -30,10 +30,10 @@ def pick_game() -> str:
         find_game("tokaido-duo").load_board()
         return "tokaido-duo"
     except (UnknownGameError, ImportError):
-        from referee import games
+        from referee.games import register_game
 
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-        games._MODULES.setdefault("toy-race", "support.toy")
+        register_game("toy-race", "support.toy")
         return "toy-race"
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from referee import games
+from referee.games import register_game
 
 # CI machines have two slow cores: no per-example deadline, sizes chosen for the CI budget.
 settings.register_profile(
@@ -16,7 +17,7 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
-games._MODULES.setdefault("toy-race", "support.toy")
+register_game("toy-race", "support.toy")
 
 
 @pytest.fixture

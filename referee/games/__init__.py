@@ -1,7 +1,8 @@
-"""The registry of games: ``find_game(name)`` and ``GAMES``.
+"""The registry of games: ``find_game(name)``, ``game_names()`` and ``register_game``.
 
 Games register by module path so that importing the registry stays cheap; a game module is
-imported the first time it is asked for.
+imported the first time it is asked for. The module must define ``GAME``, a
+:class:`~referee.core.Game`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,27 @@ _MODULES: dict[str, str] = {
     "doubletrack": "referee.games.doubletrack",
 }
 _loaded: dict[str, Game] = {}
+
+
+def register_game(name: str, module_path: str) -> None:
+    """Register the game ``name``, whose module ``module_path`` defines ``GAME``.
+
+    Registering a name again with the same module does nothing (so set-up code may run twice);
+    with another module it raises ``ValueError``, as a name must keep meaning one game.
+    """
+    if not name or not module_path:
+        raise ValueError(f"register_game needs a game name and a module path, "
+                         f"got {name!r} and {module_path!r}")
+    known = _MODULES.get(name)
+    if known is not None and known != module_path:
+        raise ValueError(f"game {name!r} is already registered (module {known})")
+    _MODULES[name] = module_path
+
+
+def registered_games() -> dict[str, str]:
+    """Every registered game's module path by name (a copy: a worker process started apart
+    registers the same games from it)."""
+    return dict(_MODULES)
 
 
 def game_names() -> list[str]:

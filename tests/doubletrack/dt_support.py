@@ -14,6 +14,7 @@ from typing import Any
 
 from referee.games import find_game
 from referee.games.doubletrack.state import NO_ONE, DoubletrackState
+from referee.games.doubletrack.steps import ROUTE_START, SQUARE
 
 GAME = find_game("doubletrack")
 BOARD = GAME.load_board()
@@ -79,8 +80,8 @@ def make_state(
     st.pile = sorted(rest.elements())
     st.rng = ScriptedDice(dice)
     st.turns = max(1, turns)
-    st.stack = [("route", ())] if at == "turn" else [("square",)]
-    st._run()
+    st.stack = [ROUTE_START] if at == "turn" else [SQUARE]
+    st.resume()
     return st
 
 

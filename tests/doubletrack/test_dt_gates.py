@@ -9,6 +9,7 @@ from dt_support import (
     shortcut_square,
 )
 from referee.games.doubletrack.state import DoubletrackState
+from referee.games.doubletrack.steps import ROUTE_START
 
 BEFORE_YELLOW = 10  # four squares before the yellow TAKE_PASS square (14)
 
@@ -143,8 +144,8 @@ def test_two_forks_in_reach_each_get_a_route_and_fees_are_capped_by_what_is_agre
     st.money = [40, 125, 125, 125]
     st.gates = [1, 2, 2, 3]  # red held by seat 1, yellow by seat 2
     st.active, st.turns, st.rng = 0, 1, ScriptedDice([5, 6])
-    st.stack = [("route", ())]
-    st._run()
+    st.stack = [ROUTE_START]
+    st.resume()
     answer(st, s0="ask")
     answer(st, s1="fee:25")
     answer(st, s0="pay")

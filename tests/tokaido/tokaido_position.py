@@ -49,11 +49,11 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
     """A game from ``seed`` with the given fields overridden (see the module docstring)."""
     s = GAME.new_state(1 if automa else 2, seed, board or BOARD,
                        {"automa": automa} if automa else None)
-    b = s.b
+    b = s.board
     if s.automa is not None:  # undo an opening Automa turn: a clean table to build on
         s.automa = AutomaTracks(b, s.automa.level)
-        s.pil, s.mer, s.art = ([st[k] for st in b.start] for k in range(3))
-        s.wave_holder, s.spring = [-1, -1, -1], -1
+        s.pilgrims, s.merchants, s.artists = ([st[k] for st in b.start] for k in range(3))
+        s.wave_holder, s.spring_holder = [-1, -1, -1], -1
     _pairs(s, fields)
     if "wares" in fields:
         _set_wares(s, fields.pop("wares"))
@@ -72,7 +72,7 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
             s.automa.place_wave(c)
     if "spring" in fields:
         h = fields.pop("spring")
-        s.spring = -1 if h is None else h
+        s.spring_holder = -1 if h is None else h
     for town, (ware, value) in fields.pop("boutiques", {}).items():
         _set_boutique(s, town, ware, value)
     first = fields.pop("first", 0)
@@ -84,10 +84,10 @@ def build(seed: int = 0, automa: int | None = None, board: Board | None = None,
 
 
 def _pairs(s: TokaidoState, f: dict[str, Any]) -> None:
-    b = s.b
+    b = s.board
     conv: dict[str, tuple[str, Callable[[Any], int]]] = {
-        "pilgrims": ("pil", int), "merchants": ("mer", b.towns.index),
-        "artists": ("art", b.zones.index)}
+        "pilgrims": ("pilgrims", int), "merchants": ("merchants", b.towns.index),
+        "artists": ("artists", b.zones.index)}
     for key, (attr, fn) in conv.items():
         for seat, v in enumerate(f.pop(key, (None, None))):
             if v is not None:
@@ -99,7 +99,7 @@ def _pairs(s: TokaidoState, f: dict[str, Any]) -> None:
 
 
 def _set_wares(s: TokaidoState, per_seat: Sequence[Mapping[str, int] | None]) -> None:
-    b = s.b
+    b = s.board
     for seat, m in enumerate(per_seat):
         if m is None:
             continue
@@ -111,24 +111,23 @@ def _set_wares(s: TokaidoState, per_seat: Sequence[Mapping[str, int] | None]) ->
 
 def _set_boutique(s: TokaidoState, town: str, ware: str, value: int) -> None:
     """Put a boutique token of (ware, value) on ``town`` (swapping tokens between towns)."""
-    b = s.b
+    b = s.board
     want = next(k for k, t in enumerate(b.boutiques) if t == (b.wares.index(ware), value))
     t = b.towns.index(town)
-    other = s.boutique.index(want)
-    s.boutique[t], s.boutique[other] = want, s.boutique[t]
+    other = s.boutiques.index(want)
+    s.boutiques[t], s.boutiques[other] = want, s.boutiques[t]
 
 
 def reset_round(s: TokaidoState, first: int = 0, dice: Sequence[int] | None = None) -> None:
     """Restart the current round's draft: ``first`` to choose among all three dice."""
-    s.first, s.picks, s.used = first, 0, [-1, -1, -1]
+    s.first_player, s.picks, s.used = first, 0, [-1, -1, -1]
     if dice is not None:
         s.dice = list(dice)
     s.triggers, s.over = [], False
     s.events.clear()
     s.seen = [0, 0]
-    s.round_event = 0
-    s._next_pick()
-    s._settle()
+    s.round_start_event = 0
+    s.continue_draft()
 
 
 def act(s: TokaidoState, seat: int, die: str, value: int) -> TokaidoState:
@@ -187,7 +186,7 @@ class ScriptedRandom(random.Random):
 
 def script_draws(s: TokaidoState, wares: Sequence[str]) -> None:
     """Make the next bag draws give exactly ``wares`` in that order."""
-    b = s.b
+    b = s.board
     bag = list(s.bag)
     script = []
     for name in wares:
@@ -196,6 +195,18 @@ def script_draws(s: TokaidoState, wares: Sequence[str]) -> None:
         script.append((sum(bag[:w]) + 0.5) / sum(bag))
         bag[w] -= 1
     s.rng = ScriptedRandom(script)
+
+
+def scramble_hidden(s: TokaidoState, rng: random.Random) -> TokaidoState:
+    """A clone with everything no seat may see changed: both seats' face-down painting tiles
+    reshuffled (the owner's too) and another generator (future dice, the bag's draw order)."""
+    c = s.clone()
+    for seat in (0, 1):
+        face_down = c.tiles[seat][c.revealed[seat]:]
+        rng.shuffle(face_down)
+        c.tiles[seat][c.revealed[seat]:] = face_down
+    c.rng = random.Random(rng.random())
+    return c
 
 
 def play_random(s: TokaidoState, rng: random.Random) -> TokaidoState:

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.core import Game, GameOptionsError
-from referee.games.doubletrack import flow as _flow  # noqa: F401  (registers the steps)
-from referee.games.doubletrack.board import Board
-from referee.games.doubletrack.state import TURN_LIMIT, DoubletrackState
-from referee.games.doubletrack.views import determinize
+from referee.games.doubletrack.board import TURN_LIMIT, Board
+from referee.games.doubletrack.determinize import determinize
+from referee.games.doubletrack.state import DoubletrackState
 
 __all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
 

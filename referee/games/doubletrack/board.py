@@ -35,6 +35,11 @@ MIN_BID = 5
 """Every sealed bid is at least $5 for a seat that has it (seed 003: 「將欲出價的金錢標記(至少5元)秘密
 握於手中」); a rule stated in dollars, so not board data. Only a seat with less bids $0."""
 
+TURN_LIMIT = 300
+"""A game that passes 300 turns ends there (rules page, 'End and ranking')."""
+NO_ONE = -1
+"""The seat of nobody: a gate nobody controls, no winner yet, no seller."""
+
 Square = tuple[str, int, int]
 """(kind, lo, hi): lo/hi are the NUMBER range (lo == hi for a fixed number), 0 otherwise."""
 

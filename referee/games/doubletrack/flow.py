@@ -1,64 +1,76 @@
-"""The steps of a Doubletrack turn, each a small function registered by name.
+"""What happens in a Doubletrack turn: one small function per step.
 
-A turn: ``turn`` -> ``route`` (gate questions) -> ``roll`` -> ``square`` -> ``end_turn``. Squares,
-cards and auctions push further steps. ``ask_*`` steps build a question (or answer it themselves
-when forced); the matching handler acts on the answer. Every step quotes the rule it implements.
+A turn: ``turn`` -> ``route`` (gate questions) -> ``roll`` -> ``square`` -> (a move, a card, an
+auction) -> ``end_turn``. A step that follows at once is a plain call; one that must wait for a
+question is pushed on the state's stack (the kinds are in :mod:`.steps`): the questions
+themselves, the end of the turn, a played card going under the pile. An ``ask_*`` step builds
+its question with :meth:`~.state.DoubletrackState.ask` (which answers it at once when there is
+one option); its *answer* function acts on the answer. The functions work on the state through
+its public methods (``log``, ``ask``, ``pay``, ``draw``, ``place``, ...) and fields; the state
+runs the stack from the tables ``RUN``, ``ASK`` and ``ANSWER``. Every step quotes the rule it
+implements (the project's Doubletrack rules page).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from referee.core import Decision, EndReason
 from referee.games.doubletrack import options as opt
-from referee.games.doubletrack.board import BACK_STEPS, NUMBER, TAKE_AMOUNT, TAKE_PASS
-from referee.games.doubletrack.state import (
-    _ASKS, _HANDLERS, _STEPS, NO_ONE, TURN_LIMIT, DoubletrackState, Route, Step,
+from referee.games.doubletrack.board import (
+    BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TAKE_PASS, TURN_LIMIT,
+)
+from referee.games.doubletrack.steps import (
+    ASK_PLAY_CARD, ASK_SELL_CARD, ASK_SELL_PASS, ASK_TAKE25, END_TURN, Agreed, AskBids,
+    AskGateAccept, AskGateOffer, AskGateRequest, AskInnerRoute, AskNumber, AskPlayCard,
+    AskSellCard, AskSellPass, AskStealTarget, AskTake25, AskTakePass, AskTradeTarget, FinishCard,
 )
 
-S = DoubletrackState
-Values = dict[int, Any]
+if TYPE_CHECKING:  # the state imports this module: its class is named for annotations only
+    from referee.games.doubletrack.state import DoubletrackState as S
+
+Answers = dict[int, Any]
+"""Seat -> the value of the option it chose (see :mod:`.options`)."""
+F = TypeVar("F", bound=Callable[..., Any])
+
+ASK: dict[str, Callable[[S, Any], bool]] = {}
+"""Step name -> the function putting its question; True when a question is now open."""
+ANSWER: dict[str, Callable[[S, Any, Answers], None]] = {}
+"""Step name -> the function acting on the answers to its question."""
 
 
-def step(name: str) -> Callable[[Callable[[S, Step], None]], Callable[[S, Step], None]]:
-    def register(fn: Callable[[S, Step], None]) -> Callable[[S, Step], None]:
-        _STEPS[name] = fn
-        return fn
-    return register
-
-
-def asks(name: str, handler: Callable[[S, Step, Values], None]
-         ) -> Callable[[Callable[[S, Step], bool]], Callable[[S, Step], bool]]:
-    def register(fn: Callable[[S, Step], bool]) -> Callable[[S, Step], bool]:
-        _ASKS[name] = fn
-        _HANDLERS[name] = handler
+def asks(name: str, answer: Callable[..., None]) -> Callable[[F], F]:
+    """Register the decorated function as the question of step kind ``name``, and ``answer``
+    as what acts on the answers to it."""
+    def register(fn: F) -> F:
+        ASK[name] = fn
+        ANSWER[name] = answer
         return fn
     return register
 
 
 # -- turn and route -------------------------------------------------------------------------------
 
-@step("turn")
-def turn(st: S, _: Step) -> None:
+def turn(st: S) -> None:
+    """The active seat's turn: route, roll, resolve the square; the end of the turn waits."""
     st.turns += 1
-    st._log(type="turn", seat=st.active, turn=st.turns)
-    st.stack.append(("end_turn",))
-    st.stack.append(("route", ()))
+    st.log(type="turn", seat=st.active, turn=st.turns)
+    st.stack.append(END_TURN)
+    route(st, ())
 
 
-@step("end_turn")
-def end_turn(st: S, _: Step) -> None:
+def end_turn(st: S) -> None:
     """A game that passes 300 turns ends there; otherwise play goes clockwise."""
     if st.turns >= TURN_LIMIT:
         st.ended = EndReason.TURN_LIMIT
-        st._log(type="turn_limit", turns=st.turns)
+        st.log(type="turn_limit", turns=st.turns)
         return
     st.active = (st.active + 1) % st.num_players
-    st.stack.append(("turn",))
+    turn(st)
 
 
-def next_fork(st: S, route: Route) -> int:
+def next_fork(st: S, agreed: Agreed) -> int:
     """The first gate whose fork the big pawn may pass this move and has no route yet, or -1.
 
     A fork may be passed when its TAKE_PASS square is 0..max_roll-1 squares ahead along the route
@@ -66,435 +78,461 @@ def next_fork(st: S, route: Route) -> int:
     """
     b = st.board
     p = st.big[st.active]
-    if not route:
+    if not agreed:
         return b.fork_ahead[p]
-    agreed = {g: short for g, short, _, _ in route}
+    shortcut = {gate: short for gate, short, _, _ in agreed}
     for _ in range(b.max_roll):
         g = b.fork_of[p]
         if g >= 0:
-            if g not in agreed:
+            if g not in shortcut:
                 return g
-            p = b.next_short[p] if agreed[g] else b.next_corner[p]
+            p = b.next_short[p] if shortcut[g] else b.next_corner[p]
         else:
             p = b.next_corner[p]
     return -1
 
 
-@step("route")
-def route(st: S, s: Step) -> None:
-    """Own gate: shortcut (forced). Nobody's gate: corner (forced). Another seat's: A asks."""
-    agreed: Route = s[1]
-    g = next_fork(st, agreed)
-    if g < 0:
-        st.stack.append(("roll", agreed))
-        return
-    controller = st.gates[g]
-    if controller == st.active:
-        st.stack.append(("route", agreed + ((g, 1, 0, NO_ONE),)))
-    elif controller == NO_ONE:
-        st.stack.append(("route", agreed + ((g, 0, 0, NO_ONE),)))
-    else:
-        st.stack.append(("ask_gate_request", agreed, g))
+def route(st: S, agreed: Agreed) -> None:
+    """Route, fork by fork: own gate, the shortcut (forced); a gate nobody controls, the corner
+    (forced); another seat's gate: A asks or goes around. Then roll."""
+    while (g := next_fork(st, agreed)) >= 0:
+        controller = st.gates[g]
+        if controller == st.active:
+            agreed += ((g, 1, 0, NO_ONE),)
+        elif controller == NO_ONE:
+            agreed += ((g, 0, 0, NO_ONE),)
+        else:
+            st.stack.append(AskGateRequest("ask_gate_request", agreed, g))
+            return
+    roll(st, agreed)
 
 
-def _on_gate_request(st: S, s: Step, v: Values) -> None:
-    agreed, g = s[1], s[2]
-    asked = v[st.active]
-    st._log(type="gate_request", seat=st.active, gate=st.board.colours[g], ask=asked)
+def answer_gate_request(st: S, step: AskGateRequest, answers: Answers) -> None:
+    agreed, g = step.agreed, step.gate
+    asked = answers[st.active]
+    st.log(type="gate_request", seat=st.active, gate=st.board.colours[g], ask=asked)
     if asked:
-        st.stack.append(("ask_gate_offer", agreed, g))
+        st.stack.append(AskGateOffer("ask_gate_offer", agreed, g))
     else:
-        st.stack.append(("route", agreed + ((g, 0, 0, NO_ONE),)))
+        route(st, agreed + ((g, 0, 0, NO_ONE),))
 
 
-@asks("ask_gate_request", _on_gate_request)
-def ask_gate_request(st: S, s: Step) -> bool:
-    g = s[2]
-    return st._ask(s, st.active, "gate_request",
-                   f"the {st.board.colours[g]} gate is ahead: ask its controller or go around?",
-                   opt.gate_request_options(st.board, g, st.gates[g]))
+@asks("ask_gate_request", answer_gate_request)
+def ask_gate_request(st: S, step: AskGateRequest) -> bool:
+    g = step.gate
+    return st.ask(step, st.active, "gate_request",
+                  f"the {st.board.colours[g]} gate is ahead: ask its controller or go around?",
+                  opt.gate_request_options(st.board, g, st.gates[g]))
 
 
-def _max_fee(st: S, agreed: Route) -> int:
+def max_fee(st: S, agreed: Agreed) -> int:
     """A fee is at most A's money, less fees A already agreed for this move (so A can pay all)."""
     return st.money[st.active] - sum(fee for _, _, fee, _ in agreed)
 
 
-def _on_gate_offer(st: S, s: Step, v: Values) -> None:
-    agreed, g = s[1], s[2]
+def answer_gate_offer(st: S, step: AskGateOffer, answers: Answers) -> None:
+    """C refuses (None), lets A through free (0) or names a fee A then accepts or not."""
+    agreed, g = step.agreed, step.gate
     controller = st.gates[g]
-    fee = v[controller]
-    st._log(type="gate_offer", seat=controller, gate=st.board.colours[g],
-            offer="refuse" if fee is None else fee)
+    fee = answers[controller]
+    st.log(type="gate_offer", seat=controller, gate=st.board.colours[g],
+           offer="refuse" if fee is None else fee)
     if fee is None:
-        st.stack.append(("route", agreed + ((g, 0, 0, NO_ONE),)))
+        route(st, agreed + ((g, 0, 0, NO_ONE),))
     elif fee == 0:
-        st.stack.append(("route", agreed + ((g, 1, 0, controller),)))
+        route(st, agreed + ((g, 1, 0, controller),))
     else:
-        st.stack.append(("ask_gate_accept", agreed, g, fee))
+        st.stack.append(AskGateAccept("ask_gate_accept", agreed, g, fee))
 
 
-@asks("ask_gate_offer", _on_gate_offer)
-def ask_gate_offer(st: S, s: Step) -> bool:
-    agreed, g = s[1], s[2]
-    return st._ask(s, st.gates[g], "gate_offer",
-                   f"seat {st.active} asks to pass your {st.board.colours[g]} gate",
-                   opt.gate_offer_options(st.board, g, st.active, _max_fee(st, agreed)))
+@asks("ask_gate_offer", answer_gate_offer)
+def ask_gate_offer(st: S, step: AskGateOffer) -> bool:
+    g = step.gate
+    return st.ask(step, st.gates[g], "gate_offer",
+                  f"seat {st.active} asks to pass your {st.board.colours[g]} gate",
+                  opt.gate_offer_options(st.board, g, st.active, max_fee(st, step.agreed)))
 
 
-def _on_gate_accept(st: S, s: Step, v: Values) -> None:
-    agreed, g, fee = s[1], s[2], s[3]
-    pays = v[st.active]
-    st._log(type="gate_accept", seat=st.active, gate=st.board.colours[g], fee=fee, pay=pays)
-    entry = (g, 1, fee, st.gates[g]) if pays else (g, 0, 0, NO_ONE)
-    st.stack.append(("route", agreed + (entry,)))
+def answer_gate_accept(st: S, step: AskGateAccept, answers: Answers) -> None:
+    g, fee = step.gate, step.fee
+    pays = answers[st.active]
+    st.log(type="gate_accept", seat=st.active, gate=st.board.colours[g], fee=fee, pay=pays)
+    passage = (g, 1, fee, st.gates[g]) if pays else (g, 0, 0, NO_ONE)
+    route(st, step.agreed + (passage,))
 
 
-@asks("ask_gate_accept", _on_gate_accept)
-def ask_gate_accept(st: S, s: Step) -> bool:
-    g, fee = s[2], s[3]
-    return st._ask(s, st.active, "gate_accept",
-                   f"the {st.board.colours[g]} gate costs ${fee}: pay or go around?",
-                   opt.gate_accept_options(st.board, g, fee))
+@asks("ask_gate_accept", answer_gate_accept)
+def ask_gate_accept(st: S, step: AskGateAccept) -> bool:
+    g, fee = step.gate, step.fee
+    return st.ask(step, st.active, "gate_accept",
+                  f"the {st.board.colours[g]} gate costs ${fee}: pay or go around?",
+                  opt.gate_accept_options(st.board, g, fee))
 
 
 # -- roll and square ------------------------------------------------------------------------------
 
-@step("roll")
-def roll(st: S, s: Step) -> None:
-    """Two dice; the big pawn moves the sum along the agreed route; fees only for shortcuts entered."""
+def roll(st: S, agreed: Agreed) -> None:
+    """Roll two dice; the big pawn moves the sum clockwise along the agreed route. The fee is
+    paid only if the pawn actually enters the shortcut. Then the square."""
     b, a = st.board, st.active
-    agreed: Route = s[1]
-    dice = st._roll()
+    dice = st.roll_dice()
     p = st.big[a]
     entered: list[int] = []
     if not agreed:  # no fork in reach: the corner route, from a table
         p = b.corner_after[p][sum(dice)]
     else:
-        terms = {g: short for g, short, _, _ in agreed}
+        shortcut = {gate: short for gate, short, _, _ in agreed}
         for _ in range(sum(dice)):
             g = b.fork_of[p]
-            if g >= 0 and terms.get(g):
+            if g >= 0 and shortcut.get(g):
                 entered.append(g)
                 p = b.next_short[p]
             else:
                 p = b.next_corner[p]
     st.big[a] = p
-    st._log(type="roll", seat=a, dice=dice, to=p, square=b.names[p],
-            shortcuts=[b.colours[g] for g in entered])
+    st.log(type="roll", seat=a, dice=dice, to=p, square=b.names[p],
+           shortcuts=[b.colours[g] for g in entered])
     for g, _, fee, payee in agreed:
         if fee and g in entered:
-            st._pay(a, payee, fee)
-            st._log(type="fee", seat=a, to=payee, gate=b.colours[g], amount=fee)
-    st.stack.append(("square",))
+            st.pay(a, payee, fee)
+            st.log(type="fee", seat=a, to=payee, gate=b.colours[g], amount=fee)
+    square(st)
 
 
-@step("square")
-def square(st: S, _: Step) -> None:
+def square(st: S) -> None:
     """Only the square the big pawn stops on counts."""
     a, b = st.active, st.board
     kind, lo, hi = b.squares[st.big[a]]
     push = st.stack.append
     if kind == NUMBER:
-        push(("move", a, lo) if lo == hi else ("ask_number", lo, hi))
-    elif kind == "PLAY_A_CARD":
-        push(("ask_play_card",))
-    elif kind == "SELL_A_CARD":
-        push(("ask_sell_card",))
-    elif kind == "SELL_A_PASS":
-        owned = [g for g, c in enumerate(st.gates) if c == a]
-        if not owned:
-            st._log(type="no_pass_to_sell", seat=a)
-        elif len(owned) == 1:
-            push(("ask_bids", "pass", owned[0]))
+        if lo == hi:
+            move(st, a, lo)
         else:
-            push(("ask_sell_pass",))
+            push(AskNumber("ask_number", lo, hi))
+    elif kind == "PLAY_A_CARD":
+        push(ASK_PLAY_CARD)
+    elif kind == "SELL_A_CARD":
+        push(ASK_SELL_CARD)
+    elif kind == "SELL_A_PASS":
+        sell_a_pass(st)
     elif kind == "SELL_THE_LEAD":
-        push(("ask_bids", "lead", NO_ONE))
+        push(AskBids("ask_bids", "lead", NO_ONE))
     elif kind == TAKE_PASS:
         g = b.take_pass_of[st.big[a]]
         if st.gates[g] != a:  # holding it already: nothing to decide
-            push(("ask_take_pass", g))
+            push(AskTakePass("ask_take_pass", g))
     else:  # TAKE_25
-        push(("ask_take25",))
+        push(ASK_TAKE25)
 
 
-def _on_take_pass(st: S, s: Step, v: Values) -> None:
+def sell_a_pass(st: S) -> None:
+    """SELL A PASS: if A controls no gate, nothing; otherwise A picks one (when several)."""
+    a = st.active
+    owned = [g for g, c in enumerate(st.gates) if c == a]
+    if not owned:
+        st.log(type="no_pass_to_sell", seat=a)
+    elif len(owned) == 1:
+        st.stack.append(AskBids("ask_bids", "pass", owned[0]))
+    else:
+        st.stack.append(ASK_SELL_PASS)
+
+
+def answer_take_pass(st: S, step: AskTakePass, answers: Answers) -> None:
     """A *may* take control of the gate (seed 003: 可); declining leaves it with its holder."""
-    a, g = st.active, s[1]
+    a, g = st.active, step.gate
     holder = st.gates[g]
-    if v[a]:
-        st._log(type="gate_taken", seat=a, gate=st.board.colours[g], was=holder)
+    if answers[a]:
+        st.log(type="gate_taken", seat=a, gate=st.board.colours[g], was=holder)
         st.gates[g] = a
     else:
-        st._log(type="pass_left", seat=a, gate=st.board.colours[g],
-                holder=None if holder == NO_ONE else holder)
+        st.log(type="pass_left", seat=a, gate=st.board.colours[g],
+               holder=None if holder == NO_ONE else holder)
 
 
-@asks("ask_take_pass", _on_take_pass)
-def ask_take_pass(st: S, s: Step) -> bool:
-    g = s[1]
+@asks("ask_take_pass", answer_take_pass)
+def ask_take_pass(st: S, step: AskTakePass) -> bool:
+    g = step.gate
     holder = st.gates[g]
     held = "nobody holds it" if holder == NO_ONE else f"seat {holder} holds it"
-    return st._ask(s, st.active, "take_pass",
-                   f"take the {st.board.colours[g]} gate pass? ({held})",
-                   opt.take_pass_options(st.board, g, holder))
+    return st.ask(step, st.active, "take_pass",
+                  f"take the {st.board.colours[g]} gate pass? ({held})",
+                  opt.take_pass_options(st.board, g, holder))
 
 
-def _on_number(st: S, s: Step, v: Values) -> None:
-    st.stack.append(("move", st.active, v[st.active]))
+def answer_number(st: S, _: AskNumber, answers: Answers) -> None:
+    move(st, st.active, answers[st.active])
 
 
-@asks("ask_number", _on_number)
-def ask_number(st: S, s: Step) -> bool:
-    return st._ask(s, st.active, "number_choice", "how far should the small pawn move?",
-                   opt.number_options(st.board, s[1], s[2]))
+@asks("ask_number", answer_number)
+def ask_number(st: S, step: AskNumber) -> bool:
+    """NUMBER n: A's small pawn moves forward n. On a range (1-5), A picks n."""
+    return st.ask(step, st.active, "number_choice", "how far should the small pawn move?",
+                  opt.number_options(st.board, step.lo, step.hi))
 
 
-def _on_take25(st: S, s: Step, v: Values) -> None:
+def answer_take25(st: S, _: AskTake25, answers: Answers) -> None:
+    """The chosen opponent pays $25 (everything, if less)."""
     a = st.active
-    victim = v[a]
+    victim = answers[a]
     amount = min(TAKE_AMOUNT, st.money[victim])
-    st._pay(victim, a, amount)
-    st._log(type="take", seat=a, victim=victim, amount=amount)
+    st.pay(victim, a, amount)
+    st.log(type="take", seat=a, victim=victim, amount=amount)
 
 
-@asks("ask_take25", _on_take25)
-def ask_take25(st: S, s: Step) -> bool:
-    return st._ask(s, st.active, "take25_target", f"take ${TAKE_AMOUNT} from which opponent?",
-                   opt.seat_options(st.board, st._opponents(st.active)))
+@asks("ask_take25", answer_take25)
+def ask_take25(st: S, step: AskTake25) -> bool:
+    return st.ask(step, st.active, "take25_target", f"take ${TAKE_AMOUNT} from which opponent?",
+                  opt.seat_options(st.board, st.opponents(st.active)))
 
 
 # -- small-pawn moves -----------------------------------------------------------------------------
 
-@step("move")
-def move(st: S, s: Step) -> None:
+def move(st: S, seat: int, steps: int) -> None:
     """Forward n. Starting on a purple circle, the owner may take its shortcut as the first step."""
-    seat, n = s[1], s[2]
     pos = st.small[seat]
     if pos < st.board.home and st.board.purple_to[pos]:
-        st.stack.append(("ask_inner_route", seat, n))
+        st.stack.append(AskInnerRoute("ask_inner_route", seat, steps))
     else:
-        st._place(seat, pos + n)
+        st.place(seat, pos + steps)
 
 
-def _on_inner_route(st: S, s: Step, v: Values) -> None:
-    seat, n = s[1], s[2]
+def answer_inner_route(st: S, step: AskInnerRoute, answers: Answers) -> None:
+    seat = step.seat
     pos = st.small[seat]
-    first = st.board.purple_to[pos] if v[seat] else pos + 1
-    st._place(seat, first + n - 1)
+    first = st.board.purple_to[pos] if answers[seat] else pos + 1
+    st.place(seat, first + step.steps - 1)
 
 
-@asks("ask_inner_route", _on_inner_route)
-def ask_inner_route(st: S, s: Step) -> bool:
-    seat = s[1]
+@asks("ask_inner_route", answer_inner_route)
+def ask_inner_route(st: S, step: AskInnerRoute) -> bool:
+    seat = step.seat
     pos = st.small[seat]
-    return st._ask(s, seat, "inner_route", f"move {s[2]} from purple circle {pos}: shortcut?",
-                   opt.inner_route_options(st.board, pos, st.board.purple_to[pos], s[2]))
+    return st.ask(step, seat, "inner_route",
+                  f"move {step.steps} from purple circle {pos}: shortcut?",
+                  opt.inner_route_options(st.board, pos, st.board.purple_to[pos], step.steps))
 
 
 # -- cards ----------------------------------------------------------------------------------------
 
-def _hand_options(st: S, seat: int) -> opt.Built:
+def hand_options(st: S, seat: int) -> opt.Built:
     return opt.card_options(st.board, tuple(sorted(set(st.hands[seat]))))
 
 
-def _on_play_card(st: S, s: Step, v: Values) -> None:
+def answer_play_card(st: S, _: AskPlayCard, answers: Answers) -> None:
     """PLAY A CARD: resolve it, then it goes under the draw pile and A draws one."""
     a = st.active
-    card = v[a]
+    card = answers[a]
     st.hands[a].remove(card)
-    st._reveal(a, card)
-    st.stack.append(("finish_card", card, a))
-    st.stack.append(("play", a, card))
+    st.reveal(a, card)
+    st.stack.append(FinishCard("finish_card", card, a))
+    play(st, a, card)
 
 
-@asks("ask_play_card", _on_play_card)
-def ask_play_card(st: S, s: Step) -> bool:
-    return st._ask(s, st.active, "play_card", "which card do you play?",
-                   _hand_options(st, st.active))
+@asks("ask_play_card", answer_play_card)
+def ask_play_card(st: S, step: AskPlayCard) -> bool:
+    return st.ask(step, st.active, "play_card", "which card do you play?",
+                  hand_options(st, st.active))
 
 
-@step("finish_card")
-def finish_card(st: S, s: Step) -> None:
-    card, drawer = s[1], s[2]
-    st.pile.insert(0, card)
+def finish_card(st: S, step: FinishCard) -> None:
+    """The card goes under the draw pile, face up (public knowledge); then a card is drawn."""
+    st.pile.insert(0, step.card)
     st.pile_known += 1
-    st._draw(drawer)
+    st.draw(step.drawer)
 
 
-@step("play")
-def play(st: S, s: Step) -> None:
+def play(st: S, seat: int, card: str) -> None:
     """Cards always act on the seat that plays them."""
-    seat, card = s[1], s[2]
     st.played.append((seat, card))
-    st._log(type="card", seat=seat, card=card)
-    small = st.small
+    st.log(type="card", seat=seat, card=card)
     if card.startswith("number-"):
-        st.stack.append(("move", seat, int(card[7:])))
+        move(st, seat, int(card[7:]))
     elif card == "trade_places":
-        st.stack.append(("ask_trade_target", seat))
+        st.stack.append(AskTradeTarget("ask_trade_target", seat))
     elif card == "take_the_lead":
-        st._to_lead(seat)
+        st.to_lead(seat)
     elif card == "back_10":
-        st._place(seat, max(0, small[seat] - BACK_STEPS))
+        st.place(seat, max(0, st.small[seat] - BACK_STEPS))
     elif card == "go_farthest_back":
-        last = min(small[o] for o in st._opponents(seat))
-        if small[seat] <= last:
-            st._log(type="small", seat=seat, to=small[seat], stays=True)
-        else:
-            st._place(seat, max(0, last - 1))
+        go_farthest_back(st, seat)
     elif card == "steal_a_gate_pass":
-        gates = st._opponent_gates(seat)
-        if not gates:
-            st._log(type="no_effect", seat=seat, card=card)
+        if not st.opponent_gates(seat):
+            st.log(type="no_effect", seat=seat, card=card)
         else:
-            st.stack.append(("ask_steal_target", seat))
+            st.stack.append(AskStealTarget("ask_steal_target", seat))
     # worthless: nothing
 
 
-def _on_trade_target(st: S, s: Step, v: Values) -> None:
+def go_farthest_back(st: S, seat: int) -> None:
+    """Oh No! Go Farthest Back: to the circle just behind the last pawn (not below START);
+    already last: stays."""
+    last = min(st.small[o] for o in st.opponents(seat))
+    if st.small[seat] <= last:
+        st.log(type="small", seat=seat, to=st.small[seat], stays=True)
+    else:
+        st.place(seat, max(0, last - 1))
+
+
+def answer_trade_target(st: S, step: AskTradeTarget, answers: Answers) -> None:
     """Swap small pawns with the chosen opponent (no bump)."""
-    seat = s[1]
-    other = v[seat]
+    seat = step.seat
+    other = answers[seat]
     small = st.small
     small[seat], small[other] = small[other], small[seat]
-    st._log(type="trade", seat=seat, other=other)
+    st.log(type="trade", seat=seat, other=other)
 
 
-@asks("ask_trade_target", _on_trade_target)
-def ask_trade_target(st: S, s: Step) -> bool:
-    seat = s[1]
-    return st._ask(s, seat, "card_target", "trade places with which opponent?",
-                   opt.seat_options(st.board, st._opponents(seat)))
+@asks("ask_trade_target", answer_trade_target)
+def ask_trade_target(st: S, step: AskTradeTarget) -> bool:
+    seat = step.seat
+    return st.ask(step, seat, "card_target", "trade places with which opponent?",
+                  opt.seat_options(st.board, st.opponents(seat)))
 
 
-def _on_steal_target(st: S, s: Step, v: Values) -> None:
-    seat = s[1]
-    g = v[seat]
-    st._log(type="gate_stolen", seat=seat, gate=st.board.colours[g], was=st.gates[g])
+def answer_steal_target(st: S, step: AskStealTarget, answers: Answers) -> None:
+    """Steal A Gate Pass: take control of the chosen opponent's gate."""
+    seat = step.seat
+    g = answers[seat]
+    st.log(type="gate_stolen", seat=seat, gate=st.board.colours[g], was=st.gates[g])
     st.gates[g] = seat
 
 
-@asks("ask_steal_target", _on_steal_target)
-def ask_steal_target(st: S, s: Step) -> bool:
-    seat = s[1]
-    return st._ask(s, seat, "card_target", "steal which opponent's gate pass?",
-                   opt.gate_options(st.board, st._opponent_gates(seat)))
+@asks("ask_steal_target", answer_steal_target)
+def ask_steal_target(st: S, step: AskStealTarget) -> bool:
+    seat = step.seat
+    return st.ask(step, seat, "card_target", "steal which opponent's gate pass?",
+                  opt.gate_options(st.board, st.opponent_gates(seat)))
 
 
-# -- SELL A CARD, SELL A PASS, SELL THE LEAD --------------------------------------------------------
+# -- SELL A CARD, SELL A PASS, SELL THE LEAD ------------------------------------------------------
 
-def _on_sell_card(st: S, s: Step, v: Values) -> None:
+def answer_sell_card(st: S, _: AskSellCard, answers: Answers) -> None:
+    """SELL A CARD: A puts one hand card face down (unseen by the others); every other seat bids."""
     a = st.active
-    st.hands[a].remove(v[a])
-    st.on_sale, st.seller = v[a], a
-    st._log(type="card_on_sale", seat=a)
-    st.stack.append(("ask_bids", "card", NO_ONE))
+    st.hands[a].remove(answers[a])
+    st.on_sale, st.seller = answers[a], a
+    st.log(type="card_on_sale", seat=a)
+    st.stack.append(AskBids("ask_bids", "card", NO_ONE))
 
 
-@asks("ask_sell_card", _on_sell_card)
-def ask_sell_card(st: S, s: Step) -> bool:
-    return st._ask(s, st.active, "sell_card_choice", "which card goes face down for sale?",
-                   _hand_options(st, st.active))
+@asks("ask_sell_card", answer_sell_card)
+def ask_sell_card(st: S, step: AskSellCard) -> bool:
+    return st.ask(step, st.active, "sell_card_choice", "which card goes face down for sale?",
+                  hand_options(st, st.active))
 
 
-def _on_sell_pass(st: S, s: Step, v: Values) -> None:
-    st.stack.append(("ask_bids", "pass", v[st.active]))
+def answer_sell_pass(st: S, _: AskSellPass, answers: Answers) -> None:
+    st.stack.append(AskBids("ask_bids", "pass", answers[st.active]))
 
 
-@asks("ask_sell_pass", _on_sell_pass)
-def ask_sell_pass(st: S, s: Step) -> bool:
+@asks("ask_sell_pass", answer_sell_pass)
+def ask_sell_pass(st: S, step: AskSellPass) -> bool:
     a = st.active
     owned = tuple((g, a) for g, c in enumerate(st.gates) if c == a)
-    return st._ask(s, a, "sell_pass_choice", "which gate pass do you auction?",
-                   opt.gate_options(st.board, owned))
+    return st.ask(step, a, "sell_pass_choice", "which gate pass do you auction?",
+                  opt.gate_options(st.board, owned))
 
 
-_PROMPTS = {"card": "sealed bid for the card on sale", "pass": "sealed bid for the {} gate pass",
-            "lead": "sealed bid for the lead"}
+PROMPTS = {"card": "sealed bid for the card on sale", "pass": "sealed bid for the {} gate pass",
+           "lead": "sealed bid for the lead"}
 
 
-def _bidders(st: S, auction: str) -> range | tuple[int, ...]:
+def bidders(st: S, auction: str) -> range | tuple[int, ...]:
     """SELL THE LEAD: every seat bids; a card or a pass: every seat but A."""
-    return range(st.num_players) if auction == "lead" else st._opponents(st.active)
+    return range(st.num_players) if auction == "lead" else st.opponents(st.active)
 
 
-@asks("ask_bids", lambda st, s, v: _on_bids(st, s, v))
-def ask_bids(st: S, s: Step) -> bool:
-    """Sealed, simultaneous: every bidder with a choice is asked at once. A seat whose bid is
-    forced (less than $5: the empty fist; exactly the minimum: that) is not asked."""
-    auction, g = s[1], s[2]
-    prompt = _PROMPTS[auction].format(st.board.colours[g] if g >= 0 else "")
-    pend, vals = [], []
-    for b in _bidders(st, auction):
-        options, values = opt.bid_options(st.board, auction, st.money[b])
-        if len(options) > 1:
-            pend.append(Decision(b, "bid", prompt, options))
-            vals.append(values)
-    if not pend:
-        _on_bids(st, s, {})
-        return False
-    st._pending, st._values = pend, vals
-    return True
-
-
-def _on_bids(st: S, s: Step, v: Values) -> None:
+def answer_bids(st: S, step: AskBids, answers: Answers) -> None:
     """Reveal; the single highest bidder wins, a tie for the top goes to A; every bid is paid."""
-    auction, g = s[1], s[2]
-    a = st.active
-    bids = {b: v[b] if b in v else _forced_bid(st, auction, b) for b in _bidders(st, auction)}
+    auction, a = step.auction, st.active
+    bids = {b: answers[b] if b in answers else forced_bid(st, auction, b)
+            for b in bidders(st, auction)}
     top = max(bids.values())
     tops = [b for b, x in bids.items() if x == top]
     winner = tops[0] if len(tops) == 1 else a
     shown = [bids.get(seat) for seat in range(st.num_players)]
-    st._log(type="bids", auction=auction, bids=shown, winner=winner)
+    st.log(type="bids", auction=auction, bids=shown, winner=winner)
     if auction == "lead":
-        _lead_won(st, winner, bids, tied=len(tops) > 1)
+        lead_won(st, winner, bids, tied=len(tops) > 1)
         return
     for b, x in bids.items():
-        st._pay(b, a, x)
+        st.pay(b, a, x)
     if auction == "pass":
-        st._log(type="pass_sold", gate=st.board.colours[g], winner=winner, was=a)
-        st.gates[g] = winner
+        st.log(type="pass_sold", gate=st.board.colours[step.gate], winner=winner, was=a)
+        st.gates[step.gate] = winner
     else:
-        card = st.on_sale
-        assert card is not None
-        st.on_sale, st.seller = None, NO_ONE
-        st._reveal(a, card)
-        st.stack.append(("finish_card", card, a))
-        st.stack.append(("play", winner, card))
+        card_sold(st, winner)
 
 
-def _forced_bid(st: S, auction: str, seat: int) -> int:
+@asks("ask_bids", answer_bids)
+def ask_bids(st: S, step: AskBids) -> bool:
+    """Sealed, simultaneous: every bidder with a choice is asked at once. A seat whose bid is
+    forced (less than $5: the empty fist; exactly the minimum: that) is not asked."""
+    g = step.gate
+    prompt = PROMPTS[step.auction].format(st.board.colours[g] if g >= 0 else "")
+    decisions, values = [], []
+    for b in bidders(st, step.auction):
+        options, vals = opt.bid_options(st.board, step.auction, st.money[b])
+        if len(options) > 1:
+            decisions.append(Decision(b, "bid", prompt, options))
+            values.append(vals)
+    if not decisions:
+        answer_bids(st, step, {})
+        return False
+    st.ask_sealed(decisions, values)
+    return True
+
+
+def forced_bid(st: S, auction: str, seat: int) -> int:
     """The bid of a seat that was not asked: its only option."""
     options, values = opt.bid_options(st.board, auction, st.money[seat])
     amount: int = values[options[0].id]
     return amount
 
 
-def _lead_won(st: S, winner: int, bids: dict[int, int], tied: bool) -> None:
+def card_sold(st: S, winner: int) -> None:
+    """The highest bidder takes the card and must play it at once (on a tie, A plays it); then
+    it goes under the pile and A draws one."""
+    card, a = st.on_sale, st.active
+    assert card is not None
+    st.on_sale, st.seller = None, NO_ONE
+    st.reveal(a, card)
+    st.stack.append(FinishCard("finish_card", card, a))
+    play(st, winner, card)
+
+
+def lead_won(st: S, winner: int, bids: dict[int, int], tied: bool) -> None:
     """The winner goes just ahead of the leader. A clear win: the bids go to whoever is last
     after the move (a roll-off among seats tied for last). A tie for the top: A takes the lead
     and all the money (seed 003: 「若出現最高出價相同情況，則由行動玩家同時取得排頭資格及所有金錢標記」).
     HOME reached by the move ends the game at once, before any payment."""
-    st._to_lead(winner)
+    st.to_lead(winner)
     if st.ended is not None:
         return
-    payee = winner if tied else _last_after_roll_off(st)
+    payee = winner if tied else last_after_roll_off(st)
     total = sum(bids.values())
     for b, x in bids.items():
-        st._pay(b, payee, x)
-    st._log(type="lead_paid", to=payee, amount=total)
+        st.pay(b, payee, x)
+    st.log(type="lead_paid", to=payee, amount=total)
 
 
-def _last_after_roll_off(st: S) -> int:
+def last_after_roll_off(st: S) -> int:
     """The seat that is last; seats tied for last roll two dice, lowest takes, ties roll again."""
     low = min(st.small)
     contenders = [s for s in range(st.num_players) if st.small[s] == low]
     while len(contenders) > 1:
-        rolls = [sum(st._roll()) for _ in contenders]
-        st._log(type="roll_off", seats=list(contenders), rolls=rolls)
+        rolls = [sum(st.roll_dice()) for _ in contenders]
+        st.log(type="roll_off", seats=list(contenders), rolls=rolls)
         least = min(rolls)
         contenders = [c for c, r in zip(contenders, rolls) if r == least]
     return contenders[0]
+
+
+RUN: dict[str, Callable[[S, Any], None]] = {
+    "turn": lambda st, _: turn(st),
+    "end_turn": lambda st, _: end_turn(st),
+    "route": lambda st, step: route(st, step.agreed),
+    "square": lambda st, _: square(st),
+    "finish_card": finish_card,
+}
+"""Step name -> what the step does, for the kinds that ask nothing."""

@@ -1,11 +1,13 @@
 """The Doubletrack engine: a game in progress, as a stack of small named steps.
 
 A turn is route -> roll -> square -> (auction) -> end of turn; cards, bumps and auctions push
-further steps. Steps are plain tuples ``(name, *args)`` holding only public, JSON-able values,
-so a state clones by copying lists and a view can show the flow (which ``determinize`` rebuilds).
-A step named ``ask_*`` puts a question to one or more seats (several: sealed simultaneous bids)
-unless only one answer is possible, in which case it answers itself: ``pending()`` never holds a
-decision with a single option.
+further steps. Steps (:mod:`.steps`) hold only public, JSON-able values, so a state clones by
+copying lists and a view can show the flow (which ``determinize`` rebuilds). What each step does
+is in :mod:`.flow`; this module is the machine that runs them and the small public API they use
+(``log``, ``ask``, ``roll_dice``, ``pay``, ``draw``, ``place``, ...). A step named ``ask_*`` puts a
+question to one or more seats (several: sealed simultaneous bids) unless only one answer is
+possible, in which case it answers itself: ``pending()`` never holds a decision with a single
+option.
 
 Hidden information lives outside the steps: hands, the draw pile, and the card on sale.
 Public knowledge about cards is tracked so that views and ``determinize`` agree with what a seat
@@ -16,7 +18,7 @@ at the bottom), and a seat that draws one of them holds a card everyone knows (`
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from referee.core import (
@@ -24,21 +26,20 @@ from referee.core import (
     ranks_from_keys,
 )
 from referee.games.doubletrack import options as opt
-from referee.games.doubletrack.board import BACK_STEPS, NUMBER, TAKE_AMOUNT, Board
-
-TURN_LIMIT = 300
-"""A game that passes 300 turns ends there (rules page, 'End and ranking')."""
-NO_ONE = -1
-
-Step = tuple[Any, ...]
-Route = tuple[tuple[int, int, int, int], ...]
-"""Agreed route for the coming move: (gate, takes shortcut 0/1, fee, payee) per fork in reach."""
+from referee.games.doubletrack.board import (
+    BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TURN_LIMIT, Board,
+)
+from referee.games.doubletrack.flow import ANSWER, ASK, RUN
+from referee.games.doubletrack.steps import TURN, Step
+from referee.games.doubletrack.views import build_view
 
 
 class DoubletrackState(State):
     """A Doubletrack game. Seats are 0..n-1, seat i plays colour i; gates are colour indexes."""
 
     def __init__(self, board: Board, num_players: int, seed: int, deal: bool = True) -> None:
+        """A new game from ``seed``; ``deal=False`` leaves an empty table for a position to be
+        built by hand (``determinize``, tests), to be started with :meth:`resume`."""
         self.board = board
         self.num_players = num_players
         self.rng = random.Random(seed)
@@ -64,7 +65,9 @@ class DoubletrackState(State):
         self.events: list[dict[str, Any]] = []
         self.seen = [0] * n
         self.stack: list[Step] = []
+        """Steps still to run, the next one at the end."""
         self.wait: Step | None = None
+        """The ``ask_*`` step whose question is pending."""
         self._pending: list[Decision] = []
         self._values: list[dict[str, Any]] = []
         self._result: Result | None = None
@@ -80,7 +83,7 @@ class DoubletrackState(State):
                 self.hands[s].append(self.pile.pop())
         self.active = self.rng.randrange(self.num_players)
         self.events.append({"type": "start", "first": self.active})
-        self.stack.append(("turn",))
+        self.stack.append(TURN)
         self._run()
 
     # -- the State interface ------------------------------------------------------------------
@@ -92,16 +95,16 @@ class DoubletrackState(State):
         pend = self._pending
         if not pend:
             raise GameOverError("the game is over")
-        values: dict[int, Any] = {}
+        answers: dict[int, Any] = {}
         for d, vals in zip(pend, self._values):
             choice = choices.get(d.seat)
             try:
-                values[d.seat] = vals[choice]  # type: ignore[index]
+                answers[d.seat] = vals[choice]  # type: ignore[index]
             except (KeyError, TypeError):
                 detail = "no answer given" if choice is None else ""
                 raise IllegalChoiceError(d.seat, choice, d.kind, detail) from None
         if len(choices) != len(pend):
-            extra = next(s for s in choices if s not in values)
+            extra = next(s for s in choices if s not in answers)
             raise IllegalChoiceError(extra, choices[extra], pend[0].kind,
                                      "this seat is not asked now")
         n_events = len(self.events)
@@ -110,11 +113,10 @@ class DoubletrackState(State):
         step = self.wait
         assert step is not None
         self._pending, self._values, self.wait = [], [], None
-        _HANDLERS[step[0]](self, step, values)
+        ANSWER[step[0]](self, step, answers)
         self._run()
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        from referee.games.doubletrack.views import build_view
         return build_view(self, seat)
 
     def result(self) -> Result | None:
@@ -144,87 +146,112 @@ class DoubletrackState(State):
         while stack and self.ended is None:
             step = stack.pop()
             name = step[0]
-            ask = _ASKS.get(name)
+            ask = ASK.get(name)
             if ask is None:
-                _STEPS[name](self, step)
+                RUN[name](self, step)
             elif ask(self, step):
                 self.wait = step
                 return
 
-    def _ask(self, step: Step, seat: int, kind: str, prompt: str, built: opt.Built) -> bool:
-        """Put one question; answer it at once when there is only one option."""
+    def resume(self) -> None:
+        """Ask the waiting question again (its options rebuilt from the state as it is now),
+        or start the steps on the stack; run until the next question.
+
+        For a position built or changed by hand: ``determinize``, tests, analysis tools.
+        """
+        if self.wait is not None:
+            self.stack.append(self.wait)
+            self._pending, self._values, self.wait = [], [], None
+        self._run()
+
+    def ask(self, step: Step, seat: int, kind: str, prompt: str, built: opt.Built) -> bool:
+        """Put one question to ``seat`` for ``step``; with a single option, answer it at once.
+        True when the question is now pending."""
         options, values = built
         if len(options) == 1:
-            _HANDLERS[step[0]](self, step, {seat: values[options[0].id]})
+            ANSWER[step[0]](self, step, {seat: values[options[0].id]})
             return False
         self._pending = [Decision(seat, kind, prompt, options)]
         self._values = [values]
         return True
 
-    def _log(self, **event: Any) -> None:
+    def ask_sealed(self, decisions: list[Decision], values: list[dict[str, Any]]) -> None:
+        """Put several questions at once (sealed, simultaneous bids); ``values[i]`` maps the
+        option ids of ``decisions[i]`` to what the answer function receives."""
+        self._pending, self._values = decisions, values
+
+    def log(self, **event: Any) -> None:
+        """Record an event (a JSON-able dict with a ``type``); views show them to every seat."""
         self.events.append(event)
 
-    def _roll(self) -> list[int]:
+    def roll_dice(self) -> list[int]:
+        """The board's dice (two six-sided on the default board), from the state's generator."""
         r, sides = self.rng.random, self.board.dice_sides
         return [int(r() * sides) + 1 for _ in range(self.board.dice_count)]
 
     # -- money, gates, cards ------------------------------------------------------------------
 
-    def _pay(self, payer: int, payee: int, amount: int) -> None:
+    def pay(self, payer: int, payee: int, amount: int) -> None:
+        """All payments are made in the open (so balances are public knowledge)."""
         self.money[payer] -= amount
         self.money[payee] += amount
 
-    def _draw(self, seat: int) -> None:
+    def draw(self, seat: int) -> None:
+        """``seat`` draws the top card; one that came from the public bottom part is known."""
         card = self.pile.pop()
         if len(self.pile) < self.pile_known:  # the card came from the public bottom part
             self.pile_known = len(self.pile)
             self.known[seat].append(card)
-            self._log(type="draw", seat=seat, card=card)
+            self.log(type="draw", seat=seat, card=card)
         else:
-            self._log(type="draw", seat=seat)
+            self.log(type="draw", seat=seat)
         self.hands[seat].append(card)
 
-    def _reveal(self, owner: int, card: str) -> None:
+    def reveal(self, owner: int, card: str) -> None:
         """A card leaves ``owner``'s hand face up: public knowledge of that hand shrinks."""
         if card in self.known[owner]:
             self.known[owner].remove(card)
 
-    def _opponent_gates(self, seat: int) -> tuple[tuple[int, int], ...]:
+    def opponent_gates(self, seat: int) -> tuple[tuple[int, int], ...]:
+        """(gate, controller) of every gate another seat controls."""
         return tuple((g, c) for g, c in enumerate(self.gates) if c != NO_ONE and c != seat)
 
-    def _opponents(self, seat: int) -> tuple[int, ...]:
+    def opponents(self, seat: int) -> tuple[int, ...]:
         return tuple(s for s in range(self.num_players) if s != seat)
 
     # -- the inner track ----------------------------------------------------------------------
 
-    def _place(self, seat: int, to: int) -> None:
-        """Put ``seat``'s small pawn on circle ``to`` and apply the bump rule (then HOME)."""
+    def place(self, seat: int, to: int) -> None:
+        """Put ``seat``'s small pawn on circle ``to`` and apply the bump rule (one small pawn per
+        circle, START holds any number: move on one circle, again until free); reaching or
+        passing HOME wins at once."""
         home = self.board.home
         if 0 < to < home:
             small = self.small
             taken = {small[s] for s in range(self.num_players) if s != seat}
-            while to in taken:  # one pawn per circle: move on, again until free
+            while to in taken:
                 to += 1
         if to >= home:
             self.small[seat] = home
-            self._log(type="small", seat=seat, to=home)
+            self.log(type="small", seat=seat, to=home)
             self._win(seat)
             return
         self.small[seat] = to
-        self._log(type="small", seat=seat, to=to)
+        self.log(type="small", seat=seat, to=to)
 
-    def _to_lead(self, seat: int) -> None:
+    def to_lead(self, seat: int) -> None:
         """Take The Lead / SELL THE LEAD: to the circle just ahead of the leader, unless alone ahead."""
-        lead = max(self.small[s] for s in self._opponents(seat))
+        lead = max(self.small[s] for s in self.opponents(seat))
         if self.small[seat] > lead:
-            self._log(type="small", seat=seat, to=self.small[seat], stays=True)
+            self.log(type="small", seat=seat, to=self.small[seat], stays=True)
             return
-        self._place(seat, lead + 1)
+        self.place(seat, lead + 1)
 
     def _win(self, seat: int) -> None:
+        """The first small pawn to reach HOME wins at once: the steps left never run."""
         self.winner = seat
-        self.ended = EndReason.NORMAL  # at once: the steps left on the stack never run
-        self._log(type="home", seat=seat)
+        self.ended = EndReason.NORMAL
+        self.log(type="home", seat=seat)
 
     # -- result ---------------------------------------------------------------------------------
 
@@ -245,10 +272,5 @@ class DoubletrackState(State):
         return Result(seats, winners, self.ended or EndReason.NORMAL, self.turns // n, reason,
                       extra, turns=self.turns)
 
-
-# The step functions live in flow.py; they register themselves into these tables.
-_STEPS: dict[str, Callable[[DoubletrackState, Step], None]] = {}
-_ASKS: dict[str, Callable[[DoubletrackState, Step], bool]] = {}
-_HANDLERS: dict[str, Callable[[DoubletrackState, Step, dict[int, Any]], None]] = {}
 
 __all__ = ["DoubletrackState", "TURN_LIMIT", "NO_ONE", "NUMBER", "TAKE_AMOUNT", "BACK_STEPS"]

@@ -13,8 +13,9 @@ from typing import Any
 from referee.core import Game, GameOptionsError
 
 from .board import Board
+from .determinize import determinize
 from .state import TokaidoState
-from .views import RULES_VERSION, determinize
+from .views import RULES_VERSION
 
 OPTION_KEYS = ("automa",)
 

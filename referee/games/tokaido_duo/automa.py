@@ -1,4 +1,4 @@
-"""The solo variant's Automa (seat 1): rank tracks instead of boards, and its scripted turn.
+"""The solo variant's Automa (seat 1): its rank tracks, and the decisions of its scripted turn.
 
 Procedure from seed 002 as settled by the rules page.  The Automa picks a die by (1) the pilgrim
 if it can stop on a seashore while holding fewer than three wave tiles, (2) the die of highest
@@ -6,6 +6,9 @@ rank whose move raises that character's rank, (3) the highest value; ties follow
 order, drawn at random for every roll.  Its merchant and artist walk fixed clockwise loops (the
 merchant over coastal towns only, not moving if the destination is occupied).  Its track numbers
 are placeholders from the board data and are labelled so in the view and the result.
+
+This module only decides (which die, where, which wave tile) and keeps the arithmetic of its
+own :class:`AutomaTracks`; the state applies the decisions, as it does a human seat's answers.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import moves
-from .board import CHARACTERS, Board
+from .board import Board
 from .moves import ARTIST, MERCHANT, PILGRIM
 
 if TYPE_CHECKING:
     from .state import TokaidoState
 
-NUMBERS_NOTE = "placeholder"
-"""How the view and result label the Automa's numbers: the printed cards are not public."""
+AUTOMA = 1
+"""The Automa's seat."""
 
 
 class AutomaTracks:
@@ -61,6 +64,14 @@ class AutomaTracks:
         """On the first wave space ahead of the token, else off the track."""
         self.wave_at[c] = next((q for q in self.wave_spaces if q > self.pos[c]), 0)
 
+    def wave_moved(self, c: int, to_automa: bool, from_automa: bool) -> None:
+        """Keep the cards in step with the wave tiles: a tile gained goes on its track, a tile
+        lost leaves it."""
+        if to_automa:
+            self.place_wave(c)
+        elif from_automa:
+            self.wave_at[c] = None
+
     def advance(self, c: int) -> bool:
         """One space on; onto a wave tile: one more, then the tile is placed again.
         True when the token has just reached the last space (an end trigger)."""
@@ -76,104 +87,56 @@ class AutomaTracks:
 
 
 def landing(s: TokaidoState, c: int, value: int) -> int | None:
-    """Where the Automa's character ``c`` would stop with ``value``; None if it cannot move."""
+    """Where the Automa's character ``c`` would stop with ``value``; None if it cannot move
+    (seed 002: the merchant does not move when the destination coastal town is occupied)."""
     if c == PILGRIM:
-        return moves.pilgrim_landing(s, 1, value)
-    a = s.b.automa
+        return moves.pilgrim_landing(s, AUTOMA, value)
+    a = s.board.automa
     loop = a["merchant_loop"] if c == MERCHANT else a["artist_loop"]
-    here = s.mer[1] if c == MERCHANT else s.art[1]
+    here = s.merchants[AUTOMA] if c == MERCHANT else s.artists[AUTOMA]
     dest = loop[(loop.index(here) + value) % len(loop)]
-    if c == MERCHANT and (dest == here or s.b.town_ring[dest] in moves.coastal_blockers(s)):
+    if c == MERCHANT and (dest == here
+                          or s.board.town_ring[dest] in moves.coastal_blockers(s)):
         return None
     return dest
 
 
-def raises(s: TokaidoState, c: int, dest: int) -> bool:
+def rank_rises(s: TokaidoState, c: int, dest: int) -> bool:
     """Seed 002: artist on a zone without a coin marker; merchant on a coastal town without
     the painting marker; pilgrim on a temple, a garden or such a coastal town."""
-    a = s.b.automa
+    a = s.board.automa
     if c == ARTIST:
         return dest not in a["coin_zones"]
     if c == MERCHANT:
         return dest != a["painting_town"]
-    kind = s.b.ring[dest]
-    return kind in "TG" or (kind == "C" and s.b.ring_town[dest] != a["painting_town"])
+    kind = s.board.ring[dest]
+    return kind in "TG" or (kind == "C" and s.board.ring_town[dest] != a["painting_town"])
 
 
-def choose_die(s: TokaidoState, avail: list[int]) -> int:
+def wants_wave(s: TokaidoState) -> bool:
+    """Rule (1) applies while the Automa holds fewer than three wave tiles."""
+    return s.wave_holder.count(AUTOMA) < 3
+
+
+def choose_die(s: TokaidoState, available: list[int]) -> int:
+    """The die the Automa takes: rules (1), (2), (3) above, ties by the column order."""
     t = s.automa
     assert t is not None
-    order = [c for c in s.die_order if c in avail]
-    if PILGRIM in avail and s.wave_holder.count(1) < 3:
-        if s.b.ring[moves.pilgrim_landing(s, 1, s.dice[PILGRIM])] == "S":
+    order = [c for c in s.die_order if c in available]
+    if PILGRIM in available and wants_wave(s):
+        if s.board.ring[moves.pilgrim_landing(s, AUTOMA, s.dice[PILGRIM])] == "S":
             return PILGRIM
     for c in sorted(order, key=lambda c: -t.rank(c)):
         dest = landing(s, c, s.dice[c])
-        if dest is not None and raises(s, c, dest):
+        if dest is not None and rank_rises(s, c, dest):
             return c
     return max(order, key=lambda c: s.dice[c])
 
 
-def take_turn(s: TokaidoState, avail: list[int]) -> None:
-    """Pick a die, move, and resolve the landing; then the draft goes on (unless the human
-    must first return a ware because the Automa took Robust)."""
-    c = choose_die(s, avail) if len(avail) > 1 else avail[0]
-    s.use_die(1, c)
-    dest = landing(s, c, s.value)
-    if dest is None:
-        s.events.append(("no_move", 1, CHARACTERS[c], s.value))
-        s._next_pick()
-        return
-    if _arrive(s, c, dest):
-        return
-    s._next_pick()
-
-
-def _arrive(s: TokaidoState, c: int, dest: int) -> bool:
-    b = s.b
-    if c == PILGRIM:
-        s.events.append(("move", 1, "pilgrim", s.pil[1], dest))
-        s.pil[1] = dest
-        kind = b.ring[dest]
-        if kind == "S" and s.wave_holder.count(1) < 3:
-            return _gain_wave(s)
-        # A hot spring gives it nothing: the Automa receives only what its procedure lists
-        # (seed 002: 「オートマが受け取るのは、ここに書かれたものだけ」), and the token is not listed.
-    elif c == MERCHANT:
-        s.events.append(("move", 1, "merchant", b.towns[s.mer[1]], b.towns[dest]))
-        s.mer[1] = dest
-    else:
-        s.events.append(("move", 1, "artist", b.zones[s.art[1]], b.zones[dest]))
-        s.art[1] = dest
-    if raises(s, c, dest):
-        _advance(s, c)
-    return False
-
-
-def _advance(s: TokaidoState, c: int) -> None:
-    t = s.automa
-    assert t is not None
-    ended = t.advance(c)
-    s.events.append(("automa_rank", CHARACTERS[c], t.pos[c], t.rank(c)))
-    if ended:
-        s.trigger(f"the Automa's {CHARACTERS[c]} rank token reached the end of its track")
-
-
-def _gain_wave(s: TokaidoState) -> bool:
+def wave_to_take(s: TokaidoState) -> tuple[int, int]:
     """Seed 002: from the board, else from the player; the tile of its highest-ranked
-    character (ties pilgrim > merchant > artist)."""
+    character (ties pilgrim > merchant > artist). Returns (character, source seat or -1)."""
     t = s.automa
     assert t is not None
-    choices = moves.seashore_choices(s, 1)
-    _, char, source = max(choices, key=lambda k: (t.rank(k[1]), -k[1]))
-    return s.take_wave(1, char, source)
-
-
-def wave_moved(s: TokaidoState, char: int, seat: int, source: int) -> None:
-    """Keep the Automa's cards in step with the wave tiles' holders."""
-    t = s.automa
-    assert t is not None
-    if seat == 1:
-        t.place_wave(char)
-    elif source == 1:
-        t.wave_at[char] = None
+    _, c, source = max(moves.seashore_choices(s, AUTOMA), key=lambda k: (t.rank(k[1]), -k[1]))
+    return c, source

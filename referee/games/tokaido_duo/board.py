@@ -31,6 +31,9 @@ LIMIT_KEYS = ("wares", "wares_robust", "coins_per_slab", "slabs", "temple_end", 
               "paintings")
 TOTAL_WARES = 26
 LEVELS = range(1, 7)
+AUTOMA_NUMBERS = "placeholder"
+"""How views and results label the Automa's numbers (ranks, level factors): the printed cards are
+not public, so the board data holds placeholders."""
 ArtistDest = tuple[int, int, tuple[int, ...], tuple[tuple[int, ...] | None, ...]]
 """An artist destination: zone, icon mask over its paths, one path, a path per icon."""
 
@@ -68,8 +71,10 @@ class Board:
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data: dict[str, Any] = json.loads(json.dumps(data))  # a JSON-clean private copy
         self.version: str = str(_need(self.data, "version", (str, int, float)))
-        self.opt_cache: dict[tuple[Any, ...], Any] = {}
+        self.option_cache: dict[tuple[Any, ...], Any] = {}
+        """The public Option of each option key (options are immutable, so shareable)."""
         self.keep_cache: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        """The keep-wares option keys of each (wares to choose from, cap)."""
         _validate(self)
 
     # the derived tables are set by _validate and the _build_* helpers below

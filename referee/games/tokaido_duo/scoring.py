@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.core import EndReason, Result, SeatResult, ranks_from_keys
 
-from .automa import NUMBERS_NOTE
-from .board import CHARACTERS
+from .board import AUTOMA_NUMBERS, CHARACTERS
 
 if TYPE_CHECKING:
     from .state import TokaidoState
@@ -22,7 +21,7 @@ def breakdown(s: TokaidoState, seat: int) -> dict[str, int]:
     """A seat's score by character (the Automa: its three ranks)."""
     if s.automa is not None and seat == 1:
         return {c: s.automa.rank(i) for i, c in enumerate(CHARACTERS)}
-    b = s.b
+    b = s.board
     slabs = min(s.slabs[seat], b.limits["slabs"])  # slabs past the last slot score as the last
     return {"pilgrim": s.temple[seat] * s.garden[seat],
             "merchant": b.merchant_score[slabs],
@@ -30,6 +29,7 @@ def breakdown(s: TokaidoState, seat: int) -> dict[str, int]:
 
 
 def result(s: TokaidoState) -> Result:
+    """The finished game's result: ranks by score, then the tie rule of the variant."""
     parts = [breakdown(s, seat) for seat in (0, 1)]
     scores = [sum(p.values()) for p in parts]
     if s.automa is not None:
@@ -41,6 +41,6 @@ def result(s: TokaidoState) -> Result:
     winners = tuple(i for i in (0, 1) if ranks[i] == 1)
     extra: dict[str, Any] = {"coins": list(s.coins)}
     if s.automa is not None:
-        extra.update(automa_seat=1, automa_level=s.automa.level, automa_numbers=NUMBERS_NOTE)
+        extra.update(automa_seat=1, automa_level=s.automa.level, automa_numbers=AUTOMA_NUMBERS)
     reason = "; ".join(s.triggers) + "; round played out"
     return Result(seats, winners, EndReason.NORMAL, s.round, reason, extra)

@@ -2,9 +2,11 @@
 
 The state is a handful of flat lists (cheap to clone) plus a *phase*: which question is open
 (``choose_die``, ``move``, ``keep_wares``, ``wave_tile``, ``hot_spring``, ``return_ware``), for
-whom, and the option keys answering it (see :mod:`.options`).  Every transition ends by opening
-the next question with :meth:`TokaidoState._ask`; :meth:`_settle` then applies forced questions
-(one option) until a real choice or the end, so :meth:`pending` never offers a single option.
+whom, and the option keys answering it (:mod:`.options`; the rule queries producing them are in
+:mod:`.moves`).  Every transition ends by opening the next question with :meth:`_ask`;
+:meth:`_settle` then applies forced questions (one option) until a real choice or the end, so
+:meth:`pending` never offers a single option.  In solo play the Automa's turn is played here
+too, from the decisions of :mod:`.automa`.
 
 Chance (dice, bag draws, setup shuffles) comes only from ``self.rng``.  Events are appended as
 small tuples and rendered to dicts only by :mod:`.views`.
@@ -18,72 +20,88 @@ from typing import Any
 
 from referee.core import Decision, GameOverError, IllegalChoiceError, Result, State
 
-from . import automa as automa_mod
+from . import automa as automa_rules
 from . import moves, scoring
+from .automa import AUTOMA, AutomaTracks
 from .board import CHARACTERS, Board
+from .moves import ARTIST, MERCHANT, PILGRIM
+from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
+from .views import build_view
 
 DUO_COLOURS = (0, 1)
 """Two seats: seat 0 purple, seat 1 green."""
 SOLO_COLOURS = (1, 0)
 """Solo: the human (seat 0) green, the Automa (seat 1) purple (seed 002: 「オートマは紫を担当し」)."""
-from .moves import MERCHANT, Key
-from .options import PROMPTS, option_for
 
-_COPY_LISTS = ("pil", "mer", "art", "temple", "garden", "coins", "slabs", "revealed", "gifts",
-               "wave_holder", "wave_side", "boutique", "bag", "dice", "used", "die_order",
-               "triggers", "events", "seen", "keys")
+_COPY_LISTS = ("pilgrims", "merchants", "artists", "temple", "garden", "coins", "slabs",
+               "revealed", "gifts", "wave_holder", "wave_side", "boutiques", "bag", "dice", "used",
+               "die_order", "triggers", "events", "seen", "option_keys")
 
 
 class TokaidoState(State):
-    """A Tokaido Duo game (two seats; in solo play seat 1 is the engine's Automa)."""
+    """A Tokaido Duo game (two seats; in solo play seat 1 is the engine's Automa).
+
+    Per-seat lists are indexed by seat: ``pilgrims`` (ring spaces), ``merchants`` (towns),
+    ``artists`` (zones), ``temple``, ``garden``, ``coins``, ``slabs``, ``wares`` (counts by ware
+    type), ``tiles`` (painting icons in slot order), ``revealed`` and ``gifts`` (slots from the
+    left). Per character: ``dice``, ``used`` (the seat that took the die, -1), ``wave_side``,
+    ``wave_holder`` (-1: on the board). The action in progress: ``actor`` uses ``character``'s
+    die showing ``value``.
+    """
 
     def __init__(self, board: Board, seed: int, num_players: int = 2,
                  level: int | None = None, setup: bool = True) -> None:
-        self.b = board
+        """A new game from ``seed``; ``setup=False`` stops before the first round, for a
+        position to be completed by hand (``determinize``) and opened with :meth:`reopen`."""
+        self.board = board
         self.num_players = num_players
         self.rng = random.Random(seed)
-        self.automa = automa_mod.AutomaTracks(board, level) if level is not None else None
+        self.automa = AutomaTracks(board, level) if level is not None else None
         self.colours = SOLO_COLOURS if level is not None else DUO_COLOURS
-        """Each seat's colour (an index into :data:`COLOURS`): it decides the painting set."""
+        """Each seat's colour (an index into :data:`.board.COLOURS`): it decides the paintings."""
         self.events: list[tuple[Any, ...]] = []
         self.seen = [0, 0]
+        """Per seat: how many events it had seen when it last decided (views show the rest)."""
         self.triggers: list[str] = []
         self.over = False
-        self.pool: list[int] | None = None
-        self.ret_seat = -1
-        self.gained = False
+        self.keep_pool: list[int] | None = None
+        """Wares held plus drawn, while the drawer chooses which to keep."""
+        self.return_seat = -1
+        """The seat returning a ware for the Robust tile it lost, else -1."""
+        self.spring_gained = False
+        """Whether the action in progress gained the hot spring (it cannot pay for itself)."""
         self._pending: list[Decision] = []
         self.phase, self.seat = "setup", 0
-        self.keys: list[Key] = []
-        self.actor = self.char = self.value = self.picks = self.round_event = 0
+        self.option_keys: list[Key] = []
+        self.actor = self.character = self.value = self.picks = self.round_start_event = 0
         self.dice, self.used, self.die_order = [1, 1, 1], [-1, -1, -1], [0, 1, 2]
         self._setup()
         if setup:
             self._start_round()
             self._settle()
 
-    # ----------------------------------------------------------------- setup
     def _setup(self) -> None:
         """Rules page, Components and setup; seat 0 starts (solo: drawn, seed 002)."""
-        b, rng = self.b, self.rng
-        self.pil = [s[0] for s in b.start]
-        self.mer = [s[1] for s in b.start]
-        self.art = [s[2] for s in b.start]
+        b, rng = self.board, self.rng
+        self.pilgrims = [start[0] for start in b.start]
+        self.merchants = [start[1] for start in b.start]
+        self.artists = [start[2] for start in b.start]
         self.temple, self.garden = [1, 1], [1, 1]
         self.coins, self.slabs = [0, 0], [0, 0]
         self.wares = [[0] * len(b.wares), [0] * len(b.wares)]
         self.bag = list(b.ware_counts)
-        self.boutique = list(range(8))
-        rng.shuffle(self.boutique)
+        self.boutiques = list(range(8))
+        """The boutique token (an index into the board's) on each coastal town."""
+        rng.shuffle(self.boutiques)
         self.tiles = [list(b.paintings[self.colours[0]]), list(b.paintings[self.colours[1]])]
         rng.shuffle(self.tiles[0])
         rng.shuffle(self.tiles[1])
         self.revealed, self.gifts = [0, 0], [0, 0]
         self.wave_holder = [-1, -1, -1]
         self.wave_side = [b.waves[c][rng.randrange(2)] for c in range(3)]
-        self.spring = -1
+        self.spring_holder = -1
         self.round = 0
-        self.first = rng.randrange(2) if self.automa else 1  # flipped to the starter below
+        self.first_player = rng.randrange(2) if self.automa else 1  # flipped by _start_round
 
     # ---------------------------------------------------------------- interface
     def pending(self) -> list[Decision]:
@@ -105,12 +123,11 @@ class TokaidoState(State):
         else:
             raise IllegalChoiceError(d.seat, choice, d.kind)
         self.seen[d.seat] = len(self.events)
-        key = self.keys[i]
-        _HANDLERS[key[0]](self, key)
+        key = self.option_keys[i]
+        _TRANSITIONS[key[0]](self, key)
         self._settle()
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        from .views import build_view
         return build_view(self, seat)
 
     def result(self) -> Result | None:
@@ -123,7 +140,7 @@ class TokaidoState(State):
             setattr(c, name, list(getattr(self, name)))
         c.wares = [list(self.wares[0]), list(self.wares[1])]
         c.tiles = [list(self.tiles[0]), list(self.tiles[1])]
-        c.pool = list(self.pool) if self.pool is not None else None
+        c.keep_pool = list(self.keep_pool) if self.keep_pool is not None else None
         c.automa = self.automa.clone() if self.automa else None
         # __new__ skips seeding from the OS (most of a clone's cost); setstate sets it all
         c.rng = random.Random.__new__(random.Random)
@@ -134,42 +151,69 @@ class TokaidoState(State):
     def is_over(self) -> bool:
         return self.over
 
+    def is_automa(self, seat: int) -> bool:
+        return self.automa is not None and seat == AUTOMA
+
     # ------------------------------------------------------------- the machine
     def _ask(self, seat: int, phase: str, keys: list[Key]) -> None:
-        self.phase, self.seat, self.keys = phase, seat, keys
+        self.phase, self.seat, self.option_keys = phase, seat, keys
 
     def _settle(self) -> None:
         """Apply forced steps until a real choice (2+ options) or the end of the game."""
         while not self.over:
-            if len(self.keys) > 1:
+            if len(self.option_keys) > 1:
                 try:
-                    cache = self.b.opt_cache
-                    opts = tuple([cache[k] for k in self.keys])
+                    cache = self.board.option_cache
+                    opts = tuple([cache[k] for k in self.option_keys])
                 except KeyError:
-                    opts = tuple([option_for(self.b, k) for k in self.keys])
+                    opts = tuple([option_for(self.board, k) for k in self.option_keys])
                 self._pending = [Decision(self.seat, self.phase, PROMPTS[self.phase], opts)]
                 return
-            key = self.keys[0]
-            _HANDLERS[key[0]](self, key)
+            key = self.option_keys[0]
+            _TRANSITIONS[key[0]](self, key)
         self._pending = []
 
-    def is_automa(self, seat: int) -> bool:
-        return self.automa is not None and seat == 1
+    def continue_draft(self) -> None:
+        """Go on with the round's draft from the dice taken so far: the next pick is asked (or
+        played by the Automa), or the round ends. For a position built by hand."""
+        self._next_pick()
+        self._settle()
+
+    def reopen(self, phase: str, seat: int) -> None:
+        """Open the question of ``phase`` for ``seat`` again, its options rebuilt from the
+        state as it is now, and apply forced steps: a position rebuilt from a view
+        (``determinize``) or built by hand."""
+        keys: list[Key]
+        if phase == "choose_die":
+            keys = [("die", c, self.dice[c]) for c in range(3) if self.used[c] < 0]
+        elif phase == "move":
+            keys = moves.move_keys(self, self.actor, self.character, self.value)
+        elif phase == "keep_wares":
+            assert self.keep_pool is not None
+            keys = moves.keep_keys(self.keep_pool, self.ware_cap(self.actor))
+        elif phase == "wave_tile":
+            keys = moves.seashore_choices(self, seat)
+        elif phase == "hot_spring":
+            keys = HOT_SPRING_KEYS
+        else:
+            keys = [("return", w) for w, n in enumerate(self.wares[seat]) if n]
+        self._ask(seat, phase, keys)
+        self._settle()
 
     # ------------------------------------------------------------ round / draft
     def _start_round(self) -> None:
         """Roll the three dice; the first player alternates every round (1-2-1 draft)."""
         self.round += 1
-        self.round_event = len(self.events)
-        self.first = 1 - self.first
+        self.round_start_event = len(self.events)
+        self.first_player = 1 - self.first_player
         rnd = self.rng.random
-        self.dice = [f[int(rnd() * len(f))] for f in self.b.dice]
+        self.dice = [faces[int(rnd() * len(faces))] for faces in self.board.dice]
         self.used = [-1, -1, -1]
         self.picks = 0
         self.die_order = [0, 1, 2]
         if self.automa:
             self.rng.shuffle(self.die_order)  # the Automa's tie order, random per roll
-        self.events.append(("round", self.round, self.first, tuple(self.dice),
+        self.events.append(("round", self.round, self.first_player, tuple(self.dice),
                             tuple(self.die_order) if self.automa else None))
         self._next_pick()
 
@@ -178,32 +222,35 @@ class TokaidoState(State):
         if self.picks == 3:
             if self.triggers:
                 self.over = True
-                self.phase, self.keys = "over", []
+                self.phase, self.option_keys = "over", []
                 self.events.append(("end", "; ".join(self.triggers)))
                 return
             self._start_round()
             return
-        seat = 1 - self.first if self.picks == 1 else self.first
-        avail = [c for c in range(3) if self.used[c] < 0]
+        seat = 1 - self.first_player if self.picks == 1 else self.first_player
+        available = [c for c in range(3) if self.used[c] < 0]
         if self.is_automa(seat):
-            automa_mod.take_turn(self, avail)
+            self._automa_turn(available)
             return
-        self._ask(seat, "choose_die", [("die", c, self.dice[c]) for c in avail])
+        self._ask(seat, "choose_die", [("die", c, self.dice[c]) for c in available])
 
-    def _k_die(self, key: Key) -> None:
-        self.use_die(self.seat, key[1])
+    def _take_die(self, key: Key) -> None:
+        self._use_die(self.seat, key[1])
         self._begin_move()
 
-    def use_die(self, seat: int, char: int) -> None:
-        self.used[char] = seat
+    def _use_die(self, seat: int, character: int) -> None:
+        self.used[character] = seat
         self.picks += 1
-        self.actor, self.char, self.value, self.gained = seat, char, self.dice[char], False
-        self.events.append(("die", seat, CHARACTERS[char], self.value))
+        self.actor, self.character, self.value = seat, character, self.dice[character]
+        self.spring_gained = False
+        self.events.append(("die", seat, CHARACTERS[character], self.value))
 
     def _begin_move(self) -> None:
-        keys = moves.MOVE_KEYS[self.char](self, self.actor, self.value)
-        if not keys:  # cannot move exactly the value: the die is spent, no effect
-            self.events.append(("no_move", self.actor, CHARACTERS[self.char], self.value))
+        """Using a die = moving that seat's matching character exactly the value; if it cannot,
+        the die is spent with no move and no effect."""
+        keys = moves.MOVE_KEYS[self.character](self, self.actor, self.value)
+        if not keys:
+            self.events.append(("no_move", self.actor, CHARACTERS[self.character], self.value))
             self._end_action()
             return
         self._ask(self.actor, "move", keys)
@@ -212,110 +259,132 @@ class TokaidoState(State):
         """Offer the hot spring (same die again) when it is held, was not gained by this action,
         and a repeat can move; otherwise go on with the draft."""
         a = self.actor
-        if (self.spring == a and not self.gained and not self.is_automa(a)
-                and moves.move_keys(self, a, self.char, self.value)):
-            self._ask(a, "hot_spring", [("spring", 0), ("spring", 1)])
+        if (self.spring_holder == a and not self.spring_gained and not self.is_automa(a)
+                and moves.move_keys(self, a, self.character, self.value)):
+            self._ask(a, "hot_spring", HOT_SPRING_KEYS)
             return
         self._next_pick()
 
-    def _k_spring(self, key: Key) -> None:
+    def _answer_hot_spring(self, key: Key) -> None:
+        """Spend the token: the same die again at once (same character, same value); the token
+        returns to the board."""
         if key[1]:
-            self.spring = -1
-            self.events.append(("spring_used", self.actor, CHARACTERS[self.char], self.value))
+            self.spring_holder = -1
+            self.events.append(("spring_used", self.actor, CHARACTERS[self.character],
+                                self.value))
             self._begin_move()
         else:
             self._next_pick()
 
+    def _move_meeple(self, seat: int, character: int, dest: int) -> None:
+        """Move ``seat``'s ``character`` to ``dest`` (a ring space, a town or a zone)."""
+        b = self.board
+        if character == PILGRIM:
+            self.events.append(("move", seat, "pilgrim", self.pilgrims[seat], dest))
+            self.pilgrims[seat] = dest
+        elif character == MERCHANT:
+            self.events.append(("move", seat, "merchant", b.towns[self.merchants[seat]],
+                                b.towns[dest]))
+            self.merchants[seat] = dest
+        else:
+            self.events.append(("move", seat, "artist", b.zones[self.artists[seat]],
+                                b.zones[dest]))
+            self.artists[seat] = dest
+
     # ---------------------------------------------------------------- pilgrim
-    def _k_mp(self, key: Key) -> None:
-        _, dest, eff = key
-        a = self.actor
-        self.events.append(("move", a, "pilgrim", self.pil[a], dest))
-        self.pil[a] = dest
-        if eff == 1 and self.pilgrim_effect(a, dest):
+    def _move_pilgrim(self, key: Key) -> None:
+        _, dest, effect = key
+        self._move_meeple(self.actor, PILGRIM, dest)
+        if effect == USE_EFFECT and self._space_effect(self.actor, dest):
             return
         self._end_action()
 
-    def pilgrim_effect(self, seat: int, space: int) -> bool:
+    def _space_effect(self, seat: int, space: int) -> bool:
         """Apply the space's effect; True when a question (wave tile) is now open."""
-        kind = self.b.ring[space]
-        if kind == "C":
-            town = self.b.ring_town[space]
-            self.gain_coins(seat, self.b.boutiques[self.boutique[town]][1], "coastal")
+        kind = self.board.ring[space]
+        if kind == "C":  # the town's boutique value in coins (Crafty does not apply)
+            town = self.board.ring_town[space]
+            self._gain_coins(seat, self.board.boutiques[self.boutiques[town]][1], "coastal")
         elif kind == "T":
             self._track(seat, self.temple, "temple", "temple_end")
         elif kind == "G":
             self._track(seat, self.garden, "garden", "garden_end")
         elif kind == "H":
-            self.take_spring(seat)
+            self._take_spring(seat)
         else:
             self._ask(seat, "wave_tile", moves.seashore_choices(self, seat))
             return True
         return False
 
     def _track(self, seat: int, track: list[int], name: str, limit: str) -> None:
-        end = self.b.limits[limit]
+        """Temple / garden: that marker +1; reaching the end triggers the end of the game; past
+        the end nothing happens."""
+        end = self.board.limits[limit]
         if track[seat] < end:
             track[seat] += 1
             self.events.append(("track", seat, name, track[seat]))
             if track[seat] == end:
-                self.trigger(f"{name} {end} reached by seat {seat}")
+                self._trigger(f"{name} {end} reached by seat {seat}")
 
-    def take_spring(self, seat: int) -> None:
+    def _take_spring(self, seat: int) -> None:
         """Take the token from the board or the opponent; it cannot pay for this action."""
-        if self.spring != seat:
-            self.events.append(("spring", seat, None if self.spring < 0 else self.spring))
-            self.spring = seat
+        if self.spring_holder != seat:
+            self.events.append(("spring", seat,
+                                None if self.spring_holder < 0 else self.spring_holder))
+            self.spring_holder = seat
             if seat == self.actor:
-                self.gained = True
+                self.spring_gained = True
 
-    def _k_wave(self, key: Key) -> None:
-        _, char, source = key
-        if self.take_wave(self.seat, char, source):
+    def _answer_wave_tile(self, key: Key) -> None:
+        _, character, source = key
+        if self._take_wave(self.seat, character, source):
             return
         self._end_action()
 
-    def take_wave(self, seat: int, char: int, source: int) -> bool:
-        """Move a wave tile to ``seat``; True when its loser must now return a ware (Robust)."""
-        self.wave_holder[char] = seat
-        self.events.append(("wave", seat, CHARACTERS[char], self.wave_side[char], source))
+    def _take_wave(self, seat: int, character: int, source: int) -> bool:
+        """Move a wave tile to ``seat`` (it is never flipped); True when its loser must now
+        return a ware (Robust lost with more wares than the plain cap)."""
+        self.wave_holder[character] = seat
+        self.events.append(("wave", seat, CHARACTERS[character], self.wave_side[character],
+                            source))
         if self.automa:
-            automa_mod.wave_moved(self, char, seat, source)
-        if (source >= 0 and char == MERCHANT and self.wave_side[char] == "robust"
-                and sum(self.wares[source]) > self.b.limits["wares"]):
-            self.ret_seat = source
+            self.automa.wave_moved(character, seat == AUTOMA, source == AUTOMA)
+        if (source >= 0 and character == MERCHANT and self.wave_side[character] == "robust"
+                and sum(self.wares[source]) > self.board.limits["wares"]):
+            self.return_seat = source
             self._ask(source, "return_ware",
-                      [("ret", w) for w, n in enumerate(self.wares[source]) if n])
+                      [("return", w) for w, n in enumerate(self.wares[source]) if n])
             return True
         return False
 
-    def _k_ret(self, key: Key) -> None:
+    def _return_ware(self, key: Key) -> None:
+        """Losing Robust with 6 wares: return one at once (the owner's choice)."""
         w = key[1]
-        self.wares[self.ret_seat][w] -= 1
+        self.wares[self.return_seat][w] -= 1
         self.bag[w] += 1
-        self.events.append(("return", self.ret_seat, self.b.wares[w]))
-        self.ret_seat = -1
+        self.events.append(("return", self.return_seat, self.board.wares[w]))
+        self.return_seat = -1
         self._end_action()
 
     # ---------------------------------------------------------------- merchant
-    def _k_mm(self, key: Key) -> None:
+    def _move_merchant(self, key: Key) -> None:
         _, dest, mode, count, coins, ware = key
         a = self.actor
-        self.events.append(("move", a, "merchant", self.b.towns[self.mer[a]], self.b.towns[dest]))
-        self.mer[a] = dest
+        self._move_meeple(a, MERCHANT, dest)
         if mode.startswith("draw"):
             if self._draw(a, count):
                 return
-        elif mode.startswith("sell"):
+        elif mode.startswith("sell"):  # sold wares return to the bag
             self.wares[a][ware] -= count
             self.bag[ware] += count
-            self.events.append(("sell", a, self.b.wares[ware], count, coins))
-            self.gain_coins(a, coins, "sale")
+            self.events.append(("sell", a, self.board.wares[ware], count, coins))
+            self._gain_coins(a, coins, "sale")
         self._end_action()
 
     def ware_cap(self, seat: int) -> int:
+        """At most 5 wares kept (Robust: 6)."""
         robust = self.wave_holder[MERCHANT] == seat and self.wave_side[MERCHANT] == "robust"
-        return self.b.limits["wares_robust" if robust else "wares"]
+        return self.board.limits["wares_robust" if robust else "wares"]
 
     def _draw(self, seat: int, count: int) -> bool:
         """Draw from the bag; True when the seat must now choose which wares to keep."""
@@ -330,68 +399,101 @@ class TokaidoState(State):
                 w += 1
             bag[w] -= 1
             pool[w] += 1
-            drawn.append(self.b.wares[w])
+            drawn.append(self.board.wares[w])
         self.events.append(("draw", seat, tuple(drawn)))
         cap = self.ware_cap(seat)
         if sum(pool) <= cap:
             self.wares[seat] = pool
             return False
-        self.pool = pool
-        self._ask(seat, "keep_wares", moves.keep_keys_cached(self.b, pool, cap))
+        self.keep_pool = pool
+        self._ask(seat, "keep_wares", moves.keep_keys_cached(self.board, pool, cap))
         return True
 
-    def _k_keep(self, key: Key) -> None:
-        kept, pool, a = key[1], self.pool, self.actor
+    def _keep_wares(self, key: Key) -> None:
+        """Keep any mix of old and new up to the cap; the rest return to the bag."""
+        kept, pool, a = key[1], self.keep_pool, self.actor
         assert pool is not None
         back = []
         for w, n in enumerate(kept):
             self.bag[w] += pool[w] - n
-            back += [self.b.wares[w]] * (pool[w] - n)
+            back += [self.board.wares[w]] * (pool[w] - n)
         self.wares[a] = list(kept)
-        self.pool = None
+        self.keep_pool = None
         self.events.append(("returned", a, tuple(back)))
         self._end_action()
 
-    def gain_coins(self, seat: int, amount: int, source: str) -> None:
+    def _gain_coins(self, seat: int, amount: int, source: str) -> None:
         """Coins from the pilgrim or a sale; every 10 become a gold slab at once."""
         self.coins[seat] += amount
         self.events.append(("coins", seat, amount, source))
-        per, top = self.b.limits["coins_per_slab"], self.b.limits["slabs"]
+        per, top = self.board.limits["coins_per_slab"], self.board.limits["slabs"]
         while self.coins[seat] >= per:
             self.coins[seat] -= per
             self.slabs[seat] += 1
             self.events.append(("slab", seat, self.slabs[seat]))
             if self.slabs[seat] == top:
-                self.trigger(f"gold slab {top} gained by seat {seat}")
+                self._trigger(f"gold slab {top} gained by seat {seat}")
 
     # ----------------------------------------------------------------- artist
-    def _k_ma(self, key: Key) -> None:
+    def _move_artist(self, key: Key) -> None:
+        """Paint: reveal tiles in slot order; gift: remove the first revealed tile (one per
+        action); the 10th gift triggers the end."""
         _, dest, mode, reveal = key
         a = self.actor
-        self.events.append(("move", a, "artist", self.b.zones[self.art[a]], self.b.zones[dest]))
-        self.art[a] = dest
+        self._move_meeple(a, ARTIST, dest)
         if mode.startswith("paint"):
             start = self.revealed[a]
             self.revealed[a] = start + reveal
-            icons = tuple(self.b.icons[t] for t in self.tiles[a][start:start + reveal])
+            icons = tuple(self.board.icons[t] for t in self.tiles[a][start:start + reveal])
             self.events.append(("paint", a, icons))
         elif mode == "gift":
-            icon = self.b.icons[self.tiles[a][self.gifts[a]]]
+            icon = self.board.icons[self.tiles[a][self.gifts[a]]]
             self.gifts[a] += 1
             self.events.append(("gift", a, icon, self.gifts[a]))
-            if self.gifts[a] == self.b.limits["paintings"]:
-                self.trigger(f"painting {self.gifts[a]} gifted by seat {a}")
+            if self.gifts[a] == self.board.limits["paintings"]:
+                self._trigger(f"painting {self.gifts[a]} gifted by seat {a}")
         self._end_action()
 
+    # ----------------------------------------------------------------- automa
+    def _automa_turn(self, available: list[int]) -> None:
+        """The Automa picks a die by its procedure, moves, and takes what the procedure lists
+        (a wave tile on a seashore, a rank where the move raises it); then the draft goes on,
+        unless the human must first return a ware because the Automa took Robust."""
+        c = automa_rules.choose_die(self, available) if len(available) > 1 else available[0]
+        self._use_die(AUTOMA, c)
+        dest = automa_rules.landing(self, c, self.value)
+        if dest is None:
+            self.events.append(("no_move", AUTOMA, CHARACTERS[c], self.value))
+        else:
+            self._move_meeple(AUTOMA, c, dest)
+            # A hot spring gives it nothing: the Automa receives only what its procedure lists
+            # (seed 002: 「オートマが受け取るのは、ここに書かれたものだけ」), and the token is not listed.
+            if c == PILGRIM and self.board.ring[dest] == "S" and automa_rules.wants_wave(self):
+                if self._take_wave(AUTOMA, *automa_rules.wave_to_take(self)):
+                    return
+            elif automa_rules.rank_rises(self, c, dest):
+                self._raise_automa_rank(c)
+        self._next_pick()
+
+    def _raise_automa_rank(self, c: int) -> None:
+        """The rank token moves on; reaching the end of its track is an end trigger."""
+        t = self.automa
+        assert t is not None
+        ended = t.advance(c)
+        self.events.append(("automa_rank", CHARACTERS[c], t.pos[c], t.rank(c)))
+        if ended:
+            self._trigger(f"the Automa's {CHARACTERS[c]} rank token reached the end of its track")
+
     # -------------------------------------------------------------------- end
-    def trigger(self, reason: str) -> None:
+    def _trigger(self, reason: str) -> None:
         """An end trigger: the round is played out, then the game ends."""
         self.triggers.append(reason)
         self.events.append(("trigger", reason))
 
 
-_HANDLERS: dict[str, Callable[[TokaidoState, Key], None]] = {
-    "die": TokaidoState._k_die, "mp": TokaidoState._k_mp, "mm": TokaidoState._k_mm,
-    "ma": TokaidoState._k_ma, "keep": TokaidoState._k_keep, "wave": TokaidoState._k_wave,
-    "spring": TokaidoState._k_spring, "ret": TokaidoState._k_ret}
+_TRANSITIONS: dict[str, Callable[[TokaidoState, Key], None]] = {
+    "die": TokaidoState._take_die, "move_pilgrim": TokaidoState._move_pilgrim,
+    "move_merchant": TokaidoState._move_merchant, "move_artist": TokaidoState._move_artist,
+    "keep": TokaidoState._keep_wares, "wave": TokaidoState._answer_wave_tile,
+    "spring": TokaidoState._answer_hot_spring, "return": TokaidoState._return_ware}
 """Option key tag -> the transition applying it."""

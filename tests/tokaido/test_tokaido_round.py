@@ -1,7 +1,7 @@
 """Rule scenarios: components and setup, and a round (the 1-2-1 draft, moving exactly the value).
 
-Each test quotes the rule of the rules page it checks. Rules already covered elsewhere (see
-test_tokaido_pilgrim.py, test_tokaido_merchant.py, ...) are not repeated here.
+Each test quotes the sentence of the rules page (sections Components and setup; A round) it
+checks, from an explicit position (see tokaido_position.py) or a seeded game.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from tokaido_position import BOARD, act, build, decision, events, ids, pick, play_random
+from tokaido_position import (BOARD, act, build, decision, events, ids, pick, play_random,
+                              until_choose_die)
 
 from referee.games.tokaido_duo import GAME
 
@@ -23,13 +24,14 @@ def test_setup_puts_every_component_in_place() -> None:
         s = GAME.new_state(2, seed, BOARD)
         d = decision(s)
         assert (d.seat, d.kind, ids(s)) == (0, "choose_die", ["pilgrim", "merchant", "artist"])
-        assert (s.pil, s.mer, s.art) == ([25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
-                                         [BOARD.zone_index("Z6"), BOARD.zone_index("Z2")])
+        assert (s.pilgrims, s.merchants, s.artists) == (
+            [25, 7], [BOARD.town_index("C6"), BOARD.town_index("C2")],
+            [BOARD.zone_index("Z6"), BOARD.zone_index("Z2")])
         assert dict(zip(BOARD.wares, s.bag)) == {"kimono": 5, "pottery": 6, "doll": 7, "fan": 8}
         assert s.wares == [[0, 0, 0, 0], [0, 0, 0, 0]]
-        assert sorted(s.boutique) == list(range(8))  # each token on exactly one town
+        assert sorted(s.boutiques) == list(range(8))  # each token on exactly one town
         assert (s.temple, s.garden, s.coins, s.slabs) == ([1, 1], [1, 1], [0, 0], [0, 0])
-        assert s.spring == -1 and s.wave_holder == [-1, -1, -1]
+        assert s.spring_holder == -1 and s.wave_holder == [-1, -1, -1]
         assert (s.revealed, s.gifts) == ([0, 0], [0, 0])
         assert [Counter(t) for t in s.tiles] == [Counter(p) for p in BOARD.paintings]
 
@@ -38,7 +40,7 @@ def test_setup_shuffles_boutiques_tiles_and_wave_sides() -> None:
     """"Shuffle the 8 boutique tokens"; "Each seat's 10 painting tiles are shuffled face down";
     "Each wave tile ... is placed on the board with a random side up"."""
     states = [GAME.new_state(2, seed, BOARD) for seed in range(40)]
-    assert len({tuple(s.boutique) for s in states}) > 30
+    assert len({tuple(s.boutiques) for s in states}) > 30
     assert len({tuple(s.tiles[0]) for s in states}) > 30
     for c, sides in enumerate(BOARD.waves):
         assert {s.wave_side[c] for s in states} == set(sides)
@@ -68,6 +70,8 @@ def test_draft_a_b_a_and_the_last_die_needs_no_choice() -> None:
     left and uses it; then A uses the last." A is never asked to choose the last die: the next
     question is already the move of that die."""
     s = build(first=0, dice=(2, 1, 1), pilgrims=(10, 20), artists=("Z3", "Z5"))
+    assert (decision(s).seat, ids(s)) == (0, ["pilgrim", "merchant", "artist"])
+    rnd = s.round
     pick(s, "merchant")
     pick(s, ids(s)[0])  # seat 0's merchant move
     assert (decision(s).seat, decision(s).kind, ids(s)) == (1, "choose_die", ["pilgrim", "artist"])
@@ -75,9 +79,12 @@ def test_draft_a_b_a_and_the_last_die_needs_no_choice() -> None:
     while decision(s).seat == 1:
         pick(s, ids(s)[0])
     d = decision(s)
-    assert (d.seat, d.kind, s.char, s.actor) == (0, "move", 0, 0)  # seat 0's pilgrim, unasked
+    assert (d.seat, d.kind, s.character, s.actor) == (0, "move", 0, 0)  # seat 0's pilgrim, unasked
     assert [(e[1], e[2]) for e in events(s, "die")] == [(0, "merchant"), (1, "artist"),
                                                        (0, "pilgrim")]
+    until_choose_die(s)  # "Next round B is first", with all three dice
+    assert s.round == rnd + 1 and s.used == [-1, -1, -1]
+    assert (decision(s).seat, len(ids(s))) == (1, 3)
 
 
 def test_first_player_alternates_round_after_round() -> None:
@@ -96,6 +103,6 @@ def test_each_die_moves_its_own_character_exactly_the_value() -> None:
     merchant die moves only the merchant, by exactly that many routes (C6 -> M3 -> M2/M4/C3),
     leaving the pilgrim and the artist where they were."""
     s = act(build(merchants=("C6", "C1"), pilgrims=(1, 2)), 0, "merchant", 2)
-    pil, art = list(s.pil), list(s.art)
+    pil, art = list(s.pilgrims), list(s.artists)
     pick(s, "move:M4:nothing")
-    assert s.mer[0] == BOARD.town_index("M4") and (s.pil, s.art) == (pil, art)
+    assert s.merchants[0] == BOARD.town_index("M4") and (s.pilgrims, s.artists) == (pil, art)

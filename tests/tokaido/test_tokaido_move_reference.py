@@ -28,8 +28,8 @@ def _holds(s: TokaidoState, seat: int, char: int) -> str | None:
 
 def _occupied(s: TokaidoState) -> set[int]:
     """Ring spaces with a pilgrim, or a merchant on a coastal town (a coastal town's name)."""
-    occ = set(s.pil)
-    for m in s.mer:
+    occ = set(s.pilgrims)
+    for m in s.merchants:
         name = BOARD.towns[m]
         if name in RING:
             occ.add(RING.index(name))
@@ -40,10 +40,10 @@ def _pilgrim(s: TokaidoState, seat: int, v: int) -> set[str]:
     side = _holds(s, seat, 0)
     steps = [v] + ([v + 1] if side == "hasty" else []) + (
         [v - 1] if side == "tranquil" and v > 1 else [])
-    occ = _occupied(s) - {s.pil[seat]}
+    occ = _occupied(s) - {s.pilgrims[seat]}
     out = set()
     for n in steps:
-        t = (s.pil[seat] + n) % len(RING)
+        t = (s.pilgrims[seat] + n) % len(RING)
         while t in occ:
             t = (t + 1) % len(RING)
         kind = RING[t]
@@ -52,7 +52,7 @@ def _pilgrim(s: TokaidoState, seat: int, v: int) -> set[str]:
         elif kind == "G":
             can = s.garden[seat] < LIMITS["garden_end"]
         elif kind == "H":
-            can = s.spring != seat
+            can = s.spring_holder != seat
         elif kind == "S":
             can = s.wave_holder.count(seat) < 3
         else:
@@ -77,7 +77,7 @@ def _merchant(s: TokaidoState, seat: int, v: int) -> set[str]:
     bag = sum(s.bag)
     side = _holds(s, seat, 1)
     out = set()
-    for town in {p[-1] for p in _paths(adj, BOARD.towns[s.mer[seat]], v)}:
+    for town in {p[-1] for p in _paths(adj, BOARD.towns[s.merchants[seat]], v)}:
         if town in DATA["mountain_towns"]:
             value = DATA["mountain_towns"][town]
             if not bag:
@@ -89,7 +89,7 @@ def _merchant(s: TokaidoState, seat: int, v: int) -> set[str]:
             continue
         if RING.index(town) in occ:
             continue
-        ware = BOARD.wares[BOARD.boutiques[s.boutique[BOARD.towns.index(town)]][0]]
+        ware = BOARD.wares[BOARD.boutiques[s.boutiques[BOARD.towns.index(town)]][0]]
         held = s.wares[seat][BOARD.wares.index(ware)]
         if not held:
             out.add(f"move:{town}")
@@ -104,11 +104,11 @@ def _merchant(s: TokaidoState, seat: int, v: int) -> set[str]:
 
 def _meeples(s: TokaidoState, seat: int, zone: str) -> int:
     z = ZONES[zone]
-    n = sum(p in z["ring"] for p in s.pil)
-    for m in s.mer:
+    n = sum(p in z["ring"] for p in s.pilgrims)
+    for m in s.merchants:
         name = BOARD.towns[m]
         n += (RING.index(name) in z["ring"]) if name in RING else (name in z["towns"])
-    return n + (BOARD.zones[s.art[1 - seat]] == zone)
+    return n + (BOARD.zones[s.artists[1 - seat]] == zone)
 
 
 def _artist(s: TokaidoState, seat: int, v: int) -> set[str]:
@@ -117,7 +117,7 @@ def _artist(s: TokaidoState, seat: int, v: int) -> set[str]:
     down = LIMITS["paintings"] - s.revealed[seat]
     gift = BOARD.icons[s.tiles[seat][s.gifts[seat]]] if s.revealed[seat] > s.gifts[seat] else None
     by_dest: dict[str, list[list[str]]] = {}
-    for p in _paths(adj, BOARD.zones[s.art[seat]], v):
+    for p in _paths(adj, BOARD.zones[s.artists[seat]], v):
         by_dest.setdefault(p[-1], []).append(p)
     out = set()
     for dest, paths in by_dest.items():
@@ -147,8 +147,8 @@ def test_every_move_question_matches_the_rules_page(seed: int, level: int | None
     while s.pending():
         d = decision(s)
         if d.kind == "move":
-            want = REFERENCE[s.char](s, s.actor, s.value)
-            assert {o.id for o in d.options} == want, (s.round, s.char, s.value)
+            want = REFERENCE[s.character](s, s.actor, s.value)
+            assert {o.id for o in d.options} == want, (s.round, s.character, s.value)
             assert len(d.options) > 1 and len(want) == len(d.options)
             checked += 1
         pick(s, rng.choice(d.options).id)

@@ -18,10 +18,10 @@ CASES: list[tuple[str, dict[str, Any], str, int, str, str, Callable[[S], bool],
                   Callable[[S], bool]]] = [
     ("hasty", dict(pilgrims=(10, None), waves={"pilgrim": ("hasty", 0)}), "pilgrim", 2,
      "move:12:effect", "move:13:effect",
-     lambda s: (s.pil[0], s.garden[0]) == (12, 2), lambda s: (s.pil[0], s.temple[0]) == (13, 2)),
+     lambda s: (s.pilgrims[0], s.garden[0]) == (12, 2), lambda s: (s.pilgrims[0], s.temple[0]) == (13, 2)),
     ("tranquil", dict(pilgrims=(11, None), waves={"pilgrim": ("tranquil", 0)}), "pilgrim", 2,
      "move:13:effect", "move:12:effect",
-     lambda s: (s.pil[0], s.temple[0]) == (13, 2), lambda s: (s.pil[0], s.garden[0]) == (12, 2)),
+     lambda s: (s.pilgrims[0], s.temple[0]) == (13, 2), lambda s: (s.pilgrims[0], s.garden[0]) == (12, 2)),
     ("proficient", dict(artists=("Z3", "Z4"), pilgrims=(15, None),
                         waves={"artist": ("proficient", 0)}), "artist", 1,
      "move:Z4:paint", "move:Z4:paint+1",
@@ -55,6 +55,16 @@ def test_every_wave_side_is_offered_beside_the_plain_choice(
     pick(s, modified if use else plain)
     assert (modified_ok if use else plain_ok)(s)
     assert (decision(s).seat, decision(s).kind) == (1, "choose_die")
+
+
+def test_hasty_moves_one_more_and_tranquil_one_fewer_but_at_least_one() -> None:
+    """"hasty: may move one more step; tranquil: may move one fewer step (at least 1)"."""
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("hasty", 0)}), 0, "pilgrim", 2)
+    assert ids(s) == ["move:12:effect", "move:12:decline", "move:13:effect", "move:13:decline"]
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("tranquil", 0)}), 0, "pilgrim", 2)
+    assert ids(s) == ["move:12:effect", "move:12:decline", "move:11:effect", "move:11:decline"]
+    s = act(build(pilgrims=(10, None), waves={"pilgrim": ("tranquil", 0)}), 0, "pilgrim", 1)
+    assert ids(s) == ["move:11:effect", "move:11:decline"]
 
 
 def test_wave_effects_belong_to_the_holder_only() -> None:
