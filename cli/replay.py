@@ -12,16 +12,19 @@ from referee.replay import replay as replay_log
 @click.command()
 @click.argument("log_file", type=click.Path(exists=True, dir_okay=False))
 def replay(log_file: str) -> None:
-    """Replay LOG_FILE from its seed and choices; exit 1 if the result differs."""
+    """Replay LOG_FILE from its seed and choices, checking every decision, fault and the
+    result; exit 1 at the first difference (it names the step)."""
     try:
         with open(log_file, encoding="utf-8") as fh:
             log = json.load(fh)
         outcome = replay_log(log)
     except (OSError, ValueError) as exc:  # LogError is a ValueError, as is bad JSON
         raise click.ClickException(f"{log_file}: {exc}") from exc
+    except RecursionError:  # the JSON decoder recurses once per level of nesting
+        raise click.ClickException(f"{log_file}: not a match log: nested too deep") from None
     if outcome.matches:
         click.echo(f"{log_file}: replay matches ({log['game']}, seed {log['seed']})")
         return
     for diff in outcome.differences:
         click.echo(f"  {diff}", err=True)
-    raise click.ClickException(f"{log_file}: replay does not match the logged result")
+    raise click.ClickException(f"{log_file}: replay does not match the log")
