@@ -23,6 +23,7 @@ from waitress.server import create_server
 from bots import BotSpecError, UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
 from referee.core import Decision, Option, RulesError
+from referee.display import redact
 from referee.players import Bot, MatchInfo, Player
 from referee.protocol import PROTOCOL_VERSION
 
@@ -331,7 +332,7 @@ def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], l
             if not is_url(spec):
                 servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
                 url = servers[-1].url
-            players.append(make_player(url, game, seed, seat, name=spec))
+            players.append(make_player(url, game, seed, seat, name=redact(spec)))
     except BaseException:
         for server in servers:
             server.stop()

@@ -18,6 +18,7 @@ import click
 
 from cli.params import GAME, game_option
 from referee.core import Game, RulesError
+from referee.display import printable, redact
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -78,10 +79,10 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
         raise click.ClickException(str(exc)) from exc
     info, fault = fetch_info(url)
     if fault and fault.startswith(("connection_error", "timeout")):
-        raise click.ClickException(f"cannot reach {url}: {fault.split(': ', 1)[1]}")
-    problems = info_problems(info, fault, game.name)
-    name = str(info["name"]) if isinstance(info, dict) and isinstance(info.get("name"), str) else "bot"
-    click.echo(f"GET /: {name!r}" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
+        raise click.ClickException(f"cannot reach {redact(url)}: {fault.split(': ', 1)[1]}")
+    problems = [printable(p) for p in info_problems(info, fault, game.name)]
+    name = bot_name(info)
+    click.echo(f"GET /: '{name}'" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
     for problem in problems:
         click.echo(f"  protocol error: {problem}")
     seed = secrets.randbits(63) if seed is None else seed
@@ -94,6 +95,12 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
         click.echo(f"FAIL: {len(problems)} problem(s); fix them and run this again")
         raise SystemExit(1)
     click.echo(f"PASS: {name} speaks bot protocol v1 for {game.name}")
+
+
+def bot_name(info: Any) -> str:
+    """The name a bot gives in ``GET /``, fit to print (escaped, at most 64 characters)."""
+    name = info.get("name") if isinstance(info, dict) else None
+    return printable(name[:64]) if isinstance(name, str) and name else "bot"
 
 
 def info_problems(info: Any, fault: str | None, game: str) -> list[str]:
@@ -139,11 +146,15 @@ class CheckReport:
             p50, p95 = percentile(values, 50), percentile(values, 95)
             click.echo(f"  {kind:<24} n={len(values):<4} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
                        f"  max {max(values):7.1f} ms")
-        problems = [f"strike: {f['kind']} ({f['reason']}) {f['detail']}" for f in self.faults]
+        strikes = [f for f in self.faults if f["kind"] != "end"]
+        problems = [f"strike: {f['kind']} ({f['reason']}) {f['detail']}" for f in strikes]
+        # the protocol never strikes an /end failure (the game is over), but /end must be 2xx
+        problems += [f"protocol error: /end failed, {f['reason']}: {f['detail']} (not a strike)"
+                     for f in self.faults if f["kind"] == "end"]
         problems += [f"protocol error: {n}" for n in self.notes]
         for problem in problems:
             click.echo(f"  {problem}")
-        if not self.faults:
+        if not strikes:
             click.echo("strikes: none")
         return problems
 

@@ -27,6 +27,7 @@ from ladder.tournament import (
     TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
 )
 from referee.core import Game, RulesError
+from referee.display import redact
 
 CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points", "score",
               "elo", "elo_error", "los")
@@ -67,8 +68,7 @@ def build_plan(
 
 def check_resume(plan: Plan, given: dict[str, Any]) -> None:
     """A resumed tournament must be the same tournament: compare what the command names."""
-    stored = {"game": plan.game, "entrants": [e.name + "=" + e.bot for e in plan.entrants],
-              "games": plan.games, "seats": plan.seats, "seed": plan.seed}
+    stored = {"game": plan.game, "games": plan.games, "seats": plan.seats, "seed": plan.seed}
     for key, value in given.items():
         if value is not None and value != stored[key]:
             raise TournamentError(
@@ -185,7 +185,8 @@ def tournament(
     except (TournamentError, RulesError) as exc:
         raise click.ClickException(str(exc)) from exc
     except Interrupted:
-        hint = resume_command(t, db, state_dir if state_dir != default_dir else None)
+        hint = resume_command(t, db, state_dir if state_dir != default_dir else None,
+                              concurrency)
         click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
                    f"  {hint}", err=True)
         sys.exit(130)
@@ -209,9 +210,13 @@ def resume_tournament(
 ) -> Tournament:
     """The tournament to finish, after checking the command names the same one."""
     t = Tournament.resume(state_dir, resume_id)
-    named = [f"{e.name}={e.bot}" for e in parse_entrants(bots)] if bots else None
-    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed,
-                          "entrants": named})
+    if bots:
+        t.plan = t.plan.with_entrants(parse_entrants(bots))
+    elif t.plan.hidden_credentials():
+        raise TournamentError(
+            f"--resume: the bot URL of {', '.join(t.plan.hidden_credentials())} has credentials, "
+            "which the state file does not keep: name every bot again, as it was started")
+    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed})
     if db is not None and not t.plan.settings.want_log:
         raise TournamentError("--db: this tournament was started without --db, so the logs "
                               "of its finished matches were not kept")
@@ -244,13 +249,18 @@ def announce(t: Tournament, resumed: bool) -> None:
     )
 
 
-def resume_command(t: Tournament, db: str | None, state_dir: Path | None) -> str:
-    """The command that finishes this tournament, shown after Ctrl-C."""
-    args = ["referee", "tournament", *(f"{e.name}={e.bot}" if e.name != e.bot else e.bot
-                                       for e in t.plan.entrants),
-            "--game", t.plan.game, "--games", str(t.plan.games), "--resume", t.tournament_id]
+def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
+                   concurrency: int = 1) -> str:
+    """The command that finishes this tournament, shown after Ctrl-C. Credentials in a bot
+    URL or in ``--db`` are shown as ``***``: put them back to run it."""
+    entrants = [e.name if e.name == redact(e.bot) else f"{e.name}={redact(e.bot)}"
+                for e in t.plan.entrants]
+    args = ["referee", "tournament", *entrants, "--game", t.plan.game,
+            "--games", str(t.plan.games), "--resume", t.tournament_id]
+    if concurrency > 1:
+        args += ["--concurrency", str(concurrency)]
     if db is not None:
-        args += ["--db", db] if db else ["--db"]
+        args += ["--db", redact(db)] if db else ["--db"]
     if state_dir is not None:
         args += ["--state-dir", str(state_dir)]
     return " ".join(shlex.quote(a) for a in args)

@@ -26,19 +26,19 @@ import signal
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ladder import stats
 from ladder.stats import pair_score
 from referee.core import Game
-from referee.lineup import is_url, make_player
+from referee.display import HIDDEN, redact
+from referee.lineup import is_url, make_player, split_name
 from referee.match import Runner, TimeControl
 from referee.players import Player
 
 STATE_FORMAT = "referee-tournament-state"
-NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 class TournamentError(ValueError):
@@ -60,17 +60,17 @@ class Entrant:
 
 
 def parse_entrant(text: str) -> Entrant:
-    """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice).
+    """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice); a URL's
+    credentials never become part of its name.
 
     Only a plain name before ``=`` splits: never a URL (``http://x/?a=b``), nor a bot spec
     with a parameter (``mcts:ms=50``).
     """
-    name, sep, bot = text.partition("=")
-    if sep and NAME_RE.fullmatch(name):
-        if not bot:
-            raise TournamentError(f"entrant {text!r}: no bot after {name}=")
-        return Entrant(name, bot)
-    return Entrant(text, text)
+    try:
+        name, bot = split_name(text)
+    except ValueError as exc:
+        raise TournamentError(f"entrant {redact(text)!r}: {exc}") from None
+    return Entrant(name, bot)
 
 
 def parse_entrants(texts: Sequence[str]) -> list[Entrant]:
@@ -119,9 +119,26 @@ class Plan:
     settings: Settings
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as stored in the state file: bot URLs without their credentials (a
+        resume names such bots again, see :meth:`with_entrants`)."""
         data = asdict(self)
         data["settings"]["options"] = dict(self.settings.options)
+        data["entrants"] = [{"name": e.name, "bot": redact(e.bot)} for e in self.entrants]
         return data
+
+    def hidden_credentials(self) -> list[str]:
+        """Entrants whose bot URL was stored with its credentials hidden."""
+        return [e.name for e in self.entrants if is_url(e.bot) and f"{HIDDEN}@" in e.bot]
+
+    def with_entrants(self, entrants: Sequence[Entrant]) -> Plan:
+        """This plan with the entrants as named again on a resume: the same names and bots,
+        credentials put back (:class:`TournamentError` for any other difference)."""
+        given = [(e.name, redact(e.bot)) for e in entrants]
+        stored = [(e.name, redact(e.bot)) for e in self.entrants]
+        if given != stored:
+            shown = ", ".join(f"{n}={b}" if n != b else n for n, b in stored)
+            raise TournamentError(f"--resume: this tournament was started with entrants {shown}")
+        return replace(self, entrants=tuple(entrants))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:
@@ -625,7 +642,8 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
     plan, names = tournament.plan, [e.name for e in tournament.plan.entrants]
     order = table.order()
     entrants = [
-        {"rank": rank, "name": names[i], "bot": plan.entrants[i].bot, "games": table.games[i],
+        {"rank": rank, "name": names[i], "bot": redact(plan.entrants[i].bot),
+         "games": table.games[i],
          "points": round(table.points[i], 4),
          "score": round(table.points[i] / table.games[i], 4) if table.games[i] else None,
          "firsts": table.firsts[i], "strikes": table.strikes[i], "forfeits": table.forfeits[i]}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.core import Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, ranks_from_keys
+from referee.display import printable
 from referee.players import FORFEITED, OK, Answer, DecisionRequest, MatchInfo, Player
 
 LOG_FORMAT = "referee-match-log"
@@ -220,7 +221,7 @@ class Runner:
                 "seat": decision.seat,
                 "kind": decision.kind,
                 "reason": answer.status,
-                "detail": answer.detail,
+                "detail": printable(answer.detail),
             }
             seat.faults.append(fault)
             self.faults.append(fault)
@@ -284,7 +285,7 @@ class Runner:
         record = self.seats[seat]
         reason, _, detail = fault.partition(":")
         entry = {"step": None, "seat": seat, "kind": call, "reason": reason,
-                 "detail": detail.strip() or fault}
+                 "detail": printable(detail.strip() or fault)}
         self.faults.append(entry)
         record.faults.append(entry)
         if strike:
