@@ -318,9 +318,11 @@ def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
     return BotServer(BotApp(spec, game, seed, per_match), host, port).start()
 
 
-def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], list[BotServer]]:
+def serve_seats(specs: list[str], game: str, seed: int, names: list[str] | None = None
+                ) -> tuple[list[Player], list[BotServer]]:
     """``--over-http``: every built-in bot in ``specs`` behind its own loopback server, seeded
-    exactly as in-process (so the match is the same one), and the URLs among them as they are.
+    exactly as in-process (so the match is the same one), and the URLs among them as they are;
+    seat ``i`` is called ``names[i]`` (default: its spec, a URL's credentials hidden).
     Returns the players and the servers to stop afterwards."""
     from referee.lineup import bot_seed, is_url, make_player
 
@@ -332,7 +334,8 @@ def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], l
             if not is_url(spec):
                 servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
                 url = servers[-1].url
-            players.append(make_player(url, game, seed, seat, name=redact(spec)))
+            name = names[seat] if names else redact(spec)
+            players.append(make_player(url, game, seed, seat, name=name))
     except BaseException:
         for server in servers:
             server.stop()

@@ -59,5 +59,7 @@ def bot_seed(seed: int, seat: int) -> int:
     return random.Random(f"{seed}:bot:{seat}").getrandbits(63)
 
 
-def make_players(specs: Sequence[str], game: str, seed: int) -> list[Player]:
-    return [make_player(s, game, seed, i) for i, s in enumerate(specs)]
+def make_players(specs: Sequence[str], game: str, seed: int,
+                 names: Sequence[str | None] | None = None) -> list[Player]:
+    names = names or [None] * len(specs)
+    return [make_player(s, game, seed, i, n) for i, (s, n) in enumerate(zip(specs, names))]
