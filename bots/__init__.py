@@ -30,6 +30,13 @@ _BOTS: dict[str, dict[str, str]] = {
 }
 
 
+_FIXED_BUDGET: dict[str, str | None] = {"random": None, "greedy": None, "mcts": "playouts"}
+"""Built-in bots whose play does not depend on the clock: always (``None``), or when given
+this parameter (a fixed number of playouts instead of the default time budget). They play
+the same moves for the same seed on any machine, so they are never struck for time (see
+:attr:`~referee.players.Bot.timed`); a time-budgeted bot is held to the limit like any bot."""
+
+
 class UnknownBotError(LookupError):
     """A bot name that is not built in (or not for that game); the message lists the names."""
 
@@ -115,4 +122,6 @@ def find_bot(spec: str, game: str, seed: int) -> Bot:
         bot: Bot = cls(game=game, seed=seed, **params)
     except ValueError as exc:  # a bot's range check on its parameters
         raise BotSpecError(f"bad bot spec {spec!r}: {exc}") from None
+    if name in _FIXED_BUDGET and _FIXED_BUDGET[name] in (None, *params):
+        bot.timed = False
     return bot

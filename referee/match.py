@@ -197,8 +197,9 @@ class Runner:
     def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer:
         if self.seats[decision.seat].forfeited:
             return Answer(None, FORFEITED)
-        answer = self.players[decision.seat].decide(request)
-        if answer.status == OK and answer.elapsed_ms > request.deadline_ms:
+        player = self.players[decision.seat]
+        answer = player.decide(request)
+        if answer.status == OK and answer.elapsed_ms > request.deadline_ms and player.clocked:
             answer.status, answer.detail = "timeout", f"answered after {answer.elapsed_ms:.0f} ms"
         if answer.status == OK and answer.choice not in decision.option_ids():
             answer.status = "unknown_option"
@@ -209,7 +210,7 @@ class Runner:
         """Book time and strikes; return the id to apply (the bot's, or the fallback)."""
         seat = self.seats[decision.seat]
         over = answer.elapsed_ms - self.time_control.decision_ms
-        if over > 0 and answer.status != FORFEITED:
+        if over > 0 and answer.status != FORFEITED and self.players[decision.seat].clocked:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         choice = answer.choice
         if answer.status != OK:
