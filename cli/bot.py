@@ -37,23 +37,28 @@ def bot() -> None:
 @click.option("--game", "-g", type=GAME, default=None,
               help="Play only this game (default: every game the bot knows).")
 @click.option("--seed", type=int, default=None, help="Base seed of the bot's own randomness.")
-@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True)
+@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Requests answered at once.")
+@click.option("--connections", type=click.IntRange(1, 1_000_000), default=None,
+              help="Connections held open at once (a match keeps one per seat; default: "
+                   "max(1024, 32 x the CPU count)); announced in GET / as max_connections.")
 def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
-          threads: int) -> None:
+          threads: int, connections: int | None) -> None:
     """Serve the built-in bot NAME (e.g. random, greedy, mcts:ms=200) over HTTP."""
     from bots import UnknownBotError
     from bots.server import BotApp, BotServer
 
     try:
         app = BotApp(name, game.name if game else None, seed)
-        server = BotServer(app, host=host, port=port, threads=threads)
+        server = BotServer(app, host=host, port=port, threads=threads, connections=connections)
     except UnknownBotError as exc:
         raise click.ClickException(str(exc)) from exc
     except (OSError, OverflowError, ValueError) as exc:  # waitress: ValueError for a bad host
         why = getattr(exc, "strerror", None) or str(exc)
         raise click.ClickException(f"cannot listen on {host}:{port}: {why}") from exc
     games = ", ".join(app.info()["games"])
-    click.echo(f"serving {name} ({games}) on {server.url}  (Ctrl-C to stop)", err=True)
+    click.echo(f"serving {name} ({games}) on {server.url}, up to {server.connections} "
+               "connections  (Ctrl-C to stop)", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
