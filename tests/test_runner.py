@@ -144,8 +144,8 @@ def test_a_fixed_playout_budget_plays_the_same_match_every_time():
 
     from cli import main
 
-    for game, bots in (("tokaido-duo", ["greedy", "mcts:playouts=20"]),
-                       ("doubletrack", ["greedy", "mcts:playouts=3", "random"])):
+    for game, bots in (("tokaido-duo", ["greedy", "mcts:playouts=6"]),
+                       ("doubletrack", ["greedy", "mcts:playouts=2", "random"])):
         args = ["match", *bots, "--game", game, "--seed", "42", "--json", "--time-ms", "1"]
         first, second = (CliRunner().invoke(main, args) for _ in range(2))
         assert first.exit_code == 0, first.output
