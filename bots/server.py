@@ -49,6 +49,7 @@ MAX_HELD_BYTES = 32 * 1024 * 1024
 """Board bytes (as sent) the matches held may carry together; the oldest go first past it."""
 MAX_SEATS = 16
 MAX_NAME = 64
+MAX_MATCH_ID = 256
 MAX_NUMBER = 10**6
 """No number in a real view comes near this (money, positions and counts are small); a
 bigger one would have a bot's simulation allocate or loop in proportion to it."""
@@ -126,7 +127,7 @@ class BotApp:
     def _start(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Keeps the protocol's fields only, bounded, and the board only if it is not the
         packaged one (which the bots share through the game's cache)."""
-        match_id, game, seat = _field(msg, "match_id", str), _field(msg, "game", str), _seat(msg)
+        match_id, game, seat = _match_id(msg), _field(msg, "game", str), _seat(msg)
         raw_players = _field(msg, "players", list, [])
         if len(raw_players) > MAX_SEATS:
             raise BadRequest(f"field players has {len(raw_players)} entries; at most {MAX_SEATS}")
@@ -156,6 +157,7 @@ class BotApp:
     def _decide(self, msg: dict[str, Any]) -> dict[str, Any]:
         decision, view = _decision(msg), _field(msg, "view", dict)
         _check_bounded(view, "view")
+        _check_bounded(msg["decision"], "decision")
         bot, lock = self._bot(msg, create=True)
         with lock:
             try:
@@ -170,7 +172,7 @@ class BotApp:
         return {"choice": out}
 
     def _end(self, msg: dict[str, Any]) -> dict[str, Any]:
-        key = _field(msg, "match_id", str), _seat(msg, default=0)  # the end schema has no seat
+        key = _match_id(msg), _seat(msg, default=0)  # the end schema has no seat
         with self._lock:
             self._drop(key)
         return {"ok": True}
@@ -216,7 +218,14 @@ class _Held(NamedTuple):
 
 
 def _key(msg: dict[str, Any]) -> tuple[str, int]:
-    return _field(msg, "match_id", str), _seat(msg)
+    return _match_id(msg), _seat(msg)
+
+
+def _match_id(msg: dict[str, Any]) -> str:
+    match_id: str = _field(msg, "match_id", str)
+    if len(match_id) > MAX_MATCH_ID:
+        raise BadRequest(f"field match_id is {len(match_id)} characters; at most {MAX_MATCH_ID}")
+    return match_id
 
 
 def _is_int(value: Any) -> bool:

@@ -135,6 +135,8 @@ def test_start_keeps_only_the_protocol_fields_and_not_the_packaged_board():
     many = {**start, "players": [{"seat": i, "name": "p"} for i in range(MAX_SEATS + 1)]}
     status, answer = call(bot, "/start", json.dumps(many).encode())
     assert status == 400 and f"at most {MAX_SEATS}" in answer["error"]
+    status, answer = call(bot, "/start", json.dumps({**start, "match_id": "m" * 5000}).encode())
+    assert status == 400 and "match_id is 5000 characters" in answer["error"]
 
 
 def test_bodies_over_the_route_cap_are_refused_unread():
