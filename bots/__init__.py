@@ -7,9 +7,12 @@ parameters after a colon: ``mcts:ms=500`` or ``mcts:playouts=200``.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import math
+import re
+from collections.abc import Iterable
 
 from referee.players import Bot
 
@@ -25,6 +28,13 @@ _BOTS: dict[str, dict[str, str]] = {
         "*": "bots.mcts:MctsBot",
     },
 }
+
+
+_FIXED_BUDGET: dict[str, str | None] = {"random": None, "greedy": None, "mcts": "playouts"}
+"""Built-in bots whose play does not depend on the clock: always (``None``), or when given
+this parameter (a fixed number of playouts instead of the default time budget). They play
+the same moves for the same seed on any machine, so they are never struck for time (see
+:attr:`~referee.players.Bot.timed`); a time-budgeted bot is held to the limit like any bot."""
 
 
 class UnknownBotError(LookupError):
@@ -73,14 +83,28 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, float]]:
     return name, params
 
 
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``" (did you mean 'greedy'?)"`` for a near miss of one of ``known``, else ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+ADDRESS = re.compile(r"(localhost|\[[0-9A-Fa-f:.]+\]|[\w-]+(\.[\w-]+)*):\d{1,5}(/\S*)?")
+"""``host:port`` (or ``host:port/path``): a bot's address typed without its scheme."""
+
+
 def find_bot(spec: str, game: str, seed: int) -> Bot:
     """A fresh built-in bot for ``game`` from ``spec`` (a name, maybe with parameters),
     its own randomness seeded by ``seed``."""
+    if ADDRESS.fullmatch(spec) and spec.partition(":")[0] not in _BOTS:
+        raise UnknownBotError(f"{spec!r} is not a built-in bot; an HTTP bot's address needs "
+                              f"its scheme: did you mean http://{spec} ?")
     name, params = parse_bot_spec(spec)
     by_game = _BOTS.get(name)
     if by_game is None:
         raise UnknownBotError(
-            f"unknown bot {name!r}; built-in bots: {', '.join(bot_names())} (or an http:// URL)"
+            f"unknown bot {name!r}{did_you_mean(name, _BOTS)}; built-in bots: "
+            f"{', '.join(bot_names())} (or an http:// URL)"
         )
     target = by_game.get(game) or by_game.get("*")
     if target is None:
@@ -91,10 +115,13 @@ def find_bot(spec: str, game: str, seed: int) -> Bot:
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         takes = f"takes {', '.join(accepted)}" if accepted else "takes no parameters"
-        raise BotSpecError(f"bot {name!r} has no parameter {', '.join(unknown)}; "
+        hint = did_you_mean(unknown[0], accepted) if len(unknown) == 1 else ""
+        raise BotSpecError(f"bot {name!r} has no parameter {', '.join(unknown)}{hint}; "
                            f"for {game or 'any game'} it {takes}")
     try:
         bot: Bot = cls(game=game, seed=seed, **params)
     except ValueError as exc:  # a bot's range check on its parameters
         raise BotSpecError(f"bad bot spec {spec!r}: {exc}") from None
+    if name in _FIXED_BUDGET and _FIXED_BUDGET[name] in (None, *params):
+        bot.timed = False
     return bot

@@ -7,39 +7,69 @@ keep-alive, so the referee's connection pool behaves here as it does against any
 
 A bot instance is made per (match, seat) at ``/start`` (or at the first ``/decide`` of a match
 that was never started, for people driving the server by hand) and dropped at ``/end``.
+
+Anyone who can reach the port can send anything, so the server holds only what it needs and
+never answers 500 for a request it cannot use: bodies are capped per route (waitress refuses
+larger ones before reading them), ``/start`` keeps only the fields of the protocol (at most
+:data:`MAX_SEATS` players, names cut to 64 characters), a board equal to the packaged one is not
+kept per match at all, the matches held are bounded in number and in board bytes, numbers in a
+view are bounded before a bot reads it, whatever a bot raises on a request is that request's
+400, idle connections are closed after :data:`IDLE_TIMEOUT_S`, and the connection limit is
+sized for many concurrent matches (``--connections``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import os
 import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from waitress.server import create_server
 
 from bots import BotSpecError, UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
-from referee.core import Decision, Option, RulesError
+from referee.core import MAX_BOARD_JSON, Decision, Option, RulesError
+from referee.display import redact
 from referee.players import Bot, MatchInfo, Player
 from referee.protocol import PROTOCOL_VERSION
 
-MAX_REQUEST = 8 * 1024 * 1024
+MAX_BODY = {"/start": MAX_BOARD_JSON + 64 * 1024, "/decide": 1024 * 1024, "/end": 64 * 1024}
+"""Request bodies per route: a ``/start`` carries the board (capped on load, see
+:data:`~referee.core.MAX_BOARD_JSON`); a real ``/decide`` is under 16 KiB."""
+MAX_REQUEST = max(MAX_BODY.values())
 MAX_MATCHES = 256
 """Matches kept in memory at once; the oldest is dropped when a referee never sent /end."""
+MAX_HELD_BYTES = 32 * 1024 * 1024
+"""Board bytes (as sent) the matches held may carry together; the oldest go first past it."""
+MAX_SEATS = 16
+MAX_NAME = 64
+MAX_MATCH_ID = 256
+MAX_NUMBER = 10**6
+"""No number in a real view comes near this (money, positions and counts are small); a
+bigger one would have a bot's simulation allocate or loop in proportion to it."""
+MAX_VIEW_NODES = 100_000
+IDLE_TIMEOUT_S = 30
+"""An idle connection is closed after this (waitress's default, 300 s, lets a hundred
+half-open connections hold the server for five minutes). The referee keeps one connection per
+seat alive through a match and reconnects, unnoticed, when one was closed between decisions."""
+
+
+def default_connections() -> int:
+    """Well above what a busy referee needs: a match holds one connection per seat, and
+    ``--concurrency`` is typically up to twice the cores, with up to 4 seats."""
+    return max(1024, 32 * (os.cpu_count() or 1))
 
 StartResponse = Callable[..., Any]
 
 
 class BadRequest(Exception):
     """A request this server cannot act on; answered 400 with the message."""
-
-
-BOT_READ_ERRORS = (KeyError, IndexError, TypeError, ValueError, AttributeError)
-"""What a bot raises when a well-formed request carries a view or board it cannot read (one
-written by hand, or for another game): the request's fault, answered 400, not 500."""
 
 
 class BotApp:
@@ -55,20 +85,26 @@ class BotApp:
         self.spec, self.game = spec, game
         self.seed = random.getrandbits(63) if seed is None else seed
         self.per_match = per_match
-        self._bots: OrderedDict[tuple[str, int], tuple[Bot, threading.Lock]] = OrderedDict()
+        self.max_connections: int | None = None
+        """Announced in ``GET /`` once a server owns the app (its connection limit)."""
+        self._bots: OrderedDict[tuple[str, int], _Held] = OrderedDict()
+        self._held_bytes = 0
         self._lock = threading.Lock()
         self.games = [game] if game else _games_of(spec)  # fail now, not at the first request
         if game:
             find_bot(spec, game, 0)
 
     def info(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "name": self.spec,
             "author": "referee built-in bots",
             "version": __version__,
             "games": self.games,
             "protocol": PROTOCOL_VERSION,
         }
+        if self.max_connections is not None:
+            doc["max_connections"] = self.max_connections
+        return doc
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/")
@@ -80,7 +116,7 @@ class BotApp:
                 return _json(start_response, "404 Not Found", {"error": f"no route {path}"})
             if method != "POST":
                 return _json(start_response, "405 Method Not Allowed", {"error": "use POST"})
-            return _json(start_response, "200 OK", handler(_read_json(environ)))
+            return _json(start_response, "200 OK", handler(_read_json(environ, MAX_BODY[path])))
         except BadRequest as exc:
             return _json(start_response, "400 Bad Request", {"error": str(exc)})
         except Exception as exc:  # the bot's own bug: a 500 the referee strikes, server lives on
@@ -89,46 +125,60 @@ class BotApp:
     # -- routes -----------------------------------------------------------------------------
 
     def _start(self, msg: dict[str, Any]) -> dict[str, Any]:
-        match_id, game, seat = _field(msg, "match_id", str), _field(msg, "game", str), _seat(msg)
+        """Keeps the protocol's fields only, bounded, and the board only if it is not the
+        packaged one (which the bots share through the game's cache)."""
+        match_id, game, seat = _match_id(msg), _field(msg, "game", str), _seat(msg)
+        raw_players = _field(msg, "players", list, [])
+        if len(raw_players) > MAX_SEATS:
+            raise BadRequest(f"field players has {len(raw_players)} entries; at most {MAX_SEATS}")
         players = []
-        for i, p in enumerate(_field(msg, "players", list, [])):
+        for i, p in enumerate(raw_players):
             where = f"players[{i}]."
-            players.append((_seat(_object(p, where), where), _field(p, "name", str, "", where)))
+            players.append((_seat(_object(p, where), where),
+                            _field(p, "name", str, "", where)[:MAX_NAME]))
+        clock = _field(msg, "time_control", dict, {})
+        board = _field(msg, "board", (dict, type(None)), None)
         info = MatchInfo(
             match_id=match_id, game=game, seat=seat, players=tuple(players),
-            time_control=dict(_field(msg, "time_control", dict, {})),
-            board=_field(msg, "board", (dict, type(None)), None),
+            time_control={k: int(v) for k, v in clock.items()
+                          if k in ("decision_ms", "bank_ms") and _is_int(v)},
+            board=None if board is None or _is_packaged(game, board) else board,
         )
-        bot, lock = self._bot(msg, create=True, fresh=True)
+        kept = 0 if info.board is None else len(_canonical(info.board))
+        bot, lock = self._bot(msg, create=True, fresh=True, board_bytes=kept)
         with lock:
             try:
                 bot.start(info)
-            except (RulesError, *BOT_READ_ERRORS) as exc:
-                raise BadRequest(f"the bot cannot start from this message: {exc}"[:500]) from None
+            except Exception as exc:  # whatever it is, this board is what the bot cannot use
+                raise BadRequest(f"the bot cannot start from this message: "
+                                 f"{type(exc).__name__}: {exc}"[:500]) from None
         return {"ok": True}
 
     def _decide(self, msg: dict[str, Any]) -> dict[str, Any]:
         decision, view = _decision(msg), _field(msg, "view", dict)
+        _check_bounded(view, "view")
+        _check_bounded(msg["decision"], "decision")
         bot, lock = self._bot(msg, create=True)
         with lock:
             try:
                 out = bot.decide(decision, view)
-            except BOT_READ_ERRORS as exc:
+            except Exception as exc:  # a request the bot cannot read, however it fails on it
                 raise BadRequest(
-                    f"the bot cannot read this decision or view ({exc!r}); send what the "
-                    f"referee sends for {msg['game']!r}"[:500]
+                    f"the bot cannot read this decision or view ({type(exc).__name__}: {exc}); "
+                    f"send what the referee sends for {msg['game']!r}"[:500]
                 ) from None
         if isinstance(out, tuple):
             return {"choice": out[0], "log": out[1]}
         return {"choice": out}
 
     def _end(self, msg: dict[str, Any]) -> dict[str, Any]:
-        key = _field(msg, "match_id", str), _seat(msg, default=0)  # the end schema has no seat
+        key = _match_id(msg), _seat(msg, default=0)  # the end schema has no seat
         with self._lock:
-            self._bots.pop(key, None)
+            self._drop(key)
         return {"ok": True}
 
-    def _bot(self, msg: dict[str, Any], create: bool, fresh: bool = False) -> tuple[Bot, threading.Lock]:
+    def _bot(self, msg: dict[str, Any], create: bool, fresh: bool = False,
+             board_bytes: int = 0) -> tuple[Bot, threading.Lock]:
         key = _key(msg)
         game = _field(msg, "game", str)
         if self.game and game != self.game:
@@ -140,10 +190,18 @@ class BotApp:
                     bot = find_bot(self.spec, game, self._seed_for(*key))
                 except LookupError as exc:  # an unknown game, or no version of the bot for it
                     raise BadRequest(str(exc)) from None
-                entry = self._bots[key] = (bot, threading.Lock())
-                while len(self._bots) > MAX_MATCHES:
-                    self._bots.popitem(last=False)
-            return entry
+                self._drop(key)
+                entry = self._bots[key] = _Held(bot, threading.Lock(), board_bytes)
+                self._held_bytes += board_bytes
+                while len(self._bots) > MAX_MATCHES or (
+                        self._held_bytes > MAX_HELD_BYTES and len(self._bots) > 1):
+                    self._drop(next(iter(self._bots)))
+            return entry.bot, entry.lock
+
+    def _drop(self, key: tuple[str, int]) -> None:
+        held = self._bots.pop(key, None)
+        if held is not None:
+            self._held_bytes -= held.board_bytes
 
     def _seed_for(self, match_id: str, seat: int) -> int:
         if not self.per_match:
@@ -151,8 +209,68 @@ class BotApp:
         return random.Random(f"{self.seed}:{match_id}:{seat}").getrandbits(63)
 
 
+class _Held(NamedTuple):
+    """A match's bot, the lock its requests take turns on, and the board bytes it holds."""
+
+    bot: Bot
+    lock: threading.Lock
+    board_bytes: int
+
+
 def _key(msg: dict[str, Any]) -> tuple[str, int]:
-    return _field(msg, "match_id", str), _seat(msg)
+    return _match_id(msg), _seat(msg)
+
+
+def _match_id(msg: dict[str, Any]) -> str:
+    match_id: str = _field(msg, "match_id", str)
+    if len(match_id) > MAX_MATCH_ID:
+        raise BadRequest(f"field match_id is {len(match_id)} characters; at most {MAX_MATCH_ID}")
+    return match_id
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**9
+
+
+@functools.lru_cache(maxsize=8)
+def _packaged_board(game: str) -> str | None:
+    """The packaged board of ``game`` as canonical JSON (``None`` for an unknown game)."""
+    from referee.games import find_game
+
+    try:
+        return _canonical(find_game(game).load_board().data)
+    except (LookupError, RulesError, TypeError, ValueError):
+        return None
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _is_packaged(game: str, board: dict[str, Any]) -> bool:
+    try:
+        return _canonical(board) == _packaged_board(game)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_bounded(doc: Any, where: str) -> None:
+    """:class:`BadRequest` for a number beyond :data:`MAX_NUMBER` or more than
+    :data:`MAX_VIEW_NODES` values anywhere in ``doc`` (iteratively: no recursion limit)."""
+    stack, seen = [doc], 0
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > MAX_VIEW_NODES:
+            raise BadRequest(f"field {where} holds more than {MAX_VIEW_NODES} values")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                not math.isfinite(value) or abs(value) > MAX_NUMBER):
+            raise BadRequest(f"field {where} holds the number {value!r:.40}, beyond "
+                             f"±{MAX_NUMBER}: no game's view does")
 
 
 # -- checking a request's fields: each mistake is a 400 naming the field --------------------
@@ -207,13 +325,13 @@ def _decision(msg: dict[str, Any]) -> Decision:
                     _field(d, "prompt", str, "", "decision."), tuple(options))
 
 
-def _read_json(environ: dict[str, Any]) -> dict[str, Any]:
+def _read_json(environ: dict[str, Any], limit: int = MAX_REQUEST) -> dict[str, Any]:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         raise BadRequest("bad Content-Length") from None
-    if not 0 <= length <= MAX_REQUEST:
-        raise BadRequest(f"Content-Length must be 0 to {MAX_REQUEST} bytes")
+    if not 0 <= length <= limit:
+        raise BadRequest(f"Content-Length must be 0 to {limit} bytes here")
     try:
         doc = json.loads(environ["wsgi.input"].read(length) or b"null")
     except ValueError as exc:  # also bad UTF-8 (UnicodeDecodeError is a ValueError)
@@ -258,15 +376,24 @@ def _games_of(spec: str) -> list[str]:
 
 
 class BotServer:
-    """A waitress server for one :class:`BotApp`, run in the foreground or on a thread."""
+    """A waitress server for one :class:`BotApp`, run in the foreground or on a thread.
+
+    ``connections`` is waitress's connection limit (default :func:`default_connections`; its
+    own default, 100, strikes the seats of the 51st two-seat match played at once); the
+    process's open-file limit is raised to fit it where the hard limit allows."""
 
     def __init__(self, app: BotApp, host: str = "127.0.0.1", port: int = 0,
-                 threads: int = 8) -> None:
+                 threads: int = 8, connections: int | None = None) -> None:
         self.app = app
+        self.connections = connections or default_connections()
+        _allow_open_files(self.connections + 64)
         self._server: Any = create_server(
             app, host=host, port=port, threads=threads, ident="referee-bot",
-            expose_tracebacks=False, channel_timeout=300,
+            expose_tracebacks=False, channel_timeout=IDLE_TIMEOUT_S,
+            cleanup_interval=max(1, IDLE_TIMEOUT_S // 3), connection_limit=self.connections,
+            backlog=min(self.connections, 4096), max_request_body_size=MAX_REQUEST,
         )
+        app.max_connections = self.connections
         self.host, self.port = host, int(self._server.effective_port)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -311,15 +438,33 @@ class BotServer:
         self.stop()
 
 
+def _allow_open_files(needed: int) -> None:
+    """Raise the soft limit on open files to ``needed`` if it is lower and the hard limit
+    allows (each connection is a file; 1024 is a common soft limit)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            pass
+
+
 def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
               per_match: bool = True, host: str = "127.0.0.1", port: int = 0) -> BotServer:
     """Start a built-in bot on a background thread and return its running server."""
     return BotServer(BotApp(spec, game, seed, per_match), host, port).start()
 
 
-def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], list[BotServer]]:
+def serve_seats(specs: list[str], game: str, seed: int, names: list[str] | None = None
+                ) -> tuple[list[Player], list[BotServer]]:
     """``--over-http``: every built-in bot in ``specs`` behind its own loopback server, seeded
-    exactly as in-process (so the match is the same one), and the URLs among them as they are.
+    exactly as in-process (so the match is the same one), and the URLs among them as they are;
+    seat ``i`` is called ``names[i]`` (default: its spec, a URL's credentials hidden).
     Returns the players and the servers to stop afterwards."""
     from referee.lineup import bot_seed, is_url, make_player
 
@@ -331,7 +476,8 @@ def serve_seats(specs: list[str], game: str, seed: int) -> tuple[list[Player], l
             if not is_url(spec):
                 servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
                 url = servers[-1].url
-            players.append(make_player(url, game, seed, seat, name=spec))
+            name = names[seat] if names else redact(spec)
+            players.append(make_player(url, game, seed, seat, name=name))
     except BaseException:
         for server in servers:
             server.stop()

@@ -18,6 +18,7 @@ import click
 
 from cli.params import GAME, game_option
 from referee.core import Game, RulesError
+from referee.display import printable, redact
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -36,23 +37,28 @@ def bot() -> None:
 @click.option("--game", "-g", type=GAME, default=None,
               help="Play only this game (default: every game the bot knows).")
 @click.option("--seed", type=int, default=None, help="Base seed of the bot's own randomness.")
-@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True)
+@click.option("--threads", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Requests answered at once.")
+@click.option("--connections", type=click.IntRange(1, 1_000_000), default=None,
+              help="Connections held open at once (a match keeps one per seat; default: "
+                   "max(1024, 32 x the CPU count)); announced in GET / as max_connections.")
 def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
-          threads: int) -> None:
+          threads: int, connections: int | None) -> None:
     """Serve the built-in bot NAME (e.g. random, greedy, mcts:ms=200) over HTTP."""
     from bots import UnknownBotError
     from bots.server import BotApp, BotServer
 
     try:
         app = BotApp(name, game.name if game else None, seed)
-        server = BotServer(app, host=host, port=port, threads=threads)
+        server = BotServer(app, host=host, port=port, threads=threads, connections=connections)
     except UnknownBotError as exc:
         raise click.ClickException(str(exc)) from exc
     except (OSError, OverflowError, ValueError) as exc:  # waitress: ValueError for a bad host
         why = getattr(exc, "strerror", None) or str(exc)
         raise click.ClickException(f"cannot listen on {host}:{port}: {why}") from exc
     games = ", ".join(app.info()["games"])
-    click.echo(f"serving {name} ({games}) on {server.url}  (Ctrl-C to stop)", err=True)
+    click.echo(f"serving {name} ({games}) on {server.url}, up to {server.connections} "
+               "connections  (Ctrl-C to stop)", err=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -78,10 +84,10 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
         raise click.ClickException(str(exc)) from exc
     info, fault = fetch_info(url)
     if fault and fault.startswith(("connection_error", "timeout")):
-        raise click.ClickException(f"cannot reach {url}: {fault.split(': ', 1)[1]}")
-    problems = info_problems(info, fault, game.name)
-    name = str(info["name"]) if isinstance(info, dict) and isinstance(info.get("name"), str) else "bot"
-    click.echo(f"GET /: {name!r}" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
+        raise click.ClickException(f"cannot reach {redact(url)}: {fault.split(': ', 1)[1]}")
+    problems = [printable(p) for p in info_problems(info, fault, game.name)]
+    name = bot_name(info)
+    click.echo(f"GET /: '{name}'" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
     for problem in problems:
         click.echo(f"  protocol error: {problem}")
     seed = secrets.randbits(63) if seed is None else seed
@@ -94,6 +100,12 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
         click.echo(f"FAIL: {len(problems)} problem(s); fix them and run this again")
         raise SystemExit(1)
     click.echo(f"PASS: {name} speaks bot protocol v1 for {game.name}")
+
+
+def bot_name(info: Any) -> str:
+    """The name a bot gives in ``GET /``, fit to print (escaped, at most 64 characters)."""
+    name = info.get("name") if isinstance(info, dict) else None
+    return printable(name[:64]) if isinstance(name, str) and name else "bot"
 
 
 def info_problems(info: Any, fault: str | None, game: str) -> list[str]:
@@ -139,11 +151,15 @@ class CheckReport:
             p50, p95 = percentile(values, 50), percentile(values, 95)
             click.echo(f"  {kind:<24} n={len(values):<4} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
                        f"  max {max(values):7.1f} ms")
-        problems = [f"strike: {f['kind']} ({f['reason']}) {f['detail']}" for f in self.faults]
+        strikes = [f for f in self.faults if f["kind"] != "end"]
+        problems = [f"strike: {f['kind']} ({f['reason']}) {f['detail']}" for f in strikes]
+        # the protocol never strikes an /end failure (the game is over), but /end must be 2xx
+        problems += [f"protocol error: /end failed, {f['reason']}: {f['detail']} (not a strike)"
+                     for f in self.faults if f["kind"] == "end"]
         problems += [f"protocol error: {n}" for n in self.notes]
         for problem in problems:
             click.echo(f"  {problem}")
-        if not self.faults:
+        if not strikes:
             click.echo("strikes: none")
         return problems
 

@@ -24,8 +24,18 @@ def upgrade(db_url: str | None, revision: str) -> None:
 @db.command()
 @click.argument("revision")
 @db_option()
-def downgrade(revision: str, db_url: str | None) -> None:
-    """Migrate the database down to REVISION (``base`` drops every ladder table)."""
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+def downgrade(revision: str, db_url: str | None, yes: bool) -> None:
+    """Migrate the database down to REVISION; "base" drops every ladder table and the
+    results in them. Asks first (--yes does not)."""
+    from ladder.db import default_url, describe
+
+    if not yes:
+        what = ("drops every ladder table and every result in it" if revision == "base"
+                else "may drop tables or columns and the data in them")
+        target = describe(db_url or default_url())
+        click.confirm(f"Downgrade {target} to {revision}? This {what}", abort=True,
+                      err=True)
     run(db_url, revision, down=True)
 
 

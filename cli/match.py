@@ -10,11 +10,11 @@ from typing import Any
 import click
 
 from cli.params import (
-    board_option, clock_options, game_option, game_options_option, load_board,
-    parse_options,
+    allow_dead_option, bad_bot_url, board_option, check_http_bots, clock_options, game_option,
+    game_options_option, load_board, parse_options,
 )
 from referee.core import Game, RulesError
-from referee.lineup import make_players
+from referee.lineup import is_url, make_players, split_name
 from referee.match import MatchRecord, Runner, TimeControl
 from referee.players import Player
 
@@ -57,25 +57,33 @@ SLOWEST = 3
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
 @click.option("--over-http", is_flag=True,
               help="Serve the built-in bots through real HTTP servers on free local ports.")
+@allow_dead_option()
 def match(
     bots: tuple[str, ...], game: Game, seed: int | None, board_path: str | None,
     option_pairs: tuple[str, ...], time_ms: int, bank_ms: int, strikes: int,
-    log_path: str | None, as_json: bool, over_http: bool = False,
+    log_path: str | None, as_json: bool, over_http: bool = False, allow_dead: bool = False,
 ) -> None:
-    """Play one match between BOTS (built-in names or http:// URLs), one per seat."""
+    """Play one match between BOTS, one per seat: built-in names (random, greedy,
+    mcts:playouts=200, ...), http:// URLs, or NAME=BOT to name a seat."""
     drawn = seed is None
     seed = secrets.randbits(63) if seed is None else seed
     board = load_board(game, board_path)
+    names, specs = seat_names(bots)
     players: list[Player] = []
     servers: list[Any] = []
     try:
         options = game.validate_options(parse_options(option_pairs))
+        for spec in specs:
+            problem = bad_bot_url(spec)
+            if problem:
+                raise click.ClickException(problem)
+        check_http_bots([s for s in specs if is_url(s)], game.name, allow_dead)
         if over_http:
             from bots.server import serve_seats
 
-            players, servers = serve_seats(list(bots), game.name, seed)
+            players, servers = serve_seats(specs, game.name, seed, names)
         else:
-            players = make_players(bots, game.name, seed)
+            players = make_players(specs, game.name, seed, names)
         runner = Runner(game, players, seed, board=board, options=options,
                         time_control=TimeControl(time_ms, bank_ms), strikes=strikes)
         if drawn and not as_json:
@@ -100,6 +108,15 @@ def match(
                 json.dump(record.log, fh)
         except OSError as exc:
             raise click.ClickException(f"cannot write the log {log_path}: {exc.strerror}") from exc
+
+
+def seat_names(bots: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """``NAME=BOT`` arguments split into the seats' names and bot specs."""
+    try:
+        pairs = [split_name(b) for b in bots]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    return [name for name, _ in pairs], [spec for _, spec in pairs]
 
 
 def print_summary(record: MatchRecord) -> None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import click
 
 from referee.core import BoardError, Game, UnknownGameError
+from referee.display import printable, redact
 from referee.games import find_game, game_names
 from referee.lineup import is_url
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class GameType(click.ParamType):
@@ -24,7 +27,9 @@ class GameType(click.ParamType):
         try:
             return find_game(value)
         except UnknownGameError as exc:
-            self.fail(str(exc), param, ctx)
+            from bots import did_you_mean
+
+            self.fail(str(exc) + did_you_mean(value, game_names()), param, ctx)
 
 
 GAME = GameType()
@@ -41,6 +46,65 @@ def bad_bot_url(spec: str) -> str | None:
     except BotUrlError as exc:
         return str(exc)
     return None
+
+
+def allow_dead_option() -> Callable[[F], F]:
+    return click.option(
+        "--allow-dead", is_flag=True,
+        help="Play even when an HTTP bot does not answer GET / before the first game (its "
+             "decisions are then struck and played by the fallback).",
+    )
+
+
+def check_http_bots(urls: Sequence[str], game: str, allow_dead: bool) -> dict[str, Any]:
+    """``GET /`` of every HTTP bot before the first game (the protocol's own check): a bot
+    that does not answer, or does not play ``game``, stops the command in one line unless
+    ``allow_dead``; a dead bot would otherwise "play" a whole match of fallback moves.
+    Returns the ``GET /`` documents of the bots that answered, by URL."""
+    if not urls:
+        return {}
+    from referee.transport import fetch_infos
+
+    infos: dict[str, Any] = {}
+    dead = []
+    for url, (info, fault) in fetch_infos(urls).items():
+        problem = liveness_problem(info, fault, game)
+        if problem:
+            dead.append(f"bot {redact(url)} {problem}")
+        else:
+            infos[url] = info
+    if dead and not allow_dead:
+        raise click.ClickException(
+            f"{'; '.join(dead)}: check it with `referee bot check URL --game {game}`, or "
+            "pass --allow-dead to play anyway")
+    for line in dead:
+        click.echo(f"warning: {line}; playing anyway (--allow-dead)", err=True)
+    return infos
+
+
+def liveness_problem(info: Any, fault: str | None, game: str) -> str | None:
+    """Why a bot's ``GET /`` answer says it cannot play ``game`` now, or ``None``."""
+    if fault is not None:
+        return f"does not answer GET / ({printable(fault)})"
+    if not isinstance(info, dict):
+        return "answers GET / with something that is not a JSON object"
+    games = info.get("games")
+    if isinstance(games, list) and game not in games:
+        return f"does not play {game} (its GET / lists {printable(repr(games))[:200]})"
+    return None
+
+
+def capacity_warnings(infos: Mapping[str, Any], needed: Mapping[str, int],
+                      advice: str) -> list[str]:
+    """A line for every bot whose ``GET /`` announces fewer ``max_connections`` than the
+    matches will hold open to it at once (one kept-alive connection per seat per match)."""
+    lines = []
+    for url, need in needed.items():
+        cap = infos.get(url, {}).get("max_connections") if isinstance(infos.get(url), dict) else None
+        if isinstance(cap, int) and not isinstance(cap, bool) and need > cap:
+            lines.append(f"warning: bot {redact(url)} takes at most {cap} connections (its GET /), "
+                         f"but the matches may hold {need} open to it at once: {advice}")
+    return lines
 
 
 def game_option(**kwargs: Any) -> Any:
@@ -65,7 +129,6 @@ def board_option() -> Any:
     )
 
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def game_options_option() -> Callable[[F], F]:

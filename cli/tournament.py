@@ -8,8 +8,7 @@ import json
 import secrets
 import shlex
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,15 +17,17 @@ from typing import Any
 import click
 
 from cli.params import (
-    bad_bot_url, board_option, clock_options, game_option, game_options_option, load_board,
-    parse_options,
+    allow_dead_option, bad_bot_url, board_option, capacity_warnings, check_http_bots,
+    clock_options, game_option, game_options_option, load_board, parse_options,
 )
+from cli.progress import game_progress, progress_mode
 from ladder.stats import format_elo
 from ladder.tournament import (
     Entrant, Interrupted, MatchSpec, Outcome, Plan, Settings, Standings, Tournament,
     TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
 )
 from referee.core import Game, RulesError
+from referee.display import redact
 
 CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points", "score",
               "elo", "elo_error", "los")
@@ -48,6 +49,17 @@ def check_bots(entrants: Sequence[Entrant], game: Game) -> None:
                 raise click.ClickException(f"entrant {e.name}: {exc.args[0]}") from exc
 
 
+def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> None:
+    """``GET /`` of every HTTP entrant before the first game (one line if one is dead), and a
+    warning for a bot that announces fewer connections than the matches will hold open."""
+    urls = [e.bot for e in plan.entrants if e.remote]
+    infos = check_http_bots(urls, plan.game, allow_dead)
+    needed = {url: concurrency * min(plan.seats, urls.count(url)) for url in set(urls)}
+    advice = f"lower --concurrency (now {concurrency}) or let the bot take more"
+    for line in capacity_warnings(infos, needed, advice):
+        click.echo(line, err=True)
+
+
 def build_plan(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, seed: int | None,
     settings: Settings,
@@ -67,8 +79,7 @@ def build_plan(
 
 def check_resume(plan: Plan, given: dict[str, Any]) -> None:
     """A resumed tournament must be the same tournament: compare what the command names."""
-    stored = {"game": plan.game, "entrants": [e.name + "=" + e.bot for e in plan.entrants],
-              "games": plan.games, "seats": plan.seats, "seed": plan.seed}
+    stored = {"game": plan.game, "games": plan.games, "seats": plan.seats, "seed": plan.seed}
     for key, value in given.items():
         if value is not None and value != stored[key]:
             raise TournamentError(
@@ -76,61 +87,51 @@ def check_resume(plan: Plan, given: dict[str, Any]) -> None:
             )
 
 
-@contextmanager
-def db_recorder(url: str | None) -> Iterator[Callable[[Outcome, MatchSpec], None] | None]:
-    """Record each finished match in the ladder, from this (the parent) process only.
+class LadderRecorder:
+    """The ladder a tournament records into, from this (the parent) process only."""
 
-    ``url`` None: no database; ``""``: the default ladder database.
-    """
+    def __init__(self, engine: Any, url: str) -> None:
+        self.engine, self.url = engine, url
+
+    def record(self, outcome: Outcome, spec: MatchSpec) -> None:
+        from ladder import LadderError
+        from ladder.store import record_match
+
+        assert outcome.log is not None
+        try:
+            record_match(self.engine, outcome.log, bots=dict(enumerate(spec.names)))
+        except LadderError as exc:
+            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
+
+    def stored(self, match_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Results already in the ladder (recorded just before a crash): taken, not replayed."""
+        from ladder import LadderError
+        from ladder.store import stored_logs
+
+        try:
+            return stored_logs(self.engine, match_ids)
+        except LadderError as exc:
+            raise click.ClickException(f"--db: {exc}") from exc
+
+
+@contextmanager
+def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
+    """The ladder to record in: ``url`` None, none; ``""``, the default ladder database."""
     if url is None:
         yield None
         return
     from ladder import LadderError
-    from ladder.store import open_db, record_match
+    from ladder.db import describe
+    from ladder.store import open_db
 
     try:
         engine = open_db(url or None)
     except LadderError as exc:
         raise click.ClickException(f"--db: {exc}") from exc
-
-    def record(outcome: Outcome, spec: MatchSpec) -> None:
-        assert outcome.log is not None
-        try:
-            record_match(engine, outcome.log, bots=dict(enumerate(spec.names)))
-        except LadderError as exc:
-            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
-
     try:
-        yield record
+        yield LadderRecorder(engine, describe(engine.url))
     finally:
         engine.dispose()
-
-
-@contextmanager
-def progress_bar(
-    total: int, done: int, enabled: bool,
-) -> Iterator[Callable[[Outcome, Standings], None] | None]:
-    """A live rich progress bar on stderr: games, rate, ETA and the current leaders."""
-    if not enabled:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.progress import TimeRemainingColumn
-
-    began, start_done = time.monotonic(), done
-    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
-               TextColumn("{task.fields[leaders]}"))
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("games", total=total, completed=done, rate="", leaders="")
-
-        def update(outcome: Outcome, table: Standings) -> None:
-            rate = (table.played - start_done) / max(1e-9, time.monotonic() - began)
-            bar.update(task, completed=table.played, rate=f"{rate:.1f}/s",
-                       leaders=table.leaders())
-
-        yield update
 
 
 @click.command()
@@ -156,12 +157,13 @@ def progress_bar(
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where tournament state files live (default: the user data directory).")
 @click.option("--progress/--no-progress", default=None,
-              help="Live progress bar on stderr (default: when stderr is a terminal).")
+              help="A live bar on stderr (default in a terminal; elsewhere a line per game).")
+@allow_dead_option()
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
     seed: int | None, board_path: str | None, option_pairs: tuple[str, ...], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
-    resume_id: str | None, state_dir: Path | None, progress: bool | None,
+    resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
 
@@ -172,20 +174,28 @@ def tournament(
     state_dir = state_dir or default_dir
     try:
         # The database opens first, so that a bad URL fails before a state file is written.
-        with db_recorder(db) as record:
+        with db_recorder(db) as ladder:
             if resume_id:
                 t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
+                check_live(t.plan, concurrency, allow_dead)
             else:
                 settings = new_settings(game, board_path, option_pairs, time_ms, bank_ms,
                                         strikes, db)
-                t = Tournament.start(build_plan(bots, game, games, seats, seed, settings),
-                                     state_dir)
-            announce(t, resume_id is not None)
-            table = play(t, concurrency, record, progress)
+                plan = build_plan(bots, game, games, seats, seed, settings)
+                check_live(plan, concurrency, allow_dead)
+                t = Tournament.start(plan, state_dir)
+            with t.playing():
+                announce(t, resume_id is not None)
+                table = play(t, concurrency, ladder, progress)
+            if ladder is not None:
+                click.echo(f"results recorded in the ladder at {ladder.url}: see `referee "
+                           f"ladder show --game {t.plan.game}"
+                           f"{' --db URL' if db else ''}`", err=True)
     except (TournamentError, RulesError) as exc:
         raise click.ClickException(str(exc)) from exc
     except Interrupted:
-        hint = resume_command(t, db, state_dir if state_dir != default_dir else None)
+        hint = resume_command(t, db, state_dir if state_dir != default_dir else None,
+                              concurrency)
         click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
                    f"  {hint}", err=True)
         sys.exit(130)
@@ -209,9 +219,13 @@ def resume_tournament(
 ) -> Tournament:
     """The tournament to finish, after checking the command names the same one."""
     t = Tournament.resume(state_dir, resume_id)
-    named = [f"{e.name}={e.bot}" for e in parse_entrants(bots)] if bots else None
-    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed,
-                          "entrants": named})
+    if bots:
+        t.plan = t.plan.with_entrants(parse_entrants(bots))
+    elif t.plan.hidden_credentials():
+        raise TournamentError(
+            f"--resume: the bot URL of {', '.join(t.plan.hidden_credentials())} has credentials, "
+            "which the state file does not keep: name every bot again, as it was started")
+    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed})
     if db is not None and not t.plan.settings.want_log:
         raise TournamentError("--db: this tournament was started without --db, so the logs "
                               "of its finished matches were not kept")
@@ -221,13 +235,13 @@ def resume_tournament(
     return t
 
 
-def play(t: Tournament, concurrency: int, record: Callable[[Outcome, MatchSpec], None] | None,
+def play(t: Tournament, concurrency: int, ladder: LadderRecorder | None,
          progress: bool | None) -> Standings:
-    """Run the missing games with a progress bar; a failing match becomes one line."""
-    show = progress if progress is not None else sys.stderr.isatty()
+    """Run the missing games with progress on stderr; a failing match becomes one line."""
     try:
-        with progress_bar(len(t.specs), len(t.done), show) as update:
-            return t.run(concurrency, record=record, progress=update)
+        with game_progress(len(t.specs), len(t.done), progress_mode(progress)) as update:
+            return t.run(concurrency, record=ladder.record if ladder else None, progress=update,
+                         stored=ladder.stored if ladder else None)
     except (RulesError, LookupError, OSError, BrokenExecutor) as exc:
         raise click.ClickException(
             f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, finish them with "
@@ -244,13 +258,18 @@ def announce(t: Tournament, resumed: bool) -> None:
     )
 
 
-def resume_command(t: Tournament, db: str | None, state_dir: Path | None) -> str:
-    """The command that finishes this tournament, shown after Ctrl-C."""
-    args = ["referee", "tournament", *(f"{e.name}={e.bot}" if e.name != e.bot else e.bot
-                                       for e in t.plan.entrants),
-            "--game", t.plan.game, "--games", str(t.plan.games), "--resume", t.tournament_id]
+def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
+                   concurrency: int = 1) -> str:
+    """The command that finishes this tournament, shown after Ctrl-C. Credentials in a bot
+    URL or in ``--db`` are shown as ``***``: put them back to run it."""
+    entrants = [e.name if e.name == redact(e.bot) else f"{e.name}={redact(e.bot)}"
+                for e in t.plan.entrants]
+    args = ["referee", "tournament", *entrants, "--game", t.plan.game,
+            "--games", str(t.plan.games), "--resume", t.tournament_id]
+    if concurrency > 1:
+        args += ["--concurrency", str(concurrency)]
     if db is not None:
-        args += ["--db", db] if db else ["--db"]
+        args += ["--db", redact(db)] if db else ["--db"]
     if state_dir is not None:
         args += ["--state-dir", str(state_dir)]
     return " ".join(shlex.quote(a) for a in args)
@@ -306,13 +325,14 @@ def render_text(doc: dict[str, Any]) -> str:
         score = f"{100 * e['score']:.1f}%" if e["score"] is not None else "-"
         lines.append(f"{e['rank']:>3}  {e['name']:<{width}}  {e['games']:>5}  {e['points']:>6g}"
                      f"  {score:>6}  {e['firsts']:>6}  {e['strikes']:>7}  {e['forfeits']:>8}")
-    lines += ["", f"  {'':<{width}}  " + "  ".join(f"{n[:9]:>9}" for n in names)]
+    columns = [max(7, len(n)) for n in names]  # whole names: cut ones can be ambiguous
+    lines += ["", f"  {'':<{width}}  " + "  ".join(f"{n:>{w}}" for n, w in zip(names, columns))]
     for a in names:
         cells = []
         for b in names:
             c = doc["crosstable"][a].get(b)
             cells.append(f"{c['points']:g}/{c['games']}" if c else "-")
-        lines.append(f"  {a:<{width}}  " + "  ".join(f"{c:>9}" for c in cells))
+        lines.append(f"  {a:<{width}}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, columns)))
     lines.append("")
     for p in doc["pairs"]:
         penta = p.get("pentanomial")

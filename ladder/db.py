@@ -34,6 +34,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, StatementError
 
 from ladder import LadderError
+from referee.display import redact
 
 ENV_VAR = "REFEREE_DB"
 DEFAULT_FILE = "ladder.sqlite3"
@@ -60,7 +61,7 @@ def describe(url: str | URL) -> str:
     """A URL fit for messages: the password hidden."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return "<unparseable URL>"
 
 
@@ -68,9 +69,9 @@ def parse_url(url: str) -> URL:
     """Check that ``url`` names a database this ladder supports; a one-line error otherwise."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
         raise LadderError(
-            f"bad database URL {url!r}: expected sqlite:///FILE or postgresql+psycopg://…"
+            f"bad database URL {redact(url)!r}: expected sqlite:///FILE or postgresql+psycopg://…"
         ) from None
     # read the names without loading a dialect: an unknown one would raise its own error
     backend, _, driver = parsed.drivername.partition("+")

@@ -31,6 +31,9 @@ PAIR_SCORES: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Pair scores (normalized to 0..1) of the pentanomial buckets LL, LD, WL+DD, WD, WW."""
 WDL_SCORES: tuple[float, ...] = (0.0, 0.5, 1.0)
 """Game scores of the trinomial buckets L, D, W."""
+MAX_NELO = 200.0
+"""Normalized SPRT bounds beyond this make the fixed-point fit of :func:`_mle_t` diverge
+(measured: it fails from about 240); such a strength gap shows in a few games anyway."""
 REGULARIZE = 1e-3
 """An empty bucket counts this much in the LLR (as in fastchess), so the MLE stays finite."""
 
@@ -44,7 +47,7 @@ def score_to_elo(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: an even score is 0, not -0
 
 
 def elo_to_score(elo: float) -> float:
@@ -113,6 +116,11 @@ def format_elo(st: Mapping[str, Any] | None, nelo: bool = False) -> str:
         return f"{x:+.1f}" if signed else f"{x:.1f}"
 
     los = f"{100 * st['los']:.1f}%" if st["los"] is not None else "?"
+    if st["elo_error"] == 0.0 and st["elo"] is not None:
+        # every block scored the same (two bots playing identically draw every pair): no
+        # spread, hence no error bar; "± 0.0" would claim a certainty the data cannot give
+        return (f"Elo {shown('elo')}, no spread: all {st['blocks']} blocks scored "
+                f"{100 * st['score']:.1f}%  LOS {los}")
     text = f"Elo {shown('elo')} ± {shown('elo_error', False)}  LOS {los}  ({st['blocks']} blocks)"
     if nelo:
         text += f"  nElo {shown('nelo')} ± {shown('nelo_error', False)}"
@@ -236,6 +244,9 @@ def validate_sprt(elo0: float, elo1: float, alpha: float, beta: float, model: st
         raise ValueError(f"alpha + beta must be below 1, got {alpha + beta}")
     if model not in MODELS:
         raise ValueError(f"unknown SPRT model {model!r}; use one of {', '.join(MODELS)}")
+    if model == "normalized" and max(abs(elo0), abs(elo1)) > MAX_NELO:
+        raise ValueError(f"normalized elo0 and elo1 must lie within ±{MAX_NELO:g} (the test's "
+                         "fit fails beyond; a gap that large needs no SPRT)")
 
 
 def _root(f: Callable[[float], float], lo: float, hi: float, tol: float = 1e-12) -> float:
@@ -337,6 +348,42 @@ def sprt_verdict(value: float, bounds: tuple[float, float]) -> str | None:
     if value >= bounds[1]:
         return "H1"
     return None
+
+
+@dataclass(frozen=True)
+class ExpectedLength:
+    """How many game pairs an SPRT is expected to take (Wald's approximation, normal model):
+    when the true strength is ``elo1`` (``at_h1``), ``elo0`` (``at_h0``), or halfway between
+    them, where the test runs longest (``worst``)."""
+
+    at_h0: float
+    at_h1: float
+    worst: float
+
+
+def expected_pairs(elo0: float, elo1: float, alpha: float, beta: float,
+                   model: str = "normalized", pair_sd: float | None = None) -> ExpectedLength | None:
+    """The SPRT's expected length in game pairs, before or while it runs.
+
+    With normalized Elo the bounds are in units of the spread, so the length depends on
+    nothing else; logistic bounds need ``pair_sd`` (the standard deviation of a pair's mean
+    score, 0 to 1), else ``None``. Per pair the LLR drifts by ``(t1 - t0) (t - (t0 + t1) / 2)``
+    for a true ``t = (score - 1/2) / sd``: ``±(t1 - t0)^2 / 2`` at the hypotheses, 0 halfway.
+    """
+    validate_sprt(elo0, elo1, alpha, beta, model)
+    if model == "normalized":
+        t0, t1 = (math.sqrt(2.0) * e / NELO_SCALE for e in (elo0, elo1))
+    elif pair_sd:
+        t0, t1 = ((elo_to_score(e) - 0.5) / pair_sd for e in (elo0, elo1))
+    else:
+        return None
+    lower, upper = sprt_bounds(alpha, beta)
+    drift = (t1 - t0) ** 2 / 2.0
+    return ExpectedLength(
+        at_h0=((1.0 - alpha) * lower + alpha * upper) / -drift,
+        at_h1=((1.0 - beta) * upper + beta * lower) / drift,
+        worst=-lower * upper / (t1 - t0) ** 2,
+    )
 
 
 def sprt_trace(

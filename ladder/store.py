@@ -361,6 +361,18 @@ def ladder_settings(engine: Engine, game: str) -> EloConfig | None:
         return _ladder_config(conn, game)
 
 
+def stored_logs(engine: Engine, match_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The logs of those of ``match_ids`` that are recorded, by match id (for a resume)."""
+    found: dict[str, dict[str, Any]] = {}
+    with translate_errors(engine), reader(engine) as conn:
+        for start in range(0, len(match_ids), 500):
+            chunk = list(match_ids[start:start + 500])
+            rows = conn.execute(select(Match.match_id, Match.log)
+                                .where(Match.match_id.in_(chunk)))
+            found.update({match_id: dict(log) for match_id, log in rows})
+    return found
+
+
 def games(engine: Engine) -> list[str]:
     """The games that have a ladder in this database."""
     with translate_errors(engine), reader(engine) as conn:

@@ -16,29 +16,32 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections import Counter
 import json
 import multiprocessing
+import os
 import random
 import re
 import secrets
 import signal
+from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ladder import stats
 from ladder.stats import pair_score
+from ladder.watchdog import exit_with_parent
 from referee.core import Game
-from referee.lineup import is_url, make_player
+from referee.display import HIDDEN, redact
+from referee.lineup import is_url, make_player, split_name
 from referee.match import Runner, TimeControl
 from referee.players import Player
 
 STATE_FORMAT = "referee-tournament-state"
-NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 class TournamentError(ValueError):
@@ -60,17 +63,17 @@ class Entrant:
 
 
 def parse_entrant(text: str) -> Entrant:
-    """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice).
+    """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice); a URL's
+    credentials never become part of its name.
 
     Only a plain name before ``=`` splits: never a URL (``http://x/?a=b``), nor a bot spec
     with a parameter (``mcts:ms=50``).
     """
-    name, sep, bot = text.partition("=")
-    if sep and NAME_RE.fullmatch(name):
-        if not bot:
-            raise TournamentError(f"entrant {text!r}: no bot after {name}=")
-        return Entrant(name, bot)
-    return Entrant(text, text)
+    try:
+        name, bot = split_name(text)
+    except ValueError as exc:
+        raise TournamentError(f"entrant {redact(text)!r}: {exc}") from None
+    return Entrant(name, bot)
 
 
 def parse_entrants(texts: Sequence[str]) -> list[Entrant]:
@@ -119,9 +122,26 @@ class Plan:
     settings: Settings
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as stored in the state file: bot URLs without their credentials (a
+        resume names such bots again, see :meth:`with_entrants`)."""
         data = asdict(self)
         data["settings"]["options"] = dict(self.settings.options)
+        data["entrants"] = [{"name": e.name, "bot": redact(e.bot)} for e in self.entrants]
         return data
+
+    def hidden_credentials(self) -> list[str]:
+        """Entrants whose bot URL was stored with its credentials hidden."""
+        return [e.name for e in self.entrants if is_url(e.bot) and f"{HIDDEN}@" in e.bot]
+
+    def with_entrants(self, entrants: Sequence[Entrant]) -> Plan:
+        """This plan with the entrants as named again on a resume: the same names and bots,
+        credentials put back (:class:`TournamentError` for any other difference)."""
+        given = [(e.name, redact(e.bot)) for e in entrants]
+        stored = [(e.name, redact(e.bot)) for e in self.entrants]
+        if given != stored:
+            shown = ", ".join(f"{n}={b}" if n != b else n for n, b in stored)
+            raise TournamentError(f"--resume: this tournament was started with entrants {shown}")
+        return replace(self, entrants=tuple(entrants))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:
@@ -237,6 +257,21 @@ class Outcome:
         return data
 
     @classmethod
+    def from_log(cls, spec: MatchSpec, log: Mapping[str, Any], keep_log: bool) -> Outcome:
+        """The outcome of ``spec`` as its match log tells it (a finished match, or one the
+        ladder already holds); the log itself is kept only if ``keep_log``."""
+        result, players = log["result"], log["players"]
+        seats = sorted(result["seats"], key=lambda s: int(s["seat"]))
+        return cls(
+            index=spec.index, match_id=spec.match_id, block=spec.block, seed=spec.seed,
+            seats=spec.seats, ranks=tuple(int(s["rank"]) for s in seats),
+            scores=tuple(int(s["score"]) for s in seats), end=str(result["end"]),
+            faults=len(log["faults"]), strikes=tuple(int(p["strikes"]) for p in players),
+            forfeited=tuple(i for i, p in enumerate(players) if p["forfeited"]),
+            log=dict(log) if keep_log else None,
+        )
+
+    @classmethod
     def from_line(cls, data: Mapping[str, Any]) -> Outcome:
         return cls(
             index=int(data["index"]), match_id=str(data["match_id"]), block=int(data["block"]),
@@ -274,15 +309,7 @@ def play_spec(settings: Settings, spec: MatchSpec) -> Outcome:
     finally:
         for p in players:
             p.close()
-    result = record.result
-    return Outcome(
-        index=spec.index, match_id=spec.match_id, block=spec.block, seed=spec.seed,
-        seats=spec.seats, ranks=tuple(s.rank for s in result.seats),
-        scores=tuple(s.score for s in result.seats), end=result.end.value,
-        faults=len(record.log["faults"]), strikes=tuple(s.strikes for s in record.seats),
-        forfeited=tuple(i for i, s in enumerate(record.seats) if s.forfeited),
-        log=record.log if settings.want_log else None,
-    )
+    return Outcome.from_log(spec, record.log, settings.want_log)
 
 
 def registry_snapshot() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
@@ -293,8 +320,10 @@ def registry_snapshot() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     return dict(games._MODULES), {k: dict(v) for k, v in bots._BOTS.items()}
 
 
-def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]]) -> None:
-    """Worker set-up: the parent's registries, and Ctrl-C left to the parent.
+def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]],
+                parent_pid: int) -> None:
+    """Worker set-up: the parent's registries, Ctrl-C left to the parent, and an exit when
+    the parent dies (:mod:`ladder.watchdog`: a killed tournament must not leave its workers).
 
     The terminal sends SIGINT to the whole process group; workers ignore it so that only the
     parent reacts (it cancels the rest and stops the pool) and no worker prints a traceback.
@@ -302,6 +331,7 @@ def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]]) -> N
     import bots
     from referee import games
 
+    exit_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     games._MODULES.update(snapshot[0])
     for name, by_game in snapshot[1].items():
@@ -340,7 +370,7 @@ class MatchPool:
         if self._processes is None:
             self._processes = ProcessPoolExecutor(
                 self.concurrency, mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_worker, initargs=(registry_snapshot(),),
+                initializer=init_worker, initargs=(registry_snapshot(), os.getpid()),
             )
         return self._processes
 
@@ -540,10 +570,64 @@ class StateFile:
             fh.write(json.dumps(outcome.to_line()) + "\n")
 
 
+class StateLock:
+    """An exclusive OS lock on ``<id>.lock`` beside the state file, so that one process at a
+    time plays a tournament: two ``--resume ID`` at once would otherwise both play every
+    missing game. The operating system drops the lock when the process ends, however it ends
+    (a crash or SIGKILL leaves no stale lock behind); the file itself stays, holding the pid
+    of its last holder for the message."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: Any = None
+
+    @property
+    def held(self) -> bool:
+        return self._file is not None
+
+    def acquire(self) -> None:
+        """Take the lock or raise :class:`TournamentError` naming the process that holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+", encoding="utf-8")
+        try:
+            _lock_file(handle)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise TournamentError(f"tournament {self.path.stem} is being played by process "
+                                  f"{holder}; wait for it to finish or stop it") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._file = handle
+
+    def release(self) -> None:
+        handle, self._file = self._file, None
+        if handle is not None:
+            handle.close()  # closing the file releases the lock
+
+
+def _lock_file(handle: Any) -> None:
+    """A non-blocking exclusive lock on an open file; ``OSError`` if someone holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 # -- the tournament --------------------------------------------------------------------------
 
 Recorder = Callable[[Outcome, MatchSpec], None]
 """Called in the parent for each finished match before it is marked done (the database)."""
+Stored = Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]]
+"""The logs of those of the given match ids that the database already holds."""
 
 
 @dataclass
@@ -554,6 +638,10 @@ class Tournament:
     tournament_id: str
     state: StateFile
     done: dict[int, Outcome]
+    lock: StateLock = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lock = StateLock(self.state.path.with_suffix(".lock"))
 
     @classmethod
     def start(cls, plan: Plan, state_dir: Path, tournament_id: str | None = None) -> Tournament:
@@ -590,31 +678,64 @@ class Tournament:
     def complete(self) -> bool:
         return len(self.done) == len(self.specs)
 
+    @contextmanager
+    def playing(self) -> Iterator[Tournament]:
+        """Hold the tournament's lock (:class:`TournamentError` if another process has it)
+        and reread what is done, which that process may have changed meanwhile."""
+        if self.lock.held:
+            yield self
+            return
+        self.lock.acquire()
+        try:
+            self.done = self.state.load()[1]
+            yield self
+        finally:
+            self.lock.release()
+
     def run(
         self, concurrency: int, record: Recorder | None = None,
         progress: Callable[[Outcome, Standings], None] | None = None,
+        stored: Stored | None = None,
     ) -> Standings:
-        """Play the missing matches; raise :class:`Interrupted` on Ctrl-C (progress is kept).
+        """Play the missing matches under the lock; raise :class:`Interrupted` on Ctrl-C
+        (progress is kept).
 
-        ``record`` runs before a match is written to the state file, so a match whose database
-        write was cut short is replayed on resume (the store ignores a second recording).
+        ``record`` runs before a match is written to the state file. If the process dies
+        between the two, the database has a result the state file lacks: ``stored`` gives
+        those results back and they are taken as they are, not played again (a second game
+        could end otherwise, and the report would then disagree with the ladder).
         """
-        table = self.standings()
-        specs = {s.index: s for s in self.missing()}
-        outcomes = MatchPool(self.plan.settings, concurrency).run(specs.values())
-        try:
-            for outcome in outcomes:
-                if record is not None:
-                    record(outcome, specs[outcome.index])
-                self.state.append(outcome)
-                self.done[outcome.index] = outcome
-                table.add(outcome)
-                if progress is not None:
-                    progress(outcome, table)
-        except KeyboardInterrupt:
-            outcomes.close()
-            raise Interrupted(self.tournament_id) from None
-        return table
+        with self.playing():
+            table = self.standings()
+            specs = {s.index: s for s in self.missing()}
+            for outcome in self._recovered(specs, stored):
+                self._book(outcome, table, progress)
+                del specs[outcome.index]
+            outcomes = MatchPool(self.plan.settings, concurrency).run(specs.values())
+            try:
+                for outcome in outcomes:
+                    if record is not None:
+                        record(outcome, specs[outcome.index])
+                    self._book(outcome, table, progress)
+            except KeyboardInterrupt:
+                outcomes.close()
+                raise Interrupted(self.tournament_id) from None
+            return table
+
+    def _recovered(self, specs: Mapping[int, MatchSpec], stored: Stored | None) -> list[Outcome]:
+        if stored is None or not specs:
+            return []
+        logs = stored([s.match_id for s in specs.values()])
+        return [Outcome.from_log(s, logs[s.match_id], keep_log=False)
+                for s in specs.values() if s.match_id in logs]
+
+    def _book(self, outcome: Outcome, table: Standings,
+              progress: Callable[[Outcome, Standings], None] | None) -> None:
+        self.state.append(outcome)
+        self.done[outcome.index] = outcome
+        table.add(outcome)
+        if progress is not None:
+            progress(outcome, table)
 
 
 # -- the report -------------------------------------------------------------------------------
@@ -625,7 +746,8 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
     plan, names = tournament.plan, [e.name for e in tournament.plan.entrants]
     order = table.order()
     entrants = [
-        {"rank": rank, "name": names[i], "bot": plan.entrants[i].bot, "games": table.games[i],
+        {"rank": rank, "name": names[i], "bot": redact(plan.entrants[i].bot),
+         "games": table.games[i],
          "points": round(table.points[i], 4),
          "score": round(table.points[i] / table.games[i], 4) if table.games[i] else None,
          "firsts": table.firsts[i], "strikes": table.strikes[i], "forfeits": table.forfeits[i]}

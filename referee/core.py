@@ -13,17 +13,21 @@ own seeded ``random.Random``, so the same seed and the same choices replay the s
 from __future__ import annotations
 
 import enum
+import json
 from abc import ABC, abstractmethod
 from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-import yaml
+from referee import yamldata
 
-MAX_BOARD_BYTES = 1024 * 1024
-"""A board file is a few KiB of YAML; reading stops past this (``--board /dev/zero`` would
-otherwise fill the memory)."""
+MAX_BOARD_BYTES = 256 * 1024
+"""A board file is a few KiB of YAML (the packaged ones 2 and 4 KiB); reading stops past this
+(``--board /dev/zero`` would otherwise fill the memory). The board travels in every match log
+and every ``/start``, so this also bounds what a board adds to them: its JSON may be no larger
+(:data:`MAX_BOARD_JSON`)."""
+MAX_BOARD_JSON = MAX_BOARD_BYTES
 
 
 class Option(NamedTuple):
@@ -203,11 +207,14 @@ class Game(ABC):
         except (OSError, UnicodeDecodeError) as exc:
             raise BoardError(f"cannot read board file: {getattr(exc, 'strerror', None) or exc}") from exc
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise BoardError(f"not valid YAML: {str(exc).splitlines()[0]}") from exc
+            data = yamldata.load(text)
+        except yamldata.YamlDataError as exc:
+            raise BoardError(str(exc)) from None
         if not isinstance(data, Mapping):
             raise BoardError("board file: expected a mapping at the top level")
+        size = len(json.dumps(data, separators=(",", ":")))
+        if size > MAX_BOARD_JSON:
+            raise BoardError(f"board data of {size} bytes as JSON; at most {MAX_BOARD_JSON}")
         return data
 
     @abstractmethod

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.core import Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, ranks_from_keys
+from referee.display import printable
 from referee.players import FORFEITED, OK, Answer, DecisionRequest, MatchInfo, Player
 
 LOG_FORMAT = "referee-match-log"
@@ -198,8 +199,9 @@ class Runner:
     def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer:
         if self.seats[decision.seat].forfeited:
             return Answer(None, FORFEITED)
-        answer = self.players[decision.seat].decide(request)
-        if answer.status == OK and answer.elapsed_ms > request.deadline_ms:
+        player = self.players[decision.seat]
+        answer = player.decide(request)
+        if answer.status == OK and answer.elapsed_ms > request.deadline_ms and player.clocked:
             answer.status, answer.detail = "timeout", f"answered after {answer.elapsed_ms:.0f} ms"
         if answer.status == OK and answer.choice not in decision.option_ids():
             answer.status = "unknown_option"
@@ -210,7 +212,7 @@ class Runner:
         """Book time and strikes; return the id to apply (the bot's, or the fallback)."""
         seat = self.seats[decision.seat]
         over = answer.elapsed_ms - self.time_control.decision_ms
-        if over > 0 and answer.status != FORFEITED:
+        if over > 0 and answer.status != FORFEITED and self.players[decision.seat].clocked:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         choice = answer.choice
         if answer.status != OK:
@@ -222,7 +224,7 @@ class Runner:
                 "seat": decision.seat,
                 "kind": decision.kind,
                 "reason": answer.status,
-                "detail": answer.detail,
+                "detail": printable(answer.detail),
             }
             seat.faults.append(fault)
             self.faults.append(fault)
@@ -286,7 +288,7 @@ class Runner:
         record = self.seats[seat]
         reason, _, detail = fault.partition(":")
         entry = {"step": None, "seat": seat, "kind": call, "reason": reason,
-                 "detail": detail.strip() or fault}
+                 "detail": printable(detail.strip() or fault)}
         self.faults.append(entry)
         record.faults.append(entry)
         if strike:

@@ -77,6 +77,11 @@ class Player(ABC):
     name: str
     remote: bool = field(default=False, init=False)
 
+    @property
+    def clocked(self) -> bool:
+        """Whether the time limit applies: an answer later than the deadline is a strike."""
+        return True
+
     def start(self, info: MatchInfo) -> str | None:
         """Announce the match. Returns a fault description, or ``None`` when fine."""
         return None
@@ -124,6 +129,12 @@ class Bot(ABC):
     """
 
     name: str = "bot"
+    timed: bool = True
+    """Whether the bot's play depends on the wall clock (a time budget). An in-process bot
+    that does a fixed amount of work instead (``random``, ``greedy``, ``mcts:playouts=200``)
+    plays the same moves for the same seed however busy the machine is: striking it for a
+    late answer would make the match depend on the machine, so the runner never does. The
+    built-in registry sets this per spec; a bot made otherwise is held to the clock."""
 
     def start(self, info: MatchInfo) -> None:
         """Called once per match before the first decision."""
@@ -138,6 +149,10 @@ class InProcessPlayer(Player):
     """Runs a :class:`Bot` in the referee's process; a bot exception becomes a ``bot_error``."""
 
     bot: Bot | None = None
+
+    @property
+    def clocked(self) -> bool:
+        return self.bot is None or self.bot.timed
 
     def start(self, info: MatchInfo) -> str | None:
         try:

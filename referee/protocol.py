@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, cast
 
 from referee.core import Decision, Option
 from referee.players import DecisionRequest, MatchInfo
+from referee.view_schemas import VIEW_OF_GAME, VIEW_SCHEMAS
 
 PROTOCOL_VERSION = 1
 MAX_LOG_CHARS = 4096
@@ -169,11 +170,23 @@ def info_errors(doc: Any) -> list[str]:
 
 def schema_errors(name: str, doc: Any) -> list[str]:
     """Validate ``doc`` against :data:`SCHEMAS[name]`; messages read ``field.path: problem``."""
-    import jsonschema  # only the checking tools pay for the import
-
-    validator = jsonschema.Draft202012Validator(SCHEMAS[name])
+    validator = schema_validator(SCHEMAS[name], SCHEMAS.values())
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
     return [f"{field_path(e.absolute_path) or '(document)'}: {e.message}" for e in errors]
+
+
+def schema_validator(schema: Mapping[str, Any], known: Any) -> Any:
+    """A draft 2020-12 validator for ``schema`` that resolves ``$ref`` among the ``known``
+    schemas by their ``$id`` (``decide`` refers to each game's view schema), offline."""
+    import jsonschema  # only the checking tools pay for the import
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    registry: Any = Registry().with_resources(
+        (s["$id"], Resource.from_contents(dict(s), default_specification=DRAFT202012))
+        for s in known if "$id" in s
+    )
+    return jsonschema.Draft202012Validator(dict(schema), registry=registry)
 
 
 def field_path(path: Any) -> str:
@@ -241,6 +254,12 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "version": _STR,
             "games": {"type": "array", "minItems": 1, "uniqueItems": True, "items": _STR},
             "protocol": _PROTO,
+            "max_connections": {
+                "type": "integer", "minimum": 1,
+                "description": "Connections the bot takes at once; the referee keeps one per "
+                               "seat per match open, and a tournament warns when its "
+                               "concurrency could need more.",
+            },
         },
     },
     "start": {
@@ -278,8 +297,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     }},
                 },
             },
-            "view": {"type": "object"},
+            "view": {"type": "object", "description": "what the seat may see: see the game's "
+                     "view schema (view-<game>.json) and docs/games/<game>.md"},
         },
+        "allOf": [
+            {"if": {"required": ["game"], "properties": {"game": {"const": game}}},
+             "then": {"properties": {"view": {"$ref": f"{schema}.json"}}}}
+            for game, schema in sorted(VIEW_OF_GAME.items())
+        ],
     },
     "answer": {
         "$id": _ID + "answer.json",
@@ -341,6 +366,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+SCHEMAS.update(VIEW_SCHEMAS)
 
 
 def schema_text(name: str) -> str:

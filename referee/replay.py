@@ -1,14 +1,30 @@
-"""Replaying a match log from its seed and recorded choices (``referee replay``)."""
+"""Replaying a match log from its seed and recorded choices (``referee replay``).
+
+A replay checks the whole log against the engine and the runner's rules, not only the final
+result: at every step, that the decisions recorded are the ones the engine asks (seat, kind,
+number of options) and that each choice was offered; that every fallback choice (a struck or
+forfeited decision) is the one the seeded fallback draws; that the faults, each seat's strikes
+and the forfeits follow from the recorded statuses; and that both results (the game's, and the
+one with forfeits applied) are what the game gives. The first difference names its step.
+
+What no replay can check is a choice a bot really made: any offered option is a legal game.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.core import Result, RulesError, UnknownGameError
+from referee.core import Decision, Result, RulesError, State, UnknownGameError
 from referee.games import find_game
 from referee.match import LOG_FORMAT, apply_forfeits
+from referee.players import FAULTS, FORFEITED, OK
+
+LIFECYCLE_STRIKES = ("start",)
+"""Lifecycle calls whose failure is a strike (``/end`` never is: the game is over)."""
 
 
 class LogError(ValueError):
@@ -17,15 +33,30 @@ class LogError(ValueError):
 
 @dataclass(frozen=True)
 class ReplayOutcome:
-    """What replaying gave, and whether it matches what the log recorded."""
+    """What replaying gave, and whether it matches what the log recorded. ``result`` is the
+    replayed result (forfeits applied), ``None`` when a difference stopped the replay early."""
 
-    result: Result
+    result: Result | None
     matches: bool
     differences: tuple[str, ...]
 
 
+@dataclass
+class _Tally:
+    """The runner's strike bookkeeping, redone from the recorded statuses."""
+
+    limit: int
+    strikes: list[int]
+    forfeited: list[bool]
+
+    def strike(self, seat: int) -> None:
+        self.strikes[seat] += 1
+        if self.strikes[seat] >= self.limit:
+            self.forfeited[seat] = True
+
+
 def replay(log: Any) -> ReplayOutcome:
-    """Re-run the game with the logged seed, board, options and choices; compare results.
+    """Re-run the game with the logged seed, board, options and choices; check every step.
 
     ``log`` is whatever a file held: anything that is not a match log raises :class:`LogError`
     with a readable message (no ``repr`` of an exception), never another exception.
@@ -35,48 +66,153 @@ def replay(log: Any) -> ReplayOutcome:
     if log.get("format") != LOG_FORMAT:
         raise LogError(f"not a match log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     try:
-        game = find_game(log["game"])
+        return _replay(log)
     except UnknownGameError as exc:
         raise LogError(f"match log of an unknown game: {exc}") from exc
     except KeyError as exc:
         raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
-    except TypeError as exc:
-        raise LogError(f"malformed match log: 'game' is not a name: {exc}") from exc
-    try:
-        board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
-        state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
-        steps: dict[int, dict[int, str]] = {}
-        for d in log["decisions"]:
-            steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d["choice"]
-        forfeited = [int(seat) for seat in log.get("forfeited", [])]
-    except KeyError as exc:
-        raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
-    except (AttributeError, TypeError, ValueError) as exc:
+    except RecursionError:
+        raise LogError("malformed match log: nested too deep") from None
+    except LogError:
+        raise
+    except (AttributeError, TypeError, ValueError, IndexError) as exc:
         raise LogError(f"malformed match log: {exc}") from exc
+
+
+def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
+    game = find_game(log["game"])
     played_under = log.get("rules_version")
     if played_under != game.rules_version:
         raise LogError(
             f"this log was played under {game.name} rules version {played_under!r}; this "
             f"referee plays version {game.rules_version!r}, so it cannot replay it")
+    board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
+    seats = len(log["players"])
+    seed = int(log["seed"])
+    state = game.new_state(seats, seed, board, log.get("options"))
+    steps = _steps(log["decisions"])
+    faults = [_fault_key(f) for f in log.get("faults", [])]
+    tally = _Tally(int(log.get("strike_limit", 3)), [0] * seats, [False] * seats)
+    for _step, seat, kind, _reason in faults:
+        if _step is None and kind in LIFECYCLE_STRIKES:
+            tally.strike(seat)
     differences: list[str] = []
-    for step in sorted(steps):
-        if state.is_over:
-            differences.append(f"game over before step {step}")
-            break
-        try:
-            state.apply(steps[step])
-        except RulesError as exc:
-            differences.append(f"step {step}: {exc}")
-            break
-        except (KeyError, TypeError, AttributeError) as exc:  # a choice of the wrong type
-            raise LogError(f"malformed match log: step {step}: {exc}") from exc
+    expected_faults = [f for f in faults if f[0] is None and f[2] in LIFECYCLE_STRIKES]
+    fallback = random.Random(f"{seed}:fallback")
+    for step, entries in enumerate(steps):
+        problem = _check_step(state, step, entries, fallback, tally, expected_faults)
+        if problem:
+            return ReplayOutcome(None, False, (problem,))
     result = state.result()
     if result is None:
-        differences.append("the recorded choices do not finish the game")
-        raise LogError("; ".join(differences))
+        raise LogError(f"the recorded choices do not finish the game (it goes on after step "
+                       f"{len(steps) - 1})")
+    expected_faults += [f for f in faults if f[0] is None and f[2] not in LIFECYCLE_STRIKES]
+    differences += _check_faults(log, faults, expected_faults, tally)
+    forfeited = [seat for seat in range(seats) if tally.forfeited[seat]]
     final = apply_forfeits(result, forfeited)
-    if final.to_dict() != log.get("result"):
-        differences.append(
-            f"result differs: replay {final.to_dict()!r} vs logged {log.get('result')!r}"
-        )
+    for key, value in (("game_result", result), ("result", final)):
+        if key in log and value.to_dict() != log[key]:
+            differences.append(f"{key} differs: replay {value.to_dict()!r} vs logged {log[key]!r}")
     return ReplayOutcome(final, not differences, tuple(differences))
+
+
+def _steps(decisions: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    """The logged decisions grouped by step, in order; steps must run 0, 1, 2, ... ."""
+    steps: list[list[Mapping[str, Any]]] = []
+    for entry in decisions:
+        step = int(entry["step"])
+        if step == len(steps):
+            steps.append([])
+        elif step != len(steps) - 1:
+            raise LogError(f"malformed match log: decision step {step} follows step "
+                           f"{len(steps) - 1}")
+        steps[-1].append(entry)
+    return steps
+
+
+def _check_step(state: State, step: int, entries: list[Mapping[str, Any]],
+                fallback: random.Random, tally: _Tally,
+                expected_faults: list[tuple[Any, ...]]) -> str | None:
+    """Compare one step with what the engine asks, apply it; the difference, or ``None``."""
+    pending = state.pending()
+    if not pending:
+        return f"step {step}: the game is already over, but the log goes on"
+    asked = [(d.seat, d.kind, len(d.options)) for d in pending]
+    logged = [(int(e["seat"]), str(e["kind"]), int(e["options"])) for e in entries]
+    if asked != logged:
+        return (f"step {step}: the log has {_describe(logged)}, the engine asks "
+                f"{_describe(asked)}")
+    choices: dict[int, str] = {}
+    for decision, entry in zip(pending, entries):
+        problem = _check_choice(decision, entry, fallback, tally)
+        if problem:
+            return f"step {step}, seat {decision.seat} ({decision.kind}): {problem}"
+        if entry["status"] in FAULTS:
+            expected_faults.append((step, decision.seat, decision.kind, entry["status"]))
+        choices[decision.seat] = entry["choice"]
+    try:
+        state.apply(choices)
+    except RulesError as exc:  # pragma: no cover - every choice was checked as offered
+        return f"step {step}: {exc}"
+    return None
+
+
+def _check_choice(decision: Decision, entry: Mapping[str, Any], fallback: random.Random,
+                  tally: _Tally) -> str | None:
+    """One decision's status and choice against the runner's rules."""
+    status, choice = entry["status"], entry["choice"]
+    if not isinstance(choice, str) or choice not in decision.option_ids():
+        return f"choice {choice!r} was not offered"
+    if status != OK and status != FORFEITED and status not in FAULTS:
+        return f"unknown status {status!r}"
+    if (status == FORFEITED) != tally.forfeited[decision.seat]:
+        return ("the seat had forfeited, but the log shows it asked" if tally.forfeited[decision.seat]
+                else "the log says the seat had forfeited, but it had not")
+    if status != OK:
+        drawn = fallback.choice(decision.options).id
+        if choice != drawn:
+            return f"fallback choice {choice!r}, but the seeded fallback draws {drawn!r}"
+    if status in FAULTS:
+        tally.strike(decision.seat)
+    return None
+
+
+def _describe(decisions: list[tuple[int, str, int]]) -> str:
+    return ", ".join(f"seat {seat} {kind!r} with {n} options" for seat, kind, n in decisions)
+
+
+def _fault_key(fault: Mapping[str, Any]) -> tuple[Any, ...]:
+    step = fault["step"]
+    return (None if step is None else int(step), int(fault["seat"]), str(fault["kind"]),
+            str(fault["reason"]))
+
+
+def _fault_text(fault: tuple[Any, ...] | None) -> str:
+    if fault is None:
+        return "no fault"
+    step, seat, kind, reason = fault
+    return f"{reason} of seat {seat} at " + (f"step {step} ({kind})" if step is not None
+                                              else f"/{kind}")
+
+
+def _check_faults(log: Mapping[str, Any], faults: list[tuple[Any, ...]],
+                  expected: list[tuple[Any, ...]], tally: _Tally) -> list[str]:
+    """Faults, strikes and forfeits as the recorded statuses imply them."""
+    out = []
+    for i, (got, want) in enumerate(itertools.zip_longest(faults, expected)):
+        if got != want:
+            out.append(f"fault {i}: the log has {_fault_text(got)}, the decisions' statuses "
+                       f"give {_fault_text(want)}")
+            break
+    for seat, player in enumerate(log["players"]):
+        if int(player.get("strikes", 0)) != tally.strikes[seat]:
+            out.append(f"seat {seat}: the log says {player.get('strikes')} strikes, the faults "
+                       f"make {tally.strikes[seat]}")
+        if bool(player.get("forfeited", False)) != tally.forfeited[seat]:
+            out.append(f"seat {seat}: forfeited is {player.get('forfeited')}, the strikes say "
+                       f"{tally.forfeited[seat]}")
+    forfeited = [seat for seat, gone in enumerate(tally.forfeited) if gone]
+    if [int(s) for s in log.get("forfeited", [])] != forfeited:
+        out.append(f"forfeited seats {log.get('forfeited')} differ from the strikes' {forfeited}")
+    return out

@@ -33,6 +33,7 @@ import threading
 import time
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -43,6 +44,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from referee import __version__, protocol
+from referee.display import printable, redact
 from referee.players import OK, Answer, DecisionRequest, MatchInfo, Player
 
 MAX_BODY = 64 * 1024
@@ -71,18 +73,20 @@ def check_url(url: str) -> str:
     callers need to catch one error type to give a one-line message.
     """
     if not isinstance(url, str) or any(ch <= " " or ch == "\x7f" for ch in url):
-        raise BotUrlError(f"bad bot URL {url!r}: contains whitespace or a control character")
+        raise BotUrlError(f"bad bot URL {printable(redact(str(url)))!r}: contains whitespace "
+                          "or a control character")
+    shown = redact(url)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
     except ValueError as exc:
-        raise BotUrlError(f"bad bot URL {url!r}: {exc}") from None
+        raise BotUrlError(f"bad bot URL {shown!r}: {exc}") from None
     if parts.scheme not in ("http", "https"):
-        raise BotUrlError(f"bad bot URL {url!r}: must start with http:// or https://")
+        raise BotUrlError(f"bad bot URL {shown!r}: must start with http:// or https://")
     if not parts.hostname:
-        raise BotUrlError(f"bad bot URL {url!r}: no host")
+        raise BotUrlError(f"bad bot URL {shown!r}: no host")
     if parts.query or parts.fragment:
-        raise BotUrlError(f"bad bot URL {url!r}: a base URL has no query or fragment")
+        raise BotUrlError(f"bad bot URL {shown!r}: a base URL has no query or fragment")
     return url.rstrip("/")
 
 
@@ -411,7 +415,9 @@ def _is_ip(host: str) -> bool:
 
 
 def _fault(reason: str, detail: str) -> Exchange:
-    return Exchange(None, (reason, detail), 0.0)
+    """A fault whose detail quotes the bot (its status line, an exception about its bytes):
+    escaped and redacted here, before anything can print or store it."""
+    return Exchange(None, (reason, printable(redact(detail))), 0.0)
 
 
 def _innermost(exc: BaseException) -> BaseException:
@@ -451,7 +457,8 @@ def _tls_failure(exc: BaseException) -> str:
 class HttpPlayer(Player):
     """A seat played by a bot behind ``url`` (protocol v1). Never raises for the bot's faults."""
 
-    url: str = ""
+    url: str = field(default="", repr=False)
+    """The real address, credentials included: used to connect, never shown (the name is)."""
     max_body: int = MAX_BODY
     lifecycle_ms: int = LIFECYCLE_MS
     remote: bool = field(default=True, init=False)
@@ -494,8 +501,20 @@ class HttpPlayer(Player):
         return None if ex.fault is None else f"{ex.fault[0]}: {ex.fault[1]}"
 
     def _note(self, text: str) -> None:
+        text = printable(text)
         if len(self.notes) < 50 and text not in self.notes:
             self.notes.append(text)
+
+
+def fetch_infos(urls: Iterable[str], budget_ms: float = LIFECYCLE_MS
+                ) -> dict[str, tuple[Any, str | None]]:
+    """:func:`fetch_info` of every distinct URL, all at once: bots that are down cost one
+    connect timeout together, not one each."""
+    distinct = list(dict.fromkeys(urls))
+    if not distinct:
+        return {}
+    with ThreadPoolExecutor(min(16, len(distinct)), thread_name_prefix="bot-info") as pool:
+        return dict(zip(distinct, pool.map(lambda url: fetch_info(url, budget_ms), distinct)))
 
 
 def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS) -> tuple[Any, str | None]:

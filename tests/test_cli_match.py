@@ -118,3 +118,39 @@ def test_log_to_a_missing_folder_fails_before_the_match(tmp_path):
 ])
 def test_bad_bot_url_is_a_one_line_error(url, message):
     assert_clean_error(run("match", "random", url, "--game", "toy-race"), 1, message)
+
+
+def test_name_equals_bot_names_a_seat():
+    out = run("match", "me=random", "you=greedy", "--game", "tokaido-duo", "--seed", "3", "--json")
+    assert out.exit_code == 0, out.output
+    assert [s["bot"] for s in sorted(json.loads(out.output)["seats"], key=lambda s: s["seat"])] \
+        == ["me", "you"]
+    one_line_error(run("match", "me=", "random", "--game", "toy-race"), "no bot after me=")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("gredy", "unknown bot 'gredy' (did you mean 'greedy'?)"),
+    ("randon", "(did you mean 'random'?)"),
+    ("mcts:playout=5", "no parameter playout (did you mean 'playouts'?)"),
+    ("127.0.0.1:8000", "did you mean http://127.0.0.1:8000 ?"),
+    ("localhost:8000", "did you mean http://localhost:8000 ?"),
+])
+def test_typos_get_a_suggestion(spec, message):
+    one_line_error(run("match", spec, "random", "--game", "tokaido-duo"), message)
+
+
+def test_a_typod_game_gets_a_suggestion():
+    one_line_error(run("match", "random", "random", "--game", "tokaido"),
+                   "(did you mean 'tokaido-duo'?)")
+
+
+def test_a_dead_bot_stops_the_match_before_it_starts():
+    from support.http_bots import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    out = run("match", "random", url, "--game", "toy-race", "--seed", "1")
+    one_line_error(out, f"bot {url} does not answer GET /", "--allow-dead")
+    assert "wins" not in out.output
+    out = run("match", "random", url, "--game", "toy-race", "--seed", "1", "--time-ms", "200",
+              "--allow-dead")
+    assert out.exit_code == 0 and "strikes 3" in out.output

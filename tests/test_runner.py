@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,3 +108,55 @@ def test_summary_keeps_the_result_extra(toy_game):
     assert record.summary()["extra"]["automa_numbers"] == "placeholder"
     plain = Runner(toy_game, make_players(["random", "random"], toy_game.name, 5), 5).run()
     assert plain.log["result"]["extra"] == {} and "extra" not in plain.summary()
+
+
+class Sleepy(Bot):
+    """Takes 30 ms a decision; ``timed`` says whether its play depends on the clock."""
+
+    def __init__(self, timed: bool) -> None:
+        self.timed = timed
+        self.rng = RandomBot("t", 1)
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        import time
+
+        time.sleep(0.03)
+        return self.rng.decide(decision, view)
+
+
+def test_a_bot_with_a_fixed_budget_is_never_struck_for_a_slow_machine(toy_game):
+    """A machine too busy to answer in 5 ms changes nothing for a bot that does a fixed amount
+    of work (its moves are the same): no timeout, and its bank is left alone."""
+    from referee.match import TimeControl
+
+    fixed = Runner(toy_game, players(Sleepy(timed=False), RandomBot("t", 2)), seed=3,
+                   time_control=TimeControl(5, 10)).run()
+    assert fixed.log["faults"] == [] and fixed.seats[0].bank_ms == 10
+    assert all(d["ms"] >= 30 for d in fixed.log["decisions"] if d["seat"] == 0)
+    timed = Runner(toy_game, players(Sleepy(timed=True), RandomBot("t", 2)), seed=3,
+                   time_control=TimeControl(5, 10)).run()
+    assert {f["reason"] for f in timed.log["faults"]} == {"timeout"}
+    assert timed.seats[0].bank_ms == 0
+
+
+def test_the_registry_says_which_built_in_bots_depend_on_the_clock():
+    from bots import find_bot
+
+    for game in ("tokaido-duo", "doubletrack"):
+        assert not find_bot("random", game, 1).timed and not find_bot("greedy", game, 1).timed
+        assert not find_bot("mcts:playouts=5", game, 1).timed
+        assert find_bot("mcts", game, 1).timed and find_bot("mcts:ms=50", game, 1).timed
+
+
+def test_a_fixed_playout_budget_plays_the_same_match_every_time():
+    from click.testing import CliRunner
+
+    from cli import main
+
+    for game, bots in (("tokaido-duo", ["greedy", "mcts:playouts=6"]),
+                       ("doubletrack", ["greedy", "mcts:playouts=2", "random"])):
+        args = ["match", *bots, "--game", game, "--seed", "42", "--json", "--time-ms", "1"]
+        first, second = (CliRunner().invoke(main, args) for _ in range(2))
+        assert first.exit_code == 0, first.output
+        assert first.output == second.output  # even at 1 ms a decision: never struck
+        assert all(s["strikes"] == 0 for s in json.loads(first.output)["seats"])

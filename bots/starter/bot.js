@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A complete Referee bot in one file for Node.js, no dependencies. Copy it, edit choose().
 //
-// Run it:    node bot.js --port 8000
+// Run it:    node bot.js --port 8000   [--connections 1024]
 // Check it:  referee bot check http://127.0.0.1:8000 --game tokaido-duo
 //
 // Bot protocol v1: GET / (who you are), POST /start, POST /decide (answer {"choice": id}
@@ -12,6 +12,8 @@ const http = require("http");
 
 const NAME = "starter-node";
 const GAMES = ["tokaido-duo", "doubletrack"];
+// Connections taken at once: the referee keeps one open per seat per match. Said in GET /.
+const CONNECTIONS = 1024;
 
 // THE function to edit: return the id of one of decision.options (every option is legal),
 // or [id, "a note for the match log"]. view is what your seat may see; request has deadline_ms.
@@ -29,7 +31,10 @@ function reply(res, status, doc) {
 
 function handle(req, res, raw) {
   if (req.method === "GET" && req.url === "/") {
-    return reply(res, 200, { name: NAME, author: "you", version: "1", games: GAMES, protocol: 1 });
+    return reply(res, 200, {
+      name: NAME, author: "you", version: "1", games: GAMES, protocol: 1,
+      max_connections: connections,
+    });
   }
   let message;
   try {
@@ -54,6 +59,7 @@ const option = (name, fallback) => {
 };
 const host = option("--host", "127.0.0.1");
 const port = Number(option("--port", "8000"));
+const connections = Number(option("--connections", String(CONNECTIONS)));
 
 const server = http.createServer((req, res) => {
   const chunks = [];
@@ -61,6 +67,7 @@ const server = http.createServer((req, res) => {
   req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8")));
 });
 server.keepAliveTimeout = 65000; // keep the referee's connection open between decisions
-server.listen(port, host, () => {
+server.maxConnections = connections;
+server.listen({ port, host, backlog: connections }, () => {
   console.log(`${NAME} listening on http://${host}:${server.address().port}`);
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A complete Referee bot in one file, standard library only. Copy it, edit ``choose``.
 
-Run it:      python3 bot.py --port 8000
+Run it:      python3 bot.py --port 8000   [--connections 1024]
 Check it:    referee bot check http://127.0.0.1:8000 --game tokaido-duo
 
 The referee sends JSON and expects JSON back (bot protocol v1):
@@ -23,6 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAME = "starter-python"
 GAMES = ["tokaido-duo", "doubletrack"]
+CONNECTIONS = 1024
+"""Connections taken at once (a thread each): the referee keeps one open per seat per match,
+so a tournament with many matches at once needs many. Said in GET / as max_connections."""
 
 
 def choose(decision: dict, view: dict, request: dict) -> str | tuple[str, str]:
@@ -43,9 +46,13 @@ def choose(decision: dict, view: dict, request: dict) -> str | tuple[str, str]:
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the referee reuses one connection per match
+    disable_nagle_algorithm = True
+    """TCP_NODELAY: the headers and the body go out as two writes, and with Nagle's algorithm
+    the second waits for the referee's delayed ACK, about 40 ms on every decision."""
 
     def do_GET(self) -> None:
-        self.reply({"name": NAME, "author": "you", "version": "1", "games": GAMES, "protocol": 1})
+        self.reply({"name": NAME, "author": "you", "version": "1", "games": GAMES, "protocol": 1,
+                    "max_connections": getattr(self.server, "max_connections", CONNECTIONS)})
 
     def do_POST(self) -> None:
         try:
@@ -77,12 +84,26 @@ class Handler(BaseHTTPRequestHandler):
         pass  # quiet: one line per request would drown your own prints
 
 
+class Server(ThreadingHTTPServer):
+    """A thread per connection; the listen queue sized for ``max_connections`` connecting at
+    once (Python's default queue, 5, drops connections when many matches start together)."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], max_connections: int = CONNECTIONS) -> None:
+        self.max_connections = max_connections
+        self.request_queue_size = max_connections
+        super().__init__(address, Handler)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--connections", type=int, default=CONNECTIONS,
+                        help="connections taken at once (one per seat of each match)")
     args = parser.parse_args()
-    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    server = Server((args.host, args.port), args.connections)
     print(f"{NAME} listening on http://{args.host}:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

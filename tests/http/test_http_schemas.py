@@ -4,7 +4,10 @@ and the fast answer parser agrees with the ``answer`` schema."""
 from __future__ import annotations
 
 import json
+import random
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -20,9 +23,16 @@ from referee.players import DecisionRequest, InProcessPlayer, MatchInfo
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
 
 
+@cache
+def validator(name: str) -> Any:
+    """A validator for the published file ``name``.json, resolving references among the
+    published files (``decide`` refers to each game's view schema)."""
+    known = [json.loads(path.read_text()) for path in sorted(SCHEMA_DIR.glob("*.json"))]
+    return protocol.schema_validator(json.loads((SCHEMA_DIR / f"{name}.json").read_text()), known)
+
+
 def validate(name: str, doc: object) -> None:
-    schema = json.loads((SCHEMA_DIR / f"{name}.json").read_text())
-    jsonschema.Draft202012Validator(schema).validate(doc)
+    validator(name).validate(doc)
 
 
 @pytest.mark.parametrize("name", sorted(protocol.SCHEMAS))
@@ -47,6 +57,59 @@ def test_messages_built_by_the_referee_validate(toy_game):
     validate("end", protocol.end_message("m1", "toy-race", 0, record.result.to_dict()))
     validate("match-log", record.log)
     validate("answer", {"choice": "bid-0", "log": "because"})
+
+
+def test_every_published_schema_is_written_and_the_views_are_referenced():
+    assert {p.stem for p in SCHEMA_DIR.glob("*.json")} == set(protocol.SCHEMAS)
+    assert {"view-tokaido-duo", "view-doubletrack"} <= set(protocol.SCHEMAS)
+    decide = (SCHEMA_DIR / "decide.json").read_text()
+    assert '"$ref": "view-tokaido-duo.json"' in decide and '"$ref": "view-doubletrack.json"' in decide
+
+
+@pytest.mark.parametrize("game, seats, options", [
+    ("tokaido-duo", 2, {}), ("tokaido-duo", 1, {"automa": 3}), ("doubletrack", 3, {}),
+    ("doubletrack", 4, {}),
+])
+def test_real_views_of_random_games_validate_against_the_published_view_schema(
+        game, seats, options):
+    """Every seat's view, sampled through two random games, the ``/decide`` bodies that carry
+    them (which refer to the view schema by game), and the spectator's view at the end (it
+    holds every event of the game)."""
+    from referee.games import find_game
+
+    g, checked = find_game(game), 0
+    for seed in (1, 2):
+        state, rng, step = g.new_state(seats, seed, options=options), random.Random(seed), 0
+        while state.pending():
+            pending = state.pending()
+            if step % 11 == 0:
+                for seat in range(seats):
+                    validate(f"view-{game}", state.view(seat))
+                d = pending[0]
+                request = DecisionRequest("m", game, d.seat, "m:0", d,
+                                          lambda: state.view(d.seat), 1000, 0)
+                validate("decide", protocol.decide_message(request))
+                checked += 1
+            state.apply({d.seat: rng.choice(d.options).id for d in pending})
+            step += 1
+        validate(f"view-{game}", state.view(None))
+    assert checked >= 5
+
+
+def test_a_view_off_its_schema_is_refused_naming_the_field():
+    from referee.games import find_game
+
+    state = find_game("doubletrack").new_state(3, 1)
+    view = state.view(0)
+    view["seats"][1]["money"] = "lots"
+    errors = protocol.schema_errors("view-doubletrack", view)
+    assert any(e.startswith("seats[1].money:") for e in errors), errors
+    message = {"protocol": 1, "match_id": "m", "game": "doubletrack", "seat": 0,
+               "request_id": "r", "deadline_ms": 1000, "decision": {
+                   "kind": "k", "prompt": "p", "options": [
+                       {"id": "a", "label": "a", "data": {}}, {"id": "b", "label": "b", "data": {}}]},
+               "view": view}
+    assert any("money" in e for e in protocol.schema_errors("decide", message))
 
 
 def test_info_errors_name_the_field():

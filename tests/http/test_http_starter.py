@@ -70,3 +70,49 @@ def test_starter_passes_bot_check(starter_url):
                                     "--seed", "3"])
     assert out.exit_code == 0, out.output
     assert "PASS" in out.output and "p95" in out.output
+
+
+def test_starters_announce_how_many_connections_they_take(starter_url):
+    from referee.protocol import info_errors
+
+    info, fault = fetch_info(starter_url)
+    assert fault is None and info["max_connections"] == 1024 and info_errors(info) == []
+
+
+@pytest.mark.parametrize("language", ["python", "node"])
+def test_the_connections_option_is_announced(language):
+    program = [sys.executable, str(STARTER / "bot.py")] if language == "python" else \
+        [node(), str(STARTER / "bot.js")]
+    for url in launch(program + ["--port", "0", "--connections", "77"]):
+        assert fetch_info(url)[0]["max_connections"] == 77
+
+
+def test_the_python_starter_answers_without_waiting_for_nagle():
+    """Headers and body go out as two writes; with Nagle's algorithm on, the body waited for
+    the referee's delayed ACK: about 44 ms a decision (measured), against 1.2 ms with
+    TCP_NODELAY. Checked on the accepted socket itself, not by timing."""
+    import socket
+    import threading
+
+    import requests
+
+    from bots.starter import bot as starter
+
+    seen: list[int] = []
+
+    class Recording(starter.Handler):
+        def do_GET(self) -> None:
+            seen.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            super().do_GET()
+
+    server = starter.Server(("127.0.0.1", 0))
+    server.RequestHandlerClass = Recording
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        info = requests.get(f"http://127.0.0.1:{server.server_address[1]}/", timeout=5).json()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert info["name"] == starter.NAME and seen and seen[0] != 0
+    assert server.request_queue_size == starter.CONNECTIONS  # not Python's default of 5

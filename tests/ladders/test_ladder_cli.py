@@ -93,5 +93,20 @@ def test_db_upgrade_current_downgrade(pg_url):
     assert out.exit_code == 0, out.output
     assert run("db", "current", "--db", pg_url).output.startswith("0001")
     assert run("ladder", "show", "--game", "toy-race", "--db", pg_url).exit_code == 0
-    out = run("db", "downgrade", "base", "--db", pg_url)
+    out = CliRunner().invoke(main, ["db", "downgrade", "base", "--db", pg_url], input="n\n")
+    assert out.exit_code == 1 and "drops every ladder table" in out.output
+    assert "Aborted" in out.output and "postgres@" in out.output  # the database, named
+    assert run("db", "current", "--db", pg_url).output.startswith("0001")  # untouched
+    out = CliRunner().invoke(main, ["db", "downgrade", "base", "--db", pg_url], input="y\n")
     assert out.exit_code == 0 and "none (empty)" in out.output
+    run("db", "upgrade", "--db", pg_url)
+    out = run("db", "downgrade", "base", "--db", pg_url, "--yes")
+    assert out.exit_code == 0 and "none (empty)" in out.output and "[y/N]" not in out.output
+
+
+def test_help_texts_show_no_raw_markup():
+    for command in (["db", "downgrade"], ["db", "upgrade"], ["sprt"], ["tournament"],
+                    ["match"], ["bot", "serve"], ["replay"]):
+        out = run(*command, "--help")
+        assert out.exit_code == 0 and "``" not in out.output, (command, out.output)
+    assert "Games played at once" in run("sprt", "--help").output

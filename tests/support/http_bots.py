@@ -17,7 +17,9 @@ from typing import Any
 
 INFO = {"name": "hostile", "games": ["toy-race"], "protocol": 1}
 MODES = ("ok", "sleep", "drip_body", "drip_head", "huge", "huge_declared", "html", "unknown",
-         "status_500", "redirect", "drop", "gzip", "no_choice")
+         "status_500", "redirect", "drop", "gzip", "no_choice", "evil_status")
+EVIL = "\x1b[2J\x1b[31mowned\x1b]0;pwned\x07\u202e"
+"""Terminal escapes (clear screen, red, window title, bell) and a bidi override."""
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -26,7 +28,7 @@ class _Handler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         self.server.connections += 1
         while True:
-            request = _read_request(self.rfile)
+            request = _read_request(self.rfile, self.server.headers_seen)
             if request is None:
                 return
             try:
@@ -36,19 +38,22 @@ class _Handler(socketserver.StreamRequestHandler):
                 return
 
 
-def _read_request(rfile: Any) -> tuple[str, str, bytes] | None:
+def _read_request(rfile: Any, seen: list[dict[str, str]]) -> tuple[str, str, bytes] | None:
     line = rfile.readline(65537)
     if not line:
         return None
     method, path, _ = line.decode("latin-1").split(" ", 2)
     length = 0
+    headers: dict[str, str] = {}
     while True:
         header = rfile.readline(65537)
         if header in (b"\r\n", b"\n", b""):
             break
         name, _, value = header.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
         if name.strip().lower() == "content-length":
             length = int(value.strip())
+    seen.append(headers)
     return method, path, rfile.read(length) if length else b""
 
 
@@ -74,10 +79,12 @@ class HostileServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
     def __init__(self, mode: str = "ok", delay: float = 0.0, choose: str = "first",
-                 info: Any = None) -> None:
+                 info: Any = None, end_status: str = "200 OK") -> None:
         assert mode in MODES, mode
         super().__init__(("127.0.0.1", 0), _Handler)
         self.info = INFO if info is None else info
+        self.end_status = end_status
+        self.headers_seen: list[dict[str, str]] = []
         self.mode, self.delay, self.choose = mode, delay, choose
         self.connections = 0
         self.arrivals: list[tuple[float, str]] = []
@@ -105,7 +112,7 @@ class HostileServer(socketserver.ThreadingTCPServer):
         if path in self.bodies:
             self.bodies[path].append(doc)
         if path != "/decide":
-            out.write(_json_response({"ok": True}))
+            out.write(_json_response({"ok": True}, self.end_status if path == "/end" else "200 OK"))
             return True
         self.arrivals.append((time.monotonic(), doc.get("request_id", "")))
         return self._decide(out, doc)
@@ -149,6 +156,9 @@ class HostileServer(socketserver.ThreadingTCPServer):
             out.write(_json_response({"choice": "teleport"}))
         elif mode == "no_choice":
             out.write(_json_response({"move": options[0]}))
+        elif mode == "evil_status":
+            raw = EVIL.encode().decode("latin-1")  # the status line's bytes, as UTF-8
+            out.write(_json_response({"error": EVIL}, f"503 {raw}"))
         elif mode == "status_500":
             out.write(_json_response({"error": "boom"}, "500 Internal Server Error"))
         elif mode == "redirect":

@@ -55,7 +55,47 @@ def test_text_output_shows_standings_crosstable_and_elo(tmp_path):
     assert code == 0, err
     assert "strong vs weak: 4/4  Elo +inf ± inf  LOS 100.0%  (2 blocks)" in out
     assert "LL-LD-WL/DD-WD-WW 0-0-0/0-0-2" in out
-    assert "      -        4/4" in out and "0/4          -" in out  # the crosstable rows
+    rows = [line.split() for line in out.splitlines()]
+    assert ["strong", "-", "4/4"] in rows and ["weak", "0/4", "-"] in rows  # the crosstable
+
+
+def test_long_names_are_whole_in_the_crosstable_header(tmp_path):
+    code, out, err = run("tournament", "strong", "a-rather-long-entrant-name=weak", "--game",
+                         "toy-race", "--games", "2", "--seed", "1", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.strip().startswith("strong "))
+    assert header.split() == ["strong", "a-rather-long-entrant-name"]
+
+
+def test_identical_bots_get_a_sane_elo_line(tmp_path):
+    code, out, err = run("tournament", "strong", "twin=strong", "--game", "toy-race",
+                         "--games", "6", "--seed", "1", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if " vs " in line)
+    assert "-0.0" not in line and "± 0.0" not in line
+    assert "Elo +0.0, no spread: all 3 blocks scored 50.0%" in line
+
+
+def test_a_line_per_finished_game_when_not_in_a_terminal(tmp_path):
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "4",
+                         "--seed", "1", "--state-dir", str(tmp_path), "--json")
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("Finished game")]
+    assert len(lines) == 4 and lines[-1].startswith("Finished game 4/4 (")
+    assert "): 1-0  [strong" in lines[0] or "): 0-1  [strong" in lines[0]
+    assert all("ETA " in line for line in lines)
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--state-dir", str(tmp_path), "--no-progress")
+    assert code == 0 and "Finished game" not in err
+
+
+def test_with_db_it_says_where_the_results_went(tmp_path):
+    url = f"sqlite:///{tmp_path / 'ladder.db'}"
+    code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "2",
+                         "--db", url, "--state-dir", str(tmp_path))
+    assert code == 0, err
+    assert f"results recorded in the ladder at {url}" in err
+    assert "referee ladder show --game toy-race --db URL" in err
 
 
 def test_csv_to_a_file_and_to_stdout(tmp_path):
@@ -103,18 +143,38 @@ def test_errors_are_one_line(tmp_path, args, message):
     assert not list(tmp_path.iterdir())  # refused before any state file was written
 
 
-def test_a_dead_http_bot_shows_its_forfeits(tmp_path):
+def test_a_dead_http_bot_stops_the_tournament_before_it_starts(tmp_path):
+    port = free_port()
+    out = invoke("tournament", "strong", f"dead=http://127.0.0.1:{port}", "--game", "toy-race",
+                 "--games", "2", "--state-dir", str(tmp_path))
+    assert_clean_error(out, 1, f"bot http://127.0.0.1:{port} does not answer GET /",
+                       "connection refused", "--allow-dead")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_bot_that_does_not_play_the_game_stops_the_tournament(tmp_path):
+    from support.http_bots import HostileServer
+
+    with HostileServer("ok", info={"name": "x", "games": ["chess"], "protocol": 1}) as bot:
+        out = invoke("tournament", "strong", bot.url, "--game", "toy-race", "--games", "2",
+                     "--state-dir", str(tmp_path))
+    assert_clean_error(out, 1, "does not play toy-race (its GET / lists ['chess'])")
+
+
+def test_a_dead_http_bot_shows_its_forfeits_with_allow_dead(tmp_path):
     dead = f"dead=http://127.0.0.1:{free_port()}"
     code, out, err = run("tournament", "strong", dead, "--game", "toy-race", "--games", "2",
-                         "--time-ms", "200", "--json", "--state-dir", str(tmp_path))
+                         "--time-ms", "200", "--json", "--state-dir", str(tmp_path),
+                         "--allow-dead")
     assert code == 0, err
+    assert "warning: bot http" in err and "playing anyway (--allow-dead)" in err
     entrants = {e["name"]: e for e in json.loads(out)["entrants"]}
     strikes = entrants["dead"]["strikes"]
     assert entrants["dead"]["forfeits"] == 2 and strikes >= 6  # three strikes, twice
     assert entrants["strong"]["forfeits"] == entrants["strong"]["strikes"] == 0
     tid = json.loads(out)["tournament"]
     code, out, err = run("tournament", "strong", dead, "--game", "toy-race", "--resume", tid,
-                         "--state-dir", str(tmp_path))
+                         "--state-dir", str(tmp_path), "--allow-dead")
     assert code == 0, err
     assert "strikes  forfeits" in out  # the text table, rebuilt from the state file
     dead_row = next(line for line in out.splitlines() if "  dead  " in line)
@@ -187,6 +247,7 @@ def test_sprt_verdicts(tmp_path):
     (["strong", "weak", "--game", "toy-race-34"], "sprt needs a two-seat game"),
     (["strong", "weak", "--game", "toy-race", "--elo0", "5", "--elo1", "5"], "elo0"),
     (["strong", "weak", "--game", "toy-race", "--alpha", "0"], "alpha"),
+    (["strong", "weak", "--game", "toy-race", "--elo1", "300"], "within ±200"),
     (["strong", "ghost", "--game", "toy-race"], "unknown bot 'ghost'"),
     (["strong", "weak", "--game", "chess"], "unknown game 'chess'"),
     (["strong", "http://[::1", "--game", "toy-race"], "bad bot URL 'http://[::1'"),
@@ -229,3 +290,41 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     assert code == 0, err
     assert f"{120 - kept} of 120 games to play" in err
     assert json.loads(out)["played"] == 120
+
+
+def test_the_eta_counts_from_the_start_of_this_run():
+    from cli.progress import eta_seconds, format_duration
+
+    assert eta_seconds(0, 100, 5.0) is None and format_duration(None) == "--:--"
+    assert eta_seconds(2, 100, 10.0) == pytest.approx(490.0)  # start-up included in the rate
+    assert eta_seconds(100, 100, 10.0) == 0.0
+    assert format_duration(3723.4) == "1:02:03"
+
+
+def test_sprt_says_how_long_it_should_take_and_shows_progress():
+    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1")
+    assert code == 0, err
+    assert "expected length: about 3,199 game pairs (6,398 games)" in err
+    assert "about 5,233 when it is in between" in err
+    code, out, err = run("sprt", "noisy", "other-noisy", "--game", "toy-race", "--seed", "1",
+                         "--elo1", "150", "--max-pairs", "60")
+    assert "--max-pairs stops it at 60" not in err  # 60 pairs is more than this test needs
+    progress = [line for line in err.splitlines() if line.strip().startswith("pairs ")]
+    assert progress and all("pairs/s" in line and ("ETA" in line or "past" in line)
+                            for line in progress)
+
+
+def test_a_bot_that_takes_fewer_connections_than_needed_is_warned_about(tmp_path):
+    from support.http_bots import HostileServer
+
+    info = {"name": "small", "games": ["toy-race"], "protocol": 1, "max_connections": 2}
+    with HostileServer("ok", info=info) as bot:
+        code, out, err = run("tournament", f"a={bot.url}", f"b={bot.url}", "strong",
+                             "--game", "toy-race", "--games", "2", "--seats", "2",
+                             "--concurrency", "2", "--state-dir", str(tmp_path))
+        assert code == 0, err
+        assert (f"warning: bot {bot.url} takes at most 2 connections (its GET /), but the "
+                "matches may hold 4 open to it at once: lower --concurrency (now 2)") in err
+        code, out, err = run("tournament", f"a={bot.url}", "strong", "--game", "toy-race",
+                             "--games", "2", "--concurrency", "2", "--state-dir", str(tmp_path))
+        assert code == 0 and "warning" not in err

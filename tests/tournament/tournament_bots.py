@@ -63,6 +63,19 @@ class Slow(Noisy):
         return super().decide(decision, view)
 
 
+class Counting(Noisy):
+    """Random, counting its decisions in :data:`DECISIONS` (matches played in this process)."""
+
+    salt = "counting"
+
+    def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
+        DECISIONS.append(decision.kind)
+        return super().decide(decision, view)
+
+
+DECISIONS: list[str] = []
+
+
 class ThreeOrFour(ToyGame):
     name = "toy-race-34"
     player_counts = (3, 4)
@@ -70,7 +83,8 @@ class ThreeOrFour(ToyGame):
 
 GAME = ThreeOrFour()
 
-BOTS = {"strong": Strong, "weak": Weak, "noisy": Noisy, "other-noisy": OtherNoisy, "slow": Slow}
+BOTS = {"strong": Strong, "weak": Weak, "noisy": Noisy, "other-noisy": OtherNoisy, "slow": Slow,
+        "counting": Counting}
 
 
 def register() -> None:

@@ -1,0 +1,63 @@
+"""Worker processes that end with their parent, however the parent ends.
+
+A process pool's workers wait for work on a pipe that they also hold open for writing, so
+when the parent is killed outright (SIGKILL by the OOM killer or a CI time limit) they never
+see end-of-file and wait forever, and with them multiprocessing's resource tracker, which
+lives as long as anyone holds its pipe. So each worker watches its parent itself:
+
+* on Linux the kernel signals it when the parent goes (``prctl(PR_SET_PDEATHSIG)``); the
+  signal also comes when only the parent *thread* that started the worker ends, so the
+  handler exits only if the parent process is really gone;
+* everywhere, a daemon thread polls ``os.getppid()``, which changes when the parent dies
+  (the orphan is adopted by init or a subreaper).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from types import FrameType
+
+POLL_S = 0.5
+"""How often the portable watch looks at the parent; the cost is a wake-up, not work."""
+PR_SET_PDEATHSIG = 1
+EXIT_CODE = 70
+"""The worker's exit status when it leaves because its parent died (EX_SOFTWARE)."""
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """Make this process exit as soon as ``parent_pid`` is no longer its parent."""
+    if os.getppid() != parent_pid:  # the parent died before we got here
+        os._exit(EXIT_CODE)
+    if sys.platform.startswith("linux"):
+        _ask_the_kernel(parent_pid)
+    thread = threading.Thread(target=_poll, args=(parent_pid,), name="parent-watch",
+                              daemon=True)
+    thread.start()
+
+
+def _ask_the_kernel(parent_pid: int) -> None:
+    import ctypes
+
+    def parent_gone(signum: int, frame: FrameType | None) -> None:
+        if os.getppid() != parent_pid:
+            os._exit(EXIT_CODE)
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        signal.signal(signal.SIGUSR1, parent_gone)
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGUSR1), 0, 0, 0) != 0:
+            signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    except (OSError, AttributeError, ValueError):  # no libc symbol, or not the main thread
+        pass
+    if os.getppid() != parent_pid:  # it died between the first check and the prctl
+        os._exit(EXIT_CODE)
+
+
+def _poll(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(POLL_S)
+    os._exit(EXIT_CODE)
