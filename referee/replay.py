@@ -81,11 +81,6 @@ def replay(log: Any) -> ReplayOutcome:
 
 def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     game = find_game(log["game"])
-    played_under = log.get("rules_version")
-    if played_under != game.rules_version:
-        raise LogError(
-            f"this log was played under {game.name} rules version {played_under!r}; this "
-            f"referee plays version {game.rules_version!r}, so it cannot replay it")
     board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
     seats = len(log["players"])
     seed = int(log["seed"])
@@ -96,6 +91,11 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     for _step, seat, kind, _reason in faults:
         if _step is None and kind in LIFECYCLE_STRIKES:
             tally.strike(seat)
+    played_under = log.get("rules_version")
+    if played_under != game.rules_version:
+        raise LogError(
+            f"this log was played under {game.name} rules version {played_under!r}; this "
+            f"referee plays version {game.rules_version!r}, so it cannot replay it")
     differences: list[str] = []
     expected_faults = [f for f in faults if f[0] is None and f[2] in LIFECYCLE_STRIKES]
     fallback = random.Random(f"{seed}:fallback")

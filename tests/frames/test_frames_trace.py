@@ -8,7 +8,11 @@ import re
 from click.testing import CliRunner
 from frames_support import random_frames, random_log
 
+from bots.random_bot import RandomBot
 from cli import main
+from referee.games import find_game
+from referee.match import play
+from referee.players import InProcessPlayer
 from support.cli import assert_clean_error
 
 STEP_LINE = re.compile(r"^ *(\d+)\. ([RT])(\d+) +(.+)$")
@@ -57,17 +61,25 @@ def test_sealed_bids_share_their_steps_line(tmp_path):
     assert all(re.search(r"\d+ +\w+: puts a card face down for sale \[", line) for line in sales)
 
 
+class OnceWrong(RandomBot):
+    """Answers an id that was not offered at its third decision: one real strike."""
+
+    asked = 0
+
+    def decide(self, decision, view):  # type: ignore[no-untyped-def]
+        self.asked += 1
+        return "no-such-option" if self.asked == 3 else super().decide(decision, view)
+
+
 def test_strikes_show_on_the_decision_line(tmp_path):
-    log = random_log("tokaido-duo", 2, (), 22)
-    log = json.loads(json.dumps(log))
-    # A decision the runner struck keeps its (fallback) choice: the replay still matches.
-    log["decisions"][4].update(status="timeout", ms=1500.0)
-    log["faults"] = [{"step": log["decisions"][4]["step"], "seat": log["decisions"][4]["seat"],
-                      "kind": log["decisions"][4]["kind"], "reason": "timeout",
-                      "detail": "answered after 1500 ms"}]
+    players = [InProcessPlayer(name="wrong", bot=OnceWrong("tokaido-duo", 1)),
+               InProcessPlayer(name="random", bot=RandomBot("tokaido-duo", 2))]
+    log = play(find_game("tokaido-duo"), players, 22).log
     out = CliRunner().invoke(main, ["replay", write(tmp_path, log), "--trace"])
     assert out.exit_code == 0, out.output
-    assert "1500.0 ms, STRIKE 1 timeout: answered after 1500 ms]" in out.output
+    struck = [line for line in out.output.splitlines() if "STRIKE" in line]
+    assert len(struck) == 1 and "seat 0:" in struck[0]
+    assert "STRIKE 1 unknown_option: 'no-such-option'" in struck[0]
 
 
 def test_without_trace_the_replay_says_one_line(tmp_path):
