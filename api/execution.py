@@ -114,7 +114,7 @@ def check(url: str, game_name: str, policy: UrlPolicy, nonce: str | None = None,
         errors.append(f"verify: expected the ownership nonce {nonce!r}")
     report.add("GET /", "ok" if not errors else "bad_info", found.ms, "; ".join(errors))
     game = find_game(game_name)
-    seats = min(game.player_counts)
+    seats = min((n for n in game.player_counts if n >= 2), default=min(game.player_counts))
     state = game.new_state(seats, 1, game.load_board(), {})
     match_id = f"check-{int(time.time() * 1000)}"
     player = HttpPlayer(name="checked", url=url, guard=policy.pin)

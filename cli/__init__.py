@@ -19,6 +19,9 @@ COMMANDS: dict[str, str] = {
     "bot": "cli.bot:bot",
     "tournament": "cli.tournament:tournament",
     "sprt": "cli.sprt:sprt",
+    "serve": "cli.serve:serve",
+    "worker": "cli.worker:worker",
+    "beat": "cli.worker:beat",
 }
 
 

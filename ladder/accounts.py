@@ -56,7 +56,7 @@ def create_owner(engine: Engine, name: str, email: str | None = None) -> tuple[d
     """A new owner and its first token (the secret, shown once); ConflictError if taken."""
     now = now_utc()
     try:
-        with translate_errors(engine), engine.begin() as conn:
+        with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
             owner_id = conn.execute(insert(Owner).values(
                 name=name, email=email, is_admin=False, created_at=now).returning(Owner.id)
             ).scalar_one()

@@ -170,10 +170,14 @@ def lock_key(name: str) -> int:
 
 
 @contextmanager
-def translate_errors(engine: Engine) -> Iterator[None]:
-    """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError."""
+def translate_errors(engine: Engine,
+                     keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError;
+    errors of the ``keep`` types (e.g. IntegrityError, a clash the caller explains) pass."""
     try:
         yield
+    except keep:
+        raise
     except StatementError as exc:  # DBAPIError, and failures to bind a value (bad JSON)
         text_ = str(exc.orig if exc.orig is not None else exc).strip()
         first = text_.splitlines()[0] if text_ else type(exc.orig).__name__

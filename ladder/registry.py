@@ -67,7 +67,7 @@ def register_bot(engine: Engine, owner_id: int, *, name: str, url: str, games: l
     now = now_utc()
     normalized = normalize_url(url)
     try:
-        with translate_errors(engine), engine.begin() as conn:
+        with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
             count = conn.execute(select(func.count()).select_from(Bot).where(
                 Bot.owner_id == owner_id, Bot.status != RETIRED)).scalar_one()
             if count >= MAX_BOTS_PER_OWNER:
@@ -115,7 +115,7 @@ def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, An
                               if k in ("name", "description", "games", "max_concurrency",
                                        "status")}
     try:
-        with translate_errors(engine), engine.begin() as conn:
+        with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
             row = conn.execute(select(Bot.url_normalized, Bot.version, Bot.owner_id)
                                .where(Bot.id == bot_id)).one()
             if row.owner_id != owner_id:  # pragma: no cover - checked by owned_bot

@@ -10,7 +10,7 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api import execution
-from api.app import principal, require_owner, service
+from api.app import owner_required, principal, require_owner, service
 from api.schemas import (
     ID_RULE as ID, BotOut, BotPage, CheckArgs, CheckOut, bot_create_schema, bot_filter_schema,
     bot_update_schema,
@@ -51,6 +51,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
     @blp.route("/bots", methods=["POST"])
     @limiter.limit("10 per hour")
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(bot_create_schema(games))
     @blp.response(201, BotOut)
@@ -88,6 +89,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return registry.bot_detail(service().engine, bot_id, viewer=who and who.owner_id)
 
     @blp.route(f"/bots/<{ID}:bot_id>", methods=["PATCH"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(bot_update_schema(games))
     @blp.response(200, BotOut)
@@ -106,6 +108,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
 
     @blp.route(f"/bots/<{ID}:bot_id>", methods=["DELETE"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.response(204)
     def retire_bot(bot_id: int) -> Any:
@@ -116,6 +119,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
     @blp.route(f"/bots/<{ID}:bot_id>/check", methods=["POST"])
     @limiter.limit("6 per minute")
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(CheckArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
     @blp.response(200, CheckOut)

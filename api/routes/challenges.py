@@ -8,7 +8,7 @@ from typing import Any
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import require_owner, service
+from api.app import owner_required, require_owner, service
 from api.schemas import ID_RULE as ID, ChallengeOut, challenge_create_schema
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
@@ -23,6 +23,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
     @blp.route("/challenges", methods=["POST"])
     @limiter.limit("20 per day")
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(challenge_create_schema(games))
     @blp.response(202, ChallengeOut)

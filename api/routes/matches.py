@@ -10,7 +10,7 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import require_owner, service
+from api.app import owner_required, require_owner, service
 from api.schemas import ID_RULE as ID, MatchOut, MatchPage, SeatLogOut, match_filter_schema
 from ladder import reads
 
@@ -62,6 +62,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                         headers=headers)
 
     @blp.route(f"/matches/<{ID}:match_id>/seats/<int(max=15):seat>/log", methods=["GET"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.response(200, SeatLogOut)
     def get_seat_log(match_id: int, seat: int) -> Any:

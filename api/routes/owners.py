@@ -8,7 +8,7 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import require_owner, service
+from api.app import owner_required, require_owner, service
 from api.schemas import ID_RULE as ID, MeOut, NewTokenOut, OwnerCreate, OwnerCreated, TokenCreate, TokenOut
 from ladder import accounts
 from ladder.registry import list_bots
@@ -34,6 +34,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return {"owner": owner, "token": token}
 
     @blp.route("/me", methods=["GET"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.response(200, MeOut)
     def me() -> Any:
@@ -44,6 +45,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return {**accounts.owner(engine, who.owner_id), "bots": bots}
 
     @blp.route("/me/tokens", methods=["GET"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.response(200, TokenList)
     def list_tokens() -> Any:
@@ -53,6 +55,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
     @blp.route("/me/tokens", methods=["POST"])
     @limiter.limit("30 per hour")
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(TokenCreate, required=False)
     @blp.response(201, NewTokenOut)
@@ -64,6 +67,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return {**row, "token": secret}
 
     @blp.route(f"/me/tokens/<{ID}:token_id>", methods=["DELETE"])
+    @owner_required
     @blp.doc(security=BEARER)
     @blp.response(204)
     def revoke_token(token_id: int) -> Any:
