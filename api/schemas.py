@@ -35,8 +35,9 @@ def Text(*, max_len: int, min_len: int = 0, **kwargs: Any) -> fields.String:
     return fields.String(validate=[validate.Length(min_len, max_len), _storable], **kwargs)
 
 
-def Id(**kwargs: Any) -> fields.Integer:
-    return fields.Integer(strict=True, validate=validate.Range(1, ID_MAX), **kwargs)
+def Id(*, strict: bool = True, **kwargs: Any) -> fields.Integer:
+    """An id: a JSON integer in bodies (``strict``), digits in query strings."""
+    return fields.Integer(strict=strict, validate=validate.Range(1, ID_MAX), **kwargs)
 
 
 def Name(**kwargs: Any) -> fields.String:
@@ -97,7 +98,7 @@ def bot_update_schema(known: list[str]) -> type[ma.Schema]:
 def bot_filter_schema(known: list[str]) -> type[ma.Schema]:
     class BotFilter(PageArgs):
         game = game_field(known)
-        owner = Id()
+        owner = Id(strict=False)
         status = fields.String(validate=validate.OneOf([ACTIVE, UNVERIFIED, PAUSED, RETIRED]))
     return BotFilter
 
@@ -118,10 +119,10 @@ def challenge_create_schema(known: list[str]) -> type[ma.Schema]:
 def match_filter_schema(known: list[str]) -> type[ma.Schema]:
     class MatchFilter(PageArgs):
         game = game_field(known)
-        bot = Id()
+        bot = Id(strict=False)
         state = fields.String(validate=validate.OneOf([SCHEDULED, RUNNING, FINISHED, VOIDED]))
         rated = fields.Boolean()
-        challenge = Id()
+        challenge = Id(strict=False)
     return MatchFilter
 
 
