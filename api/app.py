@@ -104,6 +104,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     app.extensions["referee_limiter"] = limiter
     _register_errors(app, api)
     app.before_request(require_json_body)
+    app.before_request(refuse_undeclared_query)
     from api.routes import register
     register(app, api, limiter)
     return app
@@ -145,6 +146,22 @@ def require_json_body() -> None:
         "Transfer-Encoding", "").lower()
     if has_body and not request.is_json:
         abort(415, message="send the body as JSON (Content-Type: application/json)")
+
+
+def refuse_undeclared_query() -> None:
+    """A query string on an endpoint that takes none is a 422, like an unknown parameter of
+    one that does (those are refused by their schemas, ``unknown=RAISE``)."""
+    if request.routing_exception is not None or not request.args:
+        return
+    view = current_app.view_functions.get(request.endpoint or "")
+    doc = getattr(view, "_apidoc", None)
+    if doc is None:
+        return  # not an API operation (the docs page)
+    declared = doc.get("arguments", {}).get("parameters", [])
+    if any(p.get("in") == "query" for p in declared):
+        return
+    abort(422, message="this endpoint takes no query parameters",
+          errors={"query": {name: ["Unknown field."] for name in request.args}})
 
 
 # -- authentication ---------------------------------------------------------------------------
