@@ -18,7 +18,7 @@ from ladder.work import MAX_CHALLENGE_GAMES
 ID_MAX = 2**31 - 1
 ID_RULE = f"int(min=1, max={ID_MAX})"
 """The URL converter of ids: what the database stores, so a huge id is a 404, not a 500."""
-URL_PATTERN = r"^https?://[^\s/?#@]+(/[^\s?#]*)?$"
+URL_PATTERN = r"^https?://[^\s/?#]+(/[^\s?#]*)?$"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 
 
