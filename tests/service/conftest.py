@@ -87,6 +87,18 @@ def anon(app: Any) -> Client:
     return Client(app)
 
 
+def fast_bot(engine: Any, name: str = "random-b") -> int:
+    """A second built-in random bot (a CLI-style bot row), so matches need no slow bot."""
+    from sqlalchemy import select
+
+    from ladder.models import Bot
+    from ladder.store import claim_names
+
+    claim_names(engine, {name: "random"})
+    with engine.connect() as conn:
+        return int(conn.execute(select(Bot.id).where(Bot.name == name)).scalar_one())
+
+
 def drain(app: Any) -> list[str]:
     """Play every match the app has scheduled so far, with the real runner; outcomes."""
     from api.runner import run_match
