@@ -76,32 +76,49 @@ def check_resume(plan: Plan, given: dict[str, Any]) -> None:
             )
 
 
-@contextmanager
-def db_recorder(url: str | None) -> Iterator[Callable[[Outcome, MatchSpec], None] | None]:
-    """Record each finished match in the ladder, from this (the parent) process only.
+class Recorder:
+    """Records each finished match in the ladder, from this (the parent) process only, under
+    names that stand for the bots they name (``claim`` checks that before the first game)."""
 
-    ``url`` None: no database; ``""``: the default ladder database.
-    """
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def claim(self, entrants: Sequence[Entrant], new_version: bool) -> None:
+        from ladder import LadderError
+        from ladder.store import claim_names
+
+        try:
+            claim_names(self.engine, {e.name: e.bot for e in entrants}, new_version=new_version)
+        except LadderError as exc:
+            raise click.ClickException(f"--db: {exc}") from exc
+
+    def __call__(self, outcome: Outcome, spec: MatchSpec) -> None:
+        from ladder import LadderError
+        from ladder.store import record_match
+
+        assert outcome.log is not None
+        try:
+            record_match(self.engine, outcome.log, bots=dict(enumerate(spec.names)),
+                         specs=dict(enumerate(spec.bots)))
+        except LadderError as exc:
+            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
+
+
+@contextmanager
+def db_recorder(url: str | None) -> Iterator[Recorder | None]:
+    """The ladder's recorder; ``url`` None: no database; ``""``: the default database."""
     if url is None:
         yield None
         return
     from ladder import LadderError
-    from ladder.store import open_db, record_match
+    from ladder.store import open_db
 
     try:
         engine = open_db(url or None)
     except LadderError as exc:
         raise click.ClickException(f"--db: {exc}") from exc
-
-    def record(outcome: Outcome, spec: MatchSpec) -> None:
-        assert outcome.log is not None
-        try:
-            record_match(engine, outcome.log, bots=dict(enumerate(spec.names)))
-        except LadderError as exc:
-            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
-
     try:
-        yield record
+        yield Recorder(engine)
     finally:
         engine.dispose()
 
@@ -157,11 +174,14 @@ def progress_bar(
               help="Where tournament state files live (default: the user data directory).")
 @click.option("--progress/--no-progress", default=None,
               help="Live progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--new-version", is_flag=True,
+              help="With --db: a name already in the ladder for another bot starts a new "
+                   "version of it (otherwise that is refused).")
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
     seed: int | None, board_path: str | None, option_pairs: tuple[str, ...], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
-    resume_id: str | None, state_dir: Path | None, progress: bool | None,
+    resume_id: str | None, state_dir: Path | None, progress: bool | None, new_version: bool,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
 
@@ -180,6 +200,8 @@ def tournament(
                                         strikes, db)
                 t = Tournament.start(build_plan(bots, game, games, seats, seed, settings),
                                      state_dir)
+            if record is not None:
+                record.claim(t.plan.entrants, new_version)
             announce(t, resume_id is not None)
             table = play(t, concurrency, record, progress)
     except (TournamentError, RulesError) as exc:
