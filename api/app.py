@@ -26,6 +26,8 @@ from ladder.accounts import Principal, authenticate
 from referee.netpolicy import UrlPolicy
 
 log = logging.getLogger("referee.api")
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+"""The OpenAPI security requirement of every operation that needs a token."""
 STORE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
     NotFoundError: NotFound, ForbiddenError: Forbidden, ConflictError: Conflict,
     InvalidError: UnprocessableEntity,

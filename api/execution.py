@@ -8,6 +8,7 @@ through the service's URL policy (``referee.netpolicy``); built-in seats play in
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Sequence
@@ -148,7 +149,8 @@ def _first_decisions(state: Any, game_name: str, player: Any, report: CheckRepor
                 answer = player.decide(DecisionRequest(
                     match_id=match_id, game=game_name, seat=0,
                     request_id=f"{match_id}:{step}:0", decision=d,
-                    view=lambda d=d: state.view(d.seat), deadline_ms=time_ms, bank_ms=0))
+                    view=functools.partial(state.view, d.seat), deadline_ms=time_ms,
+                    bank_ms=0))
                 if answer.status == OK and answer.choice not in d.option_ids():
                     answer.status, answer.detail = "unknown_option", repr(answer.choice)
                 report.add(f"POST /decide {d.kind}", answer.status, answer.elapsed_ms,

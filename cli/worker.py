@@ -15,14 +15,10 @@ import click
 from cli.ladder import db_option
 
 
-def broker_option() -> click.decorators.FC:  # type: ignore[name-defined]
-    return click.option("--broker", "broker_url", default=None, metavar="URL",
-                        help="Celery broker, redis://… (default: REFEREE_BROKER).")
-
-
-def queue_option() -> click.decorators.FC:  # type: ignore[name-defined]
-    return click.option("--queue", "-Q", default=None,
-                        help="Queue name (default: REFEREE_QUEUE, else 'referee').")
+BROKER_OPTION = click.option("--broker", "broker_url", default=None, metavar="URL",
+                             help="Celery broker, redis://… (default: REFEREE_BROKER).")
+QUEUE_OPTION = click.option("--queue", "-Q", default=None,
+                            help="Queue name (default: REFEREE_QUEUE, else 'referee').")
 
 
 def prepare(db_url: str | None, broker_url: str | None, queue: str | None) -> None:
@@ -44,8 +40,8 @@ def prepare(db_url: str | None, broker_url: str | None, queue: str | None) -> No
 
 @click.command()
 @db_option()
-@broker_option()
-@queue_option()
+@BROKER_OPTION
+@QUEUE_OPTION
 @click.option("--concurrency", "-c", type=click.IntRange(1, 256), default=2, show_default=True,
               help="Matches played at once (worker processes).")
 @click.option("--loglevel", "-l", default="info", show_default=True,
@@ -65,8 +61,8 @@ def worker(db_url: str | None, broker_url: str | None, queue: str | None, concur
 
 @click.command()
 @db_option()
-@broker_option()
-@queue_option()
+@BROKER_OPTION
+@QUEUE_OPTION
 @click.option("--schedule", "schedule_file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Beat's state file (default: in the user data directory).")
 @click.option("--loglevel", "-l", default="info", show_default=True,

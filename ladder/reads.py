@@ -198,7 +198,7 @@ def _tally(seats: Sequence[Any], bot_ids: Sequence[int]) -> list[dict[str, Any]]
     by_match: dict[int, list[Any]] = {}
     for s in seats:
         by_match.setdefault(s.match_pk, []).append(s)
-    out = {b: {"bot_id": b, "name": None, "games": 0, "points": 0.0, "firsts": 0,
+    out: dict[int, dict[str, Any]] = {b: {"bot_id": b, "name": None, "games": 0, "points": 0.0, "firsts": 0,
                "rank_sum": 0, "strikes": 0, "forfeits": 0} for b in bot_ids}
     for rows in by_match.values():
         best = min(r.rank for r in rows)

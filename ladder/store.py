@@ -422,8 +422,11 @@ def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
         count = 0
         for match_pk, seats in groupby(rows, key=lambda r: r[0]):
             seat_rows = list(seats)
-            history.extend(fold.add(match_pk, seat_rows[0][1],
-                                    [(r[2], r[3], r[4]) for r in seat_rows]))
+            played = seat_rows[0][1]
+            if played is None:  # pragma: no cover - every folded match has finished
+                raise LadderError(f"match {match_pk} is folded but has no finish time")
+            history.extend(fold.add(match_pk, played,
+                                    [(r[2], int(r[3] or 0), bool(r[4])) for r in seat_rows]))
             count += 1
         conn.execute(delete(RatingHistory).where(RatingHistory.game == game))
         conn.execute(delete(Rating).where(Rating.game == game))

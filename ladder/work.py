@@ -313,7 +313,8 @@ def queue_stats(engine: Engine) -> dict[str, Any]:
             Match.state.in_((SCHEDULED, RUNNING))).group_by(Match.state)).all())
         oldest = conn.execute(select(func.min(Match.recorded_at))
                               .where(Match.state == SCHEDULED)).scalar_one()
-    age = (now_utc() - utc(oldest)).total_seconds() if oldest is not None else None
+    since = utc(oldest)
+    age = (now_utc() - since).total_seconds() if since is not None else None
     return {"scheduled": counts.get(SCHEDULED, 0), "running": counts.get(RUNNING, 0),
             "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3)}
 
@@ -330,7 +331,8 @@ def pending_ids(engine: Engine) -> list[int]:
 def split_log(log: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """The public log (bots' own ``log`` lines removed) and each seat's lines for its owner."""
     public = dict(log)
-    decisions, seat_logs = [], {}
+    decisions: list[dict[str, Any]] = []
+    seat_logs: dict[str, list[dict[str, Any]]] = {}
     for d in log.get("decisions", []):
         if "log" in d:
             seat_logs.setdefault(str(d["seat"]), []).append(

@@ -242,9 +242,11 @@ class _Adapter(HTTPAdapter):
         self.guard = guard
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
 
-    def build_connection_pool_key_attributes(
+    def build_connection_pool_key_attributes(  # type: ignore[override]
         self, request: Any, verify: Any, cert: Any = None,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        host_params: Any
+        pool_kwargs: Any
         host_params, pool_kwargs = super().build_connection_pool_key_attributes(
             request, verify, cert)
         if self.guard is not None:

@@ -10,7 +10,7 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api import execution
-from api.app import owner_required, principal, require_owner, service
+from api.app import BEARER, owner_required, principal, require_owner, service
 from api.schemas import (
     ID_RULE as ID, BotOut, BotPage, CheckArgs, CheckOut, bot_create_schema, bot_filter_schema,
     bot_update_schema,
@@ -19,7 +19,6 @@ from ladder import registry
 from ladder.models import ACTIVE, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
-BEARER = [{"bearer": []}]
 
 
 def probe_or_422(url: str, games: list[str]) -> float:
@@ -77,7 +76,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def list_bots(page: int, per_page: int, **filters: Any) -> Any:
         """Bots, by id; filter by game, owner and status (default: every non-CLI bot)."""
         who = principal()
-        items, total = registry.list_bots(service().engine, viewer=who and who.owner_id,
+        items, total = registry.list_bots(service().engine,
+                                          viewer=who.owner_id if who else None,
                                           page=page, per_page=per_page, **filters)
         return {"items": items, "total": total, "page": page, "per_page": per_page}
 
@@ -86,7 +86,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def get_bot(bot_id: int) -> Any:
         """A bot's profile (its URL and nonce only for its owner)."""
         who = principal()
-        return registry.bot_detail(service().engine, bot_id, viewer=who and who.owner_id)
+        return registry.bot_detail(service().engine, bot_id,
+                                   viewer=who.owner_id if who else None)
 
     @blp.route(f"/bots/<{ID}:bot_id>", methods=["PATCH"])
     @owner_required

@@ -4,6 +4,7 @@ step), and ``/healthz`` beside the documented ``/api/v1/healthz`` for load balan
 from __future__ import annotations
 
 from importlib import resources
+from typing import Any
 
 from flask import Flask, Response
 
@@ -14,7 +15,7 @@ def register(app: Flask) -> None:
     def docs() -> Response:
         return Response(page, mimetype="text/html")
 
-    def healthz() -> object:
+    def healthz() -> Any:
         from api.routes.system import healthz_doc
         return healthz_doc()
 

@@ -10,11 +10,10 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import owner_required, require_owner, service
+from api.app import BEARER, owner_required, require_owner, service
 from api.schemas import ID_RULE as ID, MatchOut, MatchPage, SeatLogOut, match_filter_schema
 from ladder import reads
 
-BEARER = [{"bearer": []}]
 LOG_DOC = {
     "200": {"description": "The match log (the match-log contract, bots' own `log` lines "
                            "removed); gzip-encoded when the client accepts it.",

@@ -8,12 +8,11 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import owner_required, require_owner, service
+from api.app import BEARER, owner_required, require_owner, service
 from api.schemas import ID_RULE as ID, MeOut, NewTokenOut, OwnerCreate, OwnerCreated, TokenCreate, TokenOut
 from ladder import accounts
 from ladder.registry import list_bots
 
-BEARER = [{"bearer": []}]
 
 
 class TokenList(ma.Schema):

@@ -18,7 +18,7 @@ from referee import games
 from referee.core import Decision
 from referee.players import Bot
 
-DELAY_S = 0.015
+DELAY_S = 0.02
 
 games._MODULES.setdefault("toy-race", "support.toy")
 bots._BOTS.setdefault("sleepy", {"*": "support.service_worker:SleepyBot"})
