@@ -4,7 +4,8 @@ Environment: ``REFEREE_DB`` (database URL), ``REFEREE_BROKER`` (Celery broker; n
 embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATELIMIT_STORAGE``
 (Flask-Limiter storage URI; default: the broker if it is Redis, else memory),
 ``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
-``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
+``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
+benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
 ``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
 runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match).
 """
@@ -52,6 +53,8 @@ class ServiceConfig:
             db_url=env.get("REFEREE_DB") or None,
             broker_url=env.get("REFEREE_BROKER") or None,
             queue=env.get("REFEREE_QUEUE") or "referee",
+            ratelimit=env.get("REFEREE_RATELIMIT", "1").strip().lower() not in ("0", "false",
+                                                                              "no", "off"),
             ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
             allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
             ownership_proof=env.get("REFEREE_OWNERSHIP_PROOF", "") in ("1", "true", "yes"),

@@ -8,8 +8,10 @@ to their owners (:func:`seat_log`).
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -222,8 +224,33 @@ def _tally(seats: Sequence[Any], bot_ids: Sequence[int]) -> list[dict[str, Any]]
 
 # -- leaderboards -----------------------------------------------------------------------------
 
+_BOARDS: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {}
+_BOARDS_LOCK = threading.Lock()
+
+
 def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
-    """The ranked table of ``game`` and, apart, the provisional bots (retired ones left out)."""
+    """The ranked table of ``game`` and, apart, the provisional bots (retired ones left out).
+
+    Computing it (a Bradley-Terry fit, several queries) costs tens of milliseconds, and it
+    changes only when a rated match finishes or a bot changes: each process keeps the last
+    table per game and database, keyed by a cheap query of what it depends on."""
+    key = (str(engine.url), game)
+    with translate_errors(engine), reader(engine) as conn:
+        version = tuple(conn.execute(select(
+            select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
+            select(func.max(Bot.updated_at)).scalar_subquery(),
+            select(func.count()).select_from(Bot).scalar_subquery())).one())
+    with _BOARDS_LOCK:
+        cached = _BOARDS.get(key)
+    if cached is not None and cached[0] == version:
+        return copy.deepcopy(cached[1])
+    page = _leaderboard_page(engine, game)
+    with _BOARDS_LOCK:
+        _BOARDS[key] = (version, copy.deepcopy(page))
+    return page
+
+
+def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     rows = leaderboard(engine, game)
     with translate_errors(engine), reader(engine) as conn:
         info = {r.name: r for r in conn.execute(

@@ -147,7 +147,7 @@ def retire_bot(engine: Engine, owner_id: int, bot_id: int) -> None:
 def mark_verified(engine: Engine, bot_id: int, status: str) -> None:
     with translate_errors(engine), engine.begin() as conn:
         conn.execute(update(Bot).where(Bot.id == bot_id)
-                     .values(verified_at=now_utc(), status=status))
+                     .values(verified_at=now_utc(), status=status, updated_at=now_utc()))
 
 
 def record_health(engine: Engine, bot_id: int, ok: bool, latency_ms: float | None,
