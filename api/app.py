@@ -97,6 +97,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
         OPENAPI_URL_PREFIX="/api", OPENAPI_JSON_PATH="openapi.json",
         RATELIMIT_ENABLED=config.ratelimit, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=config.limiter_storage(), JSON_SORT_KEYS=False,
+        RATELIMIT_KEY_PREFIX=f"referee:{config.queue}",
         API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION}},
     )
     app.extensions["referee"] = Service(config, engine, policy, dispatcher, game_names(), mode)

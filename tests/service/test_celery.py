@@ -290,3 +290,77 @@ def test_eight_concurrent_clients_challenging_the_same_bots(stack):
         for server in servers:
             server.stop()
         app.extensions["referee"].dispatcher.close()
+
+
+def test_celery_is_configured_for_exactly_once_delivery():
+    from api.config import ServiceConfig
+    from api.tasks import make_celery
+
+    app = make_celery(REDIS, "q", ServiceConfig(max_match_s=1800, sweep_s=20))
+    conf = app.conf
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1 and conf.task_default_queue == "q"
+    assert conf.broker_transport_options["visibility_timeout"] > 1800
+    assert conf.beat_schedule["referee-sweep"]["schedule"] == 20
+    app.close()
+
+
+def test_rate_limits_are_counted_in_redis_in_production(stack):
+    from api import create_app
+    from api.config import ServiceConfig
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue))
+    try:
+        anon = Client(app)
+        codes = [anon.http.post("/api/v1/owners", json={"name": f"rl{i}"}).status_code
+                 for i in range(6)]
+        assert codes == [201] * 5 + [429]
+        assert app.extensions["referee_limiter"]._storage.__class__.__name__ == "RedisStorage"
+        again = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS,
+                                         queue=stack.queue))  # another server process
+        try:
+            assert Client(again).http.post("/api/v1/owners",
+                                           json={"name": "rl9"}).status_code == 429
+        finally:
+            again.extensions["referee"].dispatcher.close()
+    finally:
+        app.extensions["referee"].dispatcher.close()
+
+
+@pytest.mark.parametrize("production", [False, True])
+def test_referee_serve_answers(stack, tmp_path, production):
+    """``referee serve``: waitress with the embedded pool on SQLite, or gunicorn with a
+    broker on PostgreSQL; either way one command that serves the API."""
+    import requests
+
+    from support.http_bots import free_port
+
+    port = free_port()
+    env = dict(stack.env)
+    args = ["serve", "--port", str(port)]
+    if production:
+        args += ["--workers", "2"]
+    else:
+        env.pop("REFEREE_BROKER")
+        env["REFEREE_DB"] = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "support.service_worker", *args], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        give_up = time.monotonic() + 30
+        while True:
+            try:
+                health = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).json()
+                break
+            except requests.RequestException:
+                if time.monotonic() > give_up or proc.poll() is not None:
+                    raise AssertionError((tmp_path / "serve.log").read_text()) from None
+                time.sleep(0.2)
+        assert health["mode"] == ("celery" if production else "embedded")
+        docs = requests.get(f"http://127.0.0.1:{port}/api/docs", timeout=5)
+        assert docs.status_code == 200 and "Referee API" in docs.text
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    if production:
+        assert "gunicorn" in (tmp_path / "serve.log").read_text().lower()
