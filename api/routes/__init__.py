@@ -1,4 +1,4 @@
-"""One blueprint per resource; each module's ``blueprint(limiter, games)`` builds its own."""
+"""One blueprint per resource; each module's `blueprint(limiter, games)` builds its own."""
 
 from __future__ import annotations
 

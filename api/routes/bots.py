@@ -1,4 +1,4 @@
-"""Bots: register (URL policy and a ``GET /`` probe), list, read, change, retire, check."""
+"""Bots: register (URL policy and a `GET /` probe), list, read, change, retire, check."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from referee.netpolicy import BlockedUrl
 
 
 def probe_or_422(url: str, games: list[str]) -> float:
-    """The URL policy, then ``GET /`` (5 s, 64 KiB): a 422 naming what failed; the latency."""
+    """The URL policy, then `GET /` (5 s, 64 KiB): a 422 naming what failed; the latency."""
     from referee.protocol import info_errors
 
     svc = service()
@@ -55,10 +55,10 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(bot_create_schema(games))
     @blp.response(201, BotOut)
     def create_bot(body: dict[str, Any]) -> Any:
-        """Register a bot: the URL must pass the address policy and answer ``GET /``.
+        """Register a bot: the URL must pass the address policy and answer `GET /`.
 
-        With ownership proof on, the bot stays ``unverified`` until its ``GET /`` echoes the
-        returned ``verify_nonce`` as ``verify`` (then run ``POST /bots/{id}/check``)."""
+        With ownership proof on, the bot stays `unverified` until its `GET /` echoes the
+        returned `verify_nonce` as `verify` (then run `POST /bots/{id}/check`)."""
         who = require_owner()
         svc = service()
         ms = probe_or_422(body["url"], body["games"])
@@ -125,7 +125,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(CheckArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
     @blp.response(200, CheckOut)
     def check_bot(bot_id: int, game: str | None = None) -> Any:
-        """Check your bot now: ``GET /``, ``/start`` and its first decisions of a real game
+        """Check your bot now: `GET /`, `/start` and its first decisions of a real game
         (per call: status, latency, what was wrong).  With ownership proof on, a passing check
         that echoes the nonce verifies the bot."""
         who = require_owner()

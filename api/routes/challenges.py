@@ -27,7 +27,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(challenge_create_schema(games))
     @blp.response(202, ChallengeOut)
     def create(body: dict[str, Any]) -> Any:
-        """Challenge: ``games`` matches (default one per seat order) between ``bots``, one of
+        """Challenge: `games` matches (default one per seat order) between `bots`, one of
         them yours.  Two seats: seat-swapped pairs on one seed; more: every rotation of a
         seed.  Unrated.  Answers at once; the matches are played by workers."""
         who = require_owner()

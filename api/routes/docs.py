@@ -1,5 +1,5 @@
-"""``/api/docs``: a self-contained page rendering the OpenAPI document (no CDN, no build
-step), and ``/healthz`` beside the documented ``/api/v1/healthz`` for load balancers."""
+"""`/api/docs`: a self-contained page rendering the OpenAPI document (no CDN, no build
+step), and `/healthz` beside the documented `/api/v1/healthz` for load balancers."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.doc(security=BEARER)
     @blp.response(200, SeatLogOut)
     def get_seat_log(match_id: int, seat: int) -> Any:
-        """Your bot's own ``log`` lines from one match (owner only)."""
+        """Your bot's own `log` lines from one match (owner only)."""
         who = require_owner()
         return reads.seat_log(service().engine, match_id, seat, who.owner_id)
 

@@ -1,4 +1,4 @@
-"""Owners and tokens: ``POST /owners`` (first token, once), ``/me``, ``/me/tokens``."""
+"""Owners and tokens: `POST /owners` (first token, once), `/me`, `/me/tokens`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Liveness: ``/api/v1/healthz`` (and ``/healthz`` for load balancers)."""
+"""Liveness: `/api/v1/healthz` (and `/healthz` for load balancers)."""
 
 from __future__ import annotations
 
