@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
 import threading
 from collections.abc import Sequence
@@ -139,7 +140,6 @@ def match_log(engine: Engine, match_pk: int) -> tuple[bytes, str]:
     if stored is not None:
         return stored.gz, stored.sha256
     from ladder.work import split_log  # a CLI match: its log is stored inline
-    import hashlib
 
     public, _ = split_log(m.log or {})
     raw = json.dumps(public, sort_keys=True, separators=(",", ":")).encode()

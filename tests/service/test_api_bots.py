@@ -93,6 +93,9 @@ def test_only_the_owner_changes_or_retires_a_bot(anon, bot_url):
     assert bob.post(f"/api/v1/bots/{bot_id}/check").status_code == 403
     assert bob.patch("/api/v1/bots/1", json={"description": "x"}).status_code == 403  # house
     assert bob.patch("/api/v1/bots/999999", json={"description": "x"}).status_code == 404
+    assert alice.patch(f"/api/v1/bots/{bot_id}", json={"name": "random"}).status_code == 409
+    assert alice.patch(f"/api/v1/bots/{bot_id}", json={"max_concurrency": 9}).status_code == 422
+    assert anon.get("/api/v1/bots/999999").status_code == 404
     changed = alice.patch(f"/api/v1/bots/{bot_id}", json={"description": "mine",
                                                            "max_concurrency": 2})
     assert changed.status_code == 200 and changed.json["description"] == "mine"

@@ -121,6 +121,7 @@ def test_match_filters(app, anon, bot_url):
     assert anon.get("/api/v1/matches/999999").status_code == 404
     assert anon.get("/api/v1/matches/99999999999").status_code == 404  # beyond an id: no 500
     assert anon.get("/api/v1/matches/999999/log").status_code == 404
+    assert anon.get("/api/v1/challenges/999999").status_code == 404
 
 
 @pytest.mark.parametrize("body, status, needle", [
