@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -63,15 +64,22 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
     ``finished``, ``superseded`` (another attempt owns it now) or ``voided``."""
     from api.execution import play as default_play
 
+    began = time.perf_counter()
     held = claim(engine, match_pk, worker or worker_name(), lease_s)
     if held is None:
         return "nothing"
     try:
         with LeaseKeeper(engine, held, lease_s):
+            claimed, cpu = time.perf_counter(), time.process_time()
             record = (play or default_play)(held, policy)
+            played, cpu = time.perf_counter(), time.process_time() - cpu
     except Exception as exc:  # an engine or referee bug: this match cannot be played
         log.exception("match %s attempt %s failed", match_pk, held.attempt)
         void(engine, match_pk, f"referee error: {type(exc).__name__}: {exc}"[:200],
              attempt=held.attempt)
         return "voided"
-    return "finished" if finish(engine, held, record) else "superseded"
+    outcome = "finished" if finish(engine, held, record) else "superseded"
+    log.info("match %s attempt %s %s: claim %.3f s, play %.3f s (cpu %.3f s), finish %.3f s",
+             match_pk, held.attempt, outcome, claimed - began, played - claimed, cpu,
+             time.perf_counter() - played)
+    return outcome
