@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import reader, translate_errors
+from ladder.store import insert_ignoring
 from ladder.models import (
     ACTIVE, RETIRED, Bot, HealthCheck, LadderEntry, Owner, Rating,
 )
@@ -51,10 +52,11 @@ def ensure_house_bots(engine: Engine) -> None:
             games = game_names() if "*" in listed else [g for g in game_names() if g in listed]
             row = conn.execute(select(Bot.id, Bot.spec, Bot.owner_id)
                                .where(Bot.name == name)).one_or_none()
-            if row is None:
-                conn.execute(insert(Bot).values(
+            if row is None:  # several server processes may start at once: first one wins
+                conn.execute(insert_ignoring(conn, Bot).values(
                     name=name, spec=name, created_at=now, house=True, status=ACTIVE,
-                    games=games, description=f"built-in {name} bot"))
+                    games=games, description=f"built-in {name} bot",
+                ).on_conflict_do_nothing(index_elements=["name"]))
             elif row.owner_id is None and row.spec in (None, name):
                 conn.execute(update(Bot).where(Bot.id == row.id).values(
                     spec=name, house=True, status=ACTIVE, games=games))

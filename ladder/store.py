@@ -305,7 +305,7 @@ def _claim(conn: Connection, identities: Mapping[str, str], *, new_version: bool
     return versions
 
 
-def _insert_ignoring(conn: Connection, model: Any) -> Any:
+def insert_ignoring(conn: Connection, model: Any) -> Any:
     """The dialect's INSERT, which offers ``on_conflict_do_nothing``."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     return dialect.insert(model)
@@ -313,7 +313,7 @@ def _insert_ignoring(conn: Connection, model: Any) -> Any:
 
 def _insert_match(conn: Connection, facts: MatchFacts, log: dict[str, Any],
                   now: datetime) -> int | None:
-    stmt = _insert_ignoring(conn, Match).values(
+    stmt = insert_ignoring(conn, Match).values(
         match_id=facts.match_id, game=facts.game, rules_version=facts.rules_version[:32],
         num_seats=len(facts.seats), end_reason=facts.end_reason[:32], rounds=facts.rounds,
         recorded_at=now, log=log, state=FINISHED, rated=True, finished_at=now,
@@ -323,7 +323,7 @@ def _insert_match(conn: Connection, facts: MatchFacts, log: dict[str, Any],
 
 def _ensure_ladder(conn: Connection, game: str, now: datetime) -> EloConfig:
     default = EloConfig()
-    conn.execute(_insert_ignoring(conn, Ladder).values(
+    conn.execute(insert_ignoring(conn, Ladder).values(
         game=game, elo_k=default.k, elo_k_provisional=default.k_provisional,
         elo_provisional_games=default.provisional_games, created_at=now,
     ).on_conflict_do_nothing(index_elements=["game"]))
@@ -351,7 +351,7 @@ def _ensure_bots(conn: Connection, names: Sequence[str], now: datetime) -> dict[
     for each other in the same order, never in a deadlock.
     """
     conn.execute(
-        _insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
+        insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
         [{"name": n, "created_at": now} for n in sorted(names)],
     )
     rows = conn.execute(select(Bot.name, Bot.id).where(Bot.name.in_(names))).all()
