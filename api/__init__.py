@@ -1,8 +1,14 @@
-"""The Flask service over the referee and the ladder: REST endpoints and the public leaderboard.
+"""The referee service: a Flask REST API over the ladder, matches played by workers.
 
-Not built yet: it comes after the games, the runner, the bot protocol and the ladder. It will be
-an app factory (``create_app(config)``) with one blueprint per resource (bots, matches,
-leaderboards), marshmallow schemas at the edge so that a malformed request is a 4xx with a
-message, and the ladder's store (``ladder.store``) as its only way to the database. Matches are
-played by Celery workers through ``referee.lineup`` and ``referee.match``, never in a request.
+``create_app(config)`` builds the app: one blueprint per resource (``api.routes``),
+marshmallow schemas at the edge (``api.schemas``), the ladder's store as the only way to the
+database, the URL policy for bot addresses (``referee.netpolicy``) and a dispatcher that hands
+scheduled matches to workers (Celery, or threads in the embedded mode).  ``api.execution`` is
+the one place a match is played.
 """
+
+from __future__ import annotations
+
+from api.app import create_app
+
+__all__ = ["create_app"]

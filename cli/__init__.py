@@ -20,6 +20,9 @@ COMMANDS: dict[str, str] = {
     "tournament": "cli.tournament:tournament",
     "sprt": "cli.sprt:sprt",
     "view": "cli.view:view",
+    "serve": "cli.serve:serve",
+    "worker": "cli.worker:worker",
+    "beat": "cli.worker:beat",
 }
 
 

@@ -88,10 +88,20 @@ def check_resume(plan: Plan, given: dict[str, Any]) -> None:
 
 
 class LadderRecorder:
-    """The ladder a tournament records into, from this (the parent) process only."""
+    """The ladder a tournament records into, from this (the parent) process only, under names
+    that stand for the bots they name (``claim`` checks that before the first game)."""
 
     def __init__(self, engine: Any, url: str) -> None:
         self.engine, self.url = engine, url
+
+    def claim(self, entrants: Sequence[Entrant], new_version: bool) -> None:
+        from ladder import LadderError
+        from ladder.store import claim_names
+
+        try:
+            claim_names(self.engine, {e.name: e.bot for e in entrants}, new_version=new_version)
+        except LadderError as exc:
+            raise click.ClickException(f"--db: {exc}") from exc
 
     def record(self, outcome: Outcome, spec: MatchSpec) -> None:
         from ladder import LadderError
@@ -99,7 +109,8 @@ class LadderRecorder:
 
         assert outcome.log is not None
         try:
-            record_match(self.engine, outcome.log, bots=dict(enumerate(spec.names)))
+            record_match(self.engine, outcome.log, bots=dict(enumerate(spec.names)),
+                         specs=dict(enumerate(spec.bots)))
         except LadderError as exc:
             raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
 
@@ -159,11 +170,15 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.option("--progress/--no-progress", default=None,
               help="A live bar on stderr (default in a terminal; elsewhere a line per game).")
 @allow_dead_option()
+@click.option("--new-version", is_flag=True,
+              help="With --db: a name already in the ladder for another bot starts a new "
+                   "version of it (otherwise that is refused).")
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
     seed: int | None, board_path: str | None, option_pairs: tuple[str, ...], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
+    new_version: bool,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
 
@@ -184,6 +199,8 @@ def tournament(
                 plan = build_plan(bots, game, games, seats, seed, settings)
                 check_live(plan, concurrency, allow_dead)
                 t = Tournament.start(plan, state_dir)
+            if ladder is not None:
+                ladder.claim(t.plan.entrants, new_version)
             with t.playing():
                 announce(t, resume_id is not None)
                 table = play(t, concurrency, ladder, progress)

@@ -11,3 +11,19 @@ from __future__ import annotations
 
 class LadderError(Exception):
     """A bad input or an unusable database, with a one-line message fit for the CLI."""
+
+
+class NotFoundError(LadderError):
+    """The thing asked for does not exist (HTTP 404)."""
+
+
+class ForbiddenError(LadderError):
+    """It exists, but it is someone else's (HTTP 403)."""
+
+
+class ConflictError(LadderError):
+    """The request clashes with the current state: a name taken, a log not ready (HTTP 409)."""
+
+
+class InvalidError(LadderError):
+    """Well-formed but unacceptable input, e.g. a bot that does not play the game (HTTP 422)."""

@@ -171,10 +171,14 @@ def lock_key(name: str) -> int:
 
 
 @contextmanager
-def translate_errors(engine: Engine) -> Iterator[None]:
-    """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError."""
+def translate_errors(engine: Engine,
+                     keep: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
+    """Turn driver errors (unreachable server, unopenable file) into a one-line LadderError;
+    errors of the ``keep`` types (e.g. IntegrityError, a clash the caller explains) pass."""
     try:
         yield
+    except keep:
+        raise
     except StatementError as exc:  # DBAPIError, and failures to bind a value (bad JSON)
         text_ = str(exc.orig if exc.orig is not None else exc).strip()
         first = text_.splitlines()[0] if text_ else type(exc.orig).__name__
@@ -207,19 +211,40 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def migrate(engine: Engine, revision: str = "head", *, down: bool = False) -> None:
-    """Upgrade (or downgrade) the schema in one transaction, one migrator at a time."""
-    with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, "<migrations>")
-        config = alembic_config(conn)
+    """Upgrade (or downgrade) the schema in one transaction, one migrator at a time.
+
+    On SQLite, foreign keys are off while migrating: batch mode recreates a table by copying
+    it and dropping the old one, and with foreign keys on, that drop would run the ``ON DELETE
+    CASCADE`` of every table that refers to it (the pragma only changes outside a transaction).
+    The keys are checked before the transaction commits.
+    """
+    with translate_errors(engine), engine.connect() as conn:
+        sqlite_db = conn.dialect.name == "sqlite"
+        raw: Any = conn.connection.dbapi_connection  # autocommit: outside any transaction
+        if sqlite_db:
+            raw.execute("PRAGMA foreign_keys = OFF")
         try:
-            if down:
-                command.downgrade(config, revision)
-            else:
-                command.upgrade(config, revision)
-        except Exception as exc:  # alembic reports bad revisions with its own error types
-            if isinstance(exc, DBAPIError):
-                raise
-            raise LadderError(f"migration to {revision!r} failed: {exc}") from exc
+            with conn.begin():
+                lock_ladder(conn, "<migrations>")
+                _run_alembic(conn, revision, down)
+                if sqlite_db and conn.exec_driver_sql("PRAGMA foreign_key_check").first():
+                    raise LadderError(f"migration to {revision!r} broke a foreign key")
+        finally:
+            if sqlite_db:
+                raw.execute("PRAGMA foreign_keys = ON")
+
+
+def _run_alembic(conn: Connection, revision: str, down: bool) -> None:
+    config = alembic_config(conn)
+    try:
+        if down:
+            command.downgrade(config, revision)
+        else:
+            command.upgrade(config, revision)
+    except Exception as exc:  # alembic reports bad revisions with its own error types
+        if isinstance(exc, (DBAPIError, LadderError)):
+            raise
+        raise LadderError(f"migration to {revision!r} failed: {exc}") from exc
 
 
 def ensure_schema(engine: Engine) -> None:

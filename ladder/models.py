@@ -1,9 +1,16 @@
 """The ladder's tables as SQLAlchemy 2 typed models.
 
-``matches`` and ``match_seats`` are the facts (a match log and who placed where); ``ratings``
-and ``rating_history`` are derived from them by folding the rating models over the matches of a
-game in ``matches.id`` order, so they can always be rebuilt (``referee ladder recompute``).
-``ladders`` holds each game's Elo settings so that every fold uses the same ones.
+``matches`` and ``match_seats`` are the facts (who placed where); ``ratings`` and
+``rating_history`` are derived from them by folding the rating models over the *rated, finished*
+matches of a game in ``matches.rating_seq`` order (the order the steps were applied in), so they
+can always be rebuilt (``referee ladder recompute``).  ``ladders`` holds each game's Elo
+settings so that every fold uses the same ones.
+
+A match is also the service's unit of work (revision 0002): a row is created ``scheduled``,
+claimed by a worker (``running``, with an attempt counter and a lease) and ends ``finished`` or
+``voided``.  The CLI records its matches directly as ``finished``.  ``bots`` is the one bot
+identity of the CLI ladder and the service alike: a name, what it stands for (a built-in spec
+or a URL) and a version that changes only when asked to.
 
 Constraint names follow a naming convention because Alembic's batch mode on SQLite can only
 alter constraints that have names.
@@ -15,7 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, UniqueConstraint,
+    JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, MetaData, String,
+    Text, UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -30,20 +38,137 @@ NAMING_CONVENTION = {
 GAME_LEN = 64
 NAME_LEN = 200
 MATCH_ID_LEN = 200
+SPEC_LEN = 2000
+STATE_LEN = 16
+TOKEN_HASH_LEN = 64
+
+# match states (the work's state machine)
+SCHEDULED, RUNNING, FINISHED, VOIDED = "scheduled", "running", "finished", "voided"
+# bot statuses
+ACTIVE, UNVERIFIED, PAUSED, RETIRED = "active", "unverified", "paused", "retired"
 
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+class Owner(Base):
+    """A person who registers bots on the service (CLI ladders have none)."""
+
+    __tablename__ = "owners"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LEN), unique=True)
+    email: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    suspended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ApiToken(Base):
+    """A bearer token: only the SHA-256 of its secret is stored; revoked tokens are kept."""
+
+    __tablename__ = "api_tokens"
+    __table_args__ = (Index("ix_api_tokens_owner_id", "owner_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id", ondelete="CASCADE"))
+    sha256: Mapped[str] = mapped_column(String(TOKEN_HASH_LEN))
+    name: Mapped[str] = mapped_column(String(NAME_LEN))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class Bot(Base):
-    """A rated entrant, by the name it plays under (``greedy``, ``v2=greedy``, a URL)."""
+    """A rated entrant, by the name it plays under, and what that name stands for.
+
+    ``spec`` is the built-in bot spec (``greedy``, ``mcts:playouts=200``) or the base URL it
+    played as (credentials removed); ``version`` changes only when its owner (or the CLI's
+    ``--new-version``) says a different bot now plays under the name.  Rows written before
+    revision 0002 have no spec: the first match recorded under the name sets it.
+    """
 
     __tablename__ = "bots"
+    __table_args__ = (Index("ix_bots_owner_id", "owner_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(NAME_LEN), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    spec: Mapped[str | None] = mapped_column(String(SPEC_LEN), nullable=True)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    owner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("owners.id", ondelete="SET NULL"), nullable=True)
+    url: Mapped[str | None] = mapped_column(String(SPEC_LEN), nullable=True)
+    """An HTTP bot's base URL (None for a built-in bot)."""
+    url_normalized: Mapped[str | None] = mapped_column(String(SPEC_LEN), nullable=True)
+    """Lower-case scheme and host, default port dropped: one active bot per address."""
+    description: Mapped[str] = mapped_column(Text, default="", server_default="")
+    games: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    status: Mapped[str] = mapped_column(String(STATE_LEN), default=ACTIVE, server_default=ACTIVE)
+    house: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """A built-in bot the service offers as an opponent to everyone."""
+    verify_nonce: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    max_concurrency: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class LadderEntry(Base):
+    """A bot's membership of one game's ladder (the living ladder's matchmaking reads these)."""
+
+    __tablename__ = "ladder_entries"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    paused_reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    placement_remaining: Mapped[int] = mapped_column(Integer, default=0)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Round(Base):
+    """A round of a living ladder: every eligible bot plays one fixture (issue 12 fills it)."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("game", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(GAME_LEN))
+    number: Mapped[int] = mapped_column(Integer)
+    opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    eligible: Mapped[list[int]] = mapped_column(JSON)
+
+
+class Challenge(Base):
+    """Unrated matches an owner asked for between chosen bots."""
+
+    __tablename__ = "challenges"
+    __table_args__ = (Index("ix_challenges_owner_id", "owner_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(GAME_LEN))
+    bot_ids: Mapped[list[int]] = mapped_column(JSON)
+    games: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class HealthCheck(Base):
+    """One probe of a bot's ``GET /`` (registration, ``/check``, later the health sweeper)."""
+
+    __tablename__ = "health_checks"
+    __table_args__ = (Index("ix_health_checks_bot_id_at", "bot_id", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ok: Mapped[bool] = mapped_column(Boolean)
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    status: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[str] = mapped_column(Text, default="")
 
 
 class Ladder(Base):
@@ -59,40 +184,92 @@ class Ladder(Base):
 
 
 class Match(Base):
-    """A finished match: its unique id (the exactly-once key) and its whole log."""
+    """A match: its unique id (the exactly-once key), its state as work, and its outcome.
+
+    CLI matches are inserted ``finished`` with their log in ``log``; service matches are
+    inserted ``scheduled`` and keep their log gzipped in ``match_logs``.
+    """
 
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_game_id", "game", "id"),)
+    __table_args__ = (
+        Index("ix_matches_game_id", "game", "id"),
+        Index("ix_matches_state_id", "state", "id"),
+        Index("ix_matches_challenge_id", "challenge_id"),
+        Index("ix_matches_pair_key", "pair_key"),
+        Index("ix_matches_game_rating_seq", "game", "rating_seq"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    """Insertion order, which is the order ratings are folded in."""
     match_id: Mapped[str] = mapped_column(String(MATCH_ID_LEN), unique=True)
     game: Mapped[str] = mapped_column(String(GAME_LEN))
     rules_version: Mapped[str] = mapped_column(String(32))
     num_seats: Mapped[int] = mapped_column(Integer)
-    end_reason: Mapped[str] = mapped_column(String(32))
-    rounds: Mapped[int] = mapped_column(Integer)
+    end_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    log: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """When the row was written (scheduled, for service matches)."""
+    log: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    state: Mapped[str] = mapped_column(String(STATE_LEN), default=FINISHED,
+                                       server_default=FINISHED)
+    rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    rating_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Position in its game's rating fold (rated finished matches only): the fold's order."""
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """How to play it: time control, strikes, options (service matches)."""
+    attempt: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    lease_owner: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    enqueued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    challenge_id: Mapped[int | None] = mapped_column(
+        ForeignKey("challenges.id", ondelete="SET NULL"), nullable=True)
+    round_id: Mapped[int | None] = mapped_column(
+        ForeignKey("rounds.id", ondelete="SET NULL"), nullable=True)
+    pair_key: Mapped[str | None] = mapped_column(String(MATCH_ID_LEN), nullable=True)
+    """Matches sharing a seed: no log is public until all of them are over."""
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    void_reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+
+
+class MatchLog(Base):
+    """A service match's log, gzipped: the public document (bots' own ``log`` lines removed)
+    and, apart, each seat's ``log`` lines for its owner."""
+
+    __tablename__ = "match_logs"
+
+    match_pk: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    gz: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(String(64))
+    """Of the uncompressed JSON: the strong ETag."""
+    size: Mapped[int] = mapped_column(Integer)
+    seat_logs: Mapped[dict[str, Any]] = mapped_column(JSON)
 
 
 class MatchSeat(Base):
-    """One seat of a match: the bot in it and where it placed."""
+    """One seat of a match: the bot in it and (once finished) where it placed."""
 
     __tablename__ = "match_seats"
-    __table_args__ = (Index("ix_match_seats_bot_id", "bot_id"),)
+    __table_args__ = (Index("ix_match_seats_bot_id", "bot_id"),
+                      UniqueConstraint("match_pk", "bot_id"))
 
     match_pk: Mapped[int] = mapped_column(
         ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
     )
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
-    rank: Mapped[int] = mapped_column(Integer)
-    standing: Mapped[int] = mapped_column(Integer)
+    bot_version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    rank: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    standing: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The rank, or seats + 1 for a forfeit: what the rating models compare."""
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    forfeited: Mapped[bool] = mapped_column(Boolean)
-    strikes: Mapped[int] = mapped_column(Integer)
+    forfeited: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    strikes: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    strike_reasons: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+    mean_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    p95_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Rating(Base):

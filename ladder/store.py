@@ -1,12 +1,16 @@
 """The ladder's front door: open a database, record matches exactly once, read the leaderboard.
 
-Ratings are a fold over a game's matches in ``matches.id`` order (:class:`RatingFold`).
-:func:`record_match` applies one step of that fold in the same transaction that inserts the
-match, and only if the insert created the row (``INSERT … ON CONFLICT DO NOTHING``), while
-holding the game's ladder lock so that concurrent writers cannot interleave their read-modify-
-write of the same ratings; since the lock is taken before the insert, ``matches.id`` order is
-also the order the steps were applied in, and :func:`recompute` (the whole fold from scratch)
-reproduces the incremental ratings exactly.
+Ratings are a fold over a game's rated, finished matches in ``matches.rating_seq`` order
+(:class:`RatingFold`).  :func:`record_match` applies one step of that fold in the same
+transaction that inserts the match, and only if the insert created the row (``INSERT … ON
+CONFLICT DO NOTHING``), while holding the game's ladder lock so that concurrent writers cannot
+interleave their read-modify-write of the same ratings; the step's ``rating_seq`` is drawn
+under that lock (:func:`apply_rating`, shared with the service's workers), so it is the order
+the steps were applied in, and :func:`recompute` (the whole fold from scratch) reproduces the
+incremental ratings exactly.
+
+A bot's name stands for one bot: :func:`claim_names` records what (its spec or URL) and
+refuses a different bot under a name already in the ladder unless asked for a new version.
 """
 
 from __future__ import annotations
@@ -18,14 +22,16 @@ from datetime import datetime, timezone
 from itertools import groupby
 from typing import Any
 
+from urllib.parse import urlsplit, urlunsplit
+
 from sqlalchemy import Connection, Engine, Row, and_, case, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 
 from ladder import LadderError
 from ladder.db import ensure_schema, lock_ladder, make_engine, reader, translate_errors
-from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
-from ladder.models import GAME_LEN, MATCH_ID_LEN, NAME_LEN
+from ladder.models import FINISHED, Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import GAME_LEN, MATCH_ID_LEN, NAME_LEN, SPEC_LEN
 from ladder.ratings import (
     BTEstimate, EloConfig, OpenSkill, SkillRating, bradley_terry, elo_update, outcome, standings,
 )
@@ -190,38 +196,116 @@ class RatingFold:
 # -- recording --------------------------------------------------------------------------------
 
 def record_match(engine: Engine, log: Mapping[str, Any], *,
-                 bots: Mapping[int, str] | None = None) -> bool:
+                 bots: Mapping[int, str] | None = None,
+                 specs: Mapping[int, str] | None = None) -> bool:
     """Store a finished match and update its game's ratings, exactly once.
 
     Returns False, changing nothing, when ``log["match_id"]`` is already recorded (also when
     another writer recorded it a moment earlier).  ``bots`` maps seats to the names they are
     rated under (default: the log's player names); one bot may not sit in two seats.
+    ``specs`` maps seats to what their bots are (built-in spec or URL): a name already in the
+    ladder for another bot is refused (LadderError; :func:`claim_names` starts new versions).
     """
     facts = match_facts(log, bots)
     now = datetime.now(timezone.utc)
+    identities = {facts.seats[i].bot: identity_spec(spec) for i, spec in (specs or {}).items()}
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, facts.game)
         match_pk = _insert_match(conn, facts, dict(log), now)
         if match_pk is None:
             return False
-        config = _ensure_ladder(conn, facts.game, now)
         bot_ids = _ensure_bots(conn, [s.bot for s in facts.seats], now)
+        versions = _claim(conn, identities, new_version=False, now=now) if identities else {}
         conn.execute(insert(MatchSeat), [
-            {"match_pk": match_pk, "seat": s.seat, "bot_id": bot_ids[s.bot], "rank": s.rank,
+            {"match_pk": match_pk, "seat": s.seat, "bot_id": bot_ids[s.bot],
+             "bot_version": versions.get(s.bot, 1), "rank": s.rank,
              "standing": s.standing, "score": s.score, "forfeited": s.forfeited,
              "strikes": s.strikes}
             for s in facts.seats
         ])
-        known = _load_ratings(conn, facts.game, list(bot_ids.values()))
-        fold = RatingFold(facts.game, config, dict(known))
-        history = fold.add(match_pk, now, [(bot_ids[s.bot], s.standing, s.forfeited)
-                                           for s in facts.seats])
-        _save_ratings(conn, facts.game, fold.states, set(known))
-        conn.execute(insert(RatingHistory), history)
+        apply_rating(conn, facts.game, match_pk, now,
+                     [(bot_ids[s.bot], s.standing, s.forfeited) for s in facts.seats])
     return True
 
 
-def _insert_ignoring(conn: Connection, model: Any) -> Any:
+def apply_rating(conn: Connection, game: str, match_pk: int, now: datetime,
+                 seats: Sequence[tuple[int, int, bool]]) -> list[dict[str, Any]]:
+    """One step of ``game``'s rating fold for the finished match ``match_pk`` (seats as
+    ``(bot_id, standing, forfeited)``), inside the caller's transaction, which must hold the
+    ladder lock.  Numbers the match in the fold's order; returns the history rows written."""
+    config = _ensure_ladder(conn, game, now)
+    seq = conn.execute(select(func.coalesce(func.max(Match.rating_seq), 0) + 1)
+                       .where(Match.game == game)).scalar_one()
+    conn.execute(update(Match).where(Match.id == match_pk).values(rating_seq=seq))
+    bot_ids = [bot_id for bot_id, _, _ in seats]
+    known = _load_ratings(conn, game, bot_ids)
+    fold = RatingFold(game, config, dict(known))
+    history = fold.add(match_pk, now, seats)
+    _save_ratings(conn, game, fold.states, set(known))
+    conn.execute(insert(RatingHistory), history)
+    return history
+
+
+# -- what a name stands for -------------------------------------------------------------------
+
+def identity_spec(bot: str) -> str:
+    """What a name is recorded as standing for: a built-in spec as given, a URL without its
+    credentials (never stored) or trailing slash, scheme and host in lower case."""
+    if "://" not in bot:
+        return bot[:SPEC_LEN]
+    try:
+        parts = urlsplit(bot)
+        host = (parts.hostname or "").lower()
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    except ValueError:
+        return bot[:SPEC_LEN]
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query,
+                       ""))[:SPEC_LEN]
+
+
+def claim_names(engine: Engine, bots: Mapping[str, str], *,
+                new_version: bool = False) -> dict[str, int]:
+    """Check (and record) that each name in ``bots`` (name -> spec or URL) stands for that bot.
+
+    A new name is created with its spec; a name recorded before specs were kept adopts it.  A
+    name standing for another bot raises LadderError, or with ``new_version`` starts version
+    n+1 under the name (its rating carries on, its matches record the version).  Returns each
+    name's version.
+    """
+    now = datetime.now(timezone.utc)
+    identities = {name: identity_spec(spec) for name, spec in bots.items()}
+    with translate_errors(engine), engine.begin() as conn:
+        _ensure_bots(conn, list(identities), now)
+        return _claim(conn, identities, new_version=new_version, now=now)
+
+
+def _claim(conn: Connection, identities: Mapping[str, str], *, new_version: bool,
+           now: datetime) -> dict[str, int]:
+    rows = conn.execute(select(Bot.id, Bot.name, Bot.spec, Bot.version, Bot.owner_id)
+                        .where(Bot.name.in_(list(identities)))).all()
+    versions: dict[str, int] = {}
+    for row in rows:
+        wanted = identities[row.name]
+        if row.spec is None:
+            conn.execute(update(Bot).where(Bot.id == row.id).values(spec=wanted))
+        elif row.spec != wanted:
+            if not new_version or row.owner_id is not None:
+                hint = ("it is a service bot; choose another name" if row.owner_id is not None
+                        else "use another name (NAME=BOT), or --new-version to replace it")
+                raise LadderError(
+                    f"the ladder's bot {row.name!r} is {row.spec!r} (version {row.version}), "
+                    f"not {wanted!r}: {hint}")
+            conn.execute(update(Bot).where(Bot.id == row.id)
+                         .values(spec=wanted, version=row.version + 1, updated_at=now))
+            versions[row.name] = row.version + 1
+            continue
+        versions[row.name] = row.version
+    return versions
+
+
+def insert_ignoring(conn: Connection, model: Any) -> Any:
     """The dialect's INSERT, which offers ``on_conflict_do_nothing``."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     return dialect.insert(model)
@@ -229,17 +313,17 @@ def _insert_ignoring(conn: Connection, model: Any) -> Any:
 
 def _insert_match(conn: Connection, facts: MatchFacts, log: dict[str, Any],
                   now: datetime) -> int | None:
-    stmt = _insert_ignoring(conn, Match).values(
+    stmt = insert_ignoring(conn, Match).values(
         match_id=facts.match_id, game=facts.game, rules_version=facts.rules_version[:32],
         num_seats=len(facts.seats), end_reason=facts.end_reason[:32], rounds=facts.rounds,
-        recorded_at=now, log=log,
+        recorded_at=now, log=log, state=FINISHED, rated=True, finished_at=now,
     ).on_conflict_do_nothing(index_elements=["match_id"]).returning(Match.id)
     return conn.execute(stmt).scalar_one_or_none()
 
 
 def _ensure_ladder(conn: Connection, game: str, now: datetime) -> EloConfig:
     default = EloConfig()
-    conn.execute(_insert_ignoring(conn, Ladder).values(
+    conn.execute(insert_ignoring(conn, Ladder).values(
         game=game, elo_k=default.k, elo_k_provisional=default.k_provisional,
         elo_provisional_games=default.provisional_games, created_at=now,
     ).on_conflict_do_nothing(index_elements=["game"]))
@@ -267,7 +351,7 @@ def _ensure_bots(conn: Connection, names: Sequence[str], now: datetime) -> dict[
     for each other in the same order, never in a deadlock.
     """
     conn.execute(
-        _insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
+        insert_ignoring(conn, Bot).on_conflict_do_nothing(index_elements=["name"]),
         [{"name": n, "created_at": now} for n in sorted(names)],
     )
     rows = conn.execute(select(Bot.name, Bot.id).where(Bot.name.in_(names))).all()
@@ -329,23 +413,32 @@ def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
             return 0
         fold = RatingFold(game, config)
         rows = conn.execute(
-            select(Match.id, Match.recorded_at, MatchSeat.bot_id, MatchSeat.standing,
+            select(Match.id, Match.finished_at, MatchSeat.bot_id, MatchSeat.standing,
                    MatchSeat.forfeited)
             .join(MatchSeat, MatchSeat.match_pk == Match.id)
-            .where(Match.game == game).order_by(Match.id, MatchSeat.seat)
+            .where(*folded(game)).order_by(Match.rating_seq, MatchSeat.seat)
         )
         history: list[dict[str, Any]] = []
         count = 0
         for match_pk, seats in groupby(rows, key=lambda r: r[0]):
             seat_rows = list(seats)
-            history.extend(fold.add(match_pk, seat_rows[0][1],
-                                    [(r[2], r[3], r[4]) for r in seat_rows]))
+            played = seat_rows[0][1]
+            if played is None:  # pragma: no cover - every folded match has finished
+                raise LadderError(f"match {match_pk} is folded but has no finish time")
+            history.extend(fold.add(match_pk, played,
+                                    [(r[2], int(r[3] or 0), bool(r[4])) for r in seat_rows]))
             count += 1
         conn.execute(delete(RatingHistory).where(RatingHistory.game == game))
         conn.execute(delete(Rating).where(Rating.game == game))
         _insert_chunked(conn, Rating, [_rating_row(game, b, s) for b, s in fold.states.items()])
         _insert_chunked(conn, RatingHistory, history)
         return count
+
+
+def folded(game: str) -> tuple[Any, ...]:
+    """The matches the rating fold runs over: ``game``'s rated, finished ones."""
+    return (Match.game == game, Match.state == FINISHED, Match.rated.is_(True),
+            Match.rating_seq.is_not(None))
 
 
 def _insert_chunked(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:
@@ -400,16 +493,16 @@ def leaderboard(engine: Engine, game: str) -> list[dict[str, Any]]:
 def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
     """``bot``'s ratings after each of its matches in ``game``, oldest first (chart data)."""
     query = (
-        select(Match.match_id, Match.recorded_at, RatingHistory.elo_before,
+        select(Match.match_id, Match.finished_at, RatingHistory.elo_before,
                RatingHistory.elo_after, RatingHistory.mu, RatingHistory.sigma)
         .join(RatingHistory, RatingHistory.match_pk == Match.id)
         .join(Bot, Bot.id == RatingHistory.bot_id)
         .where(RatingHistory.game == game, Bot.name == bot)
-        .order_by(RatingHistory.match_pk)
+        .order_by(Match.rating_seq)
     )
     with translate_errors(engine), reader(engine) as conn:
         return [
-            {"match_id": r.match_id, "played": _utc(r.recorded_at).isoformat(timespec="seconds"),
+            {"match_id": r.match_id, "played": _utc(r.finished_at).isoformat(timespec="seconds"),
              "elo_before": r.elo_before, "elo": r.elo_after, "mu": r.mu, "sigma": r.sigma,
              "openskill": SkillRating(r.mu, r.sigma).conservative}
             for r in conn.execute(query)
@@ -426,7 +519,7 @@ def _bradley_terry(conn: Connection, game: str) -> dict[int, BTEstimate]:
         .select_from(Match)
         .join(a, a.match_pk == Match.id)
         .join(b, and_(b.match_pk == Match.id, a.seat < b.seat))
-        .where(Match.game == game)
+        .where(*folded(game))
         .group_by(a.bot_id, b.bot_id, Match.num_seats)
     )
     records: Iterable[tuple[int, int, float, float]] = (

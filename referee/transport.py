@@ -35,6 +35,7 @@ from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
@@ -232,11 +233,29 @@ class _TrackedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _TrackedHTTPSConnection
 
 
+ConnectGuard = Callable[[Any, dict[str, Any], dict[str, Any]], None]
+"""Called before each connection with the request, the pool's host parameters and its
+keyword arguments; may rewrite them (connect to a checked address) or raise to refuse. The
+service's URL policy (``referee.netpolicy``) is one; the CLI uses none."""
+
+
 class _Adapter(HTTPAdapter):
     """One keep-alive connection, no retries, connections the caller can abort."""
 
-    def __init__(self) -> None:
+    def __init__(self, guard: ConnectGuard | None = None) -> None:
+        self.guard = guard
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
+
+    def build_connection_pool_key_attributes(  # type: ignore[override]
+        self, request: Any, verify: Any, cert: Any = None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        host_params: Any
+        pool_kwargs: Any
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert)
+        if self.guard is not None:
+            self.guard(request, host_params, pool_kwargs)
+        return host_params, pool_kwargs
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
@@ -245,11 +264,11 @@ class _Adapter(HTTPAdapter):
         }
 
 
-def new_session() -> requests.Session:
+def new_session(guard: ConnectGuard | None = None) -> requests.Session:
     session = requests.Session()
     session.trust_env = False
     session.headers.update(HEADERS)
-    adapter = _Adapter()
+    adapter = _Adapter(guard)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
@@ -270,9 +289,11 @@ class Exchange(NamedTuple):
 class Transport:
     """Calls to one bot, one at a time, each complete within its budget or cut off."""
 
-    def __init__(self, base_url: str, max_body: int = MAX_BODY, label: str = "bot") -> None:
+    def __init__(self, base_url: str, max_body: int = MAX_BODY, label: str = "bot",
+                 guard: ConnectGuard | None = None) -> None:
         self.base_url = check_url(base_url)
         self.max_body = max_body
+        self.guard = guard
         self.inline = _is_ip(urlsplit(self.base_url).hostname or "")
         """Run calls in the caller's thread (an IP address: no DNS lookup to wait out)."""
         self._label = label
@@ -346,7 +367,7 @@ class Transport:
         try:
             with self._session_lock:
                 if self._session is None:
-                    self._session = new_session()
+                    self._session = new_session(self.guard)
                 response = self._session.request(
                     method, self.base_url + path, data=body, stream=True, allow_redirects=False,
                     timeout=(min(CONNECT_TIMEOUT_S, timeout_s), timeout_s),
@@ -461,12 +482,14 @@ class HttpPlayer(Player):
     """The real address, credentials included: used to connect, never shown (the name is)."""
     max_body: int = MAX_BODY
     lifecycle_ms: int = LIFECYCLE_MS
+    guard: ConnectGuard | None = None
     remote: bool = field(default=True, init=False)
     notes: list[str] = field(default_factory=list, init=False)
     """Protocol deviations that are not strikes (for ``referee bot check``)."""
 
     def __post_init__(self) -> None:
-        self._transport = Transport(self.url, self.max_body, label=f"bot:{self.name}"[:40])
+        self._transport = Transport(self.url, self.max_body, label=f"bot:{self.name}"[:40],
+                                    guard=self.guard)
         self._game, self._seat = "", 0
 
     def start(self, info: MatchInfo) -> str | None:
@@ -517,9 +540,10 @@ def fetch_infos(urls: Iterable[str], budget_ms: float = LIFECYCLE_MS
         return dict(zip(distinct, pool.map(lambda url: fetch_info(url, budget_ms), distinct)))
 
 
-def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS) -> tuple[Any, str | None]:
+def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS,
+               guard: ConnectGuard | None = None) -> tuple[Any, str | None]:
     """``GET /`` of a bot: ``(document, None)`` or ``(None, "reason: detail")``."""
-    transport = Transport(url, label="bot-info")
+    transport = Transport(url, label="bot-info", guard=guard)
     try:
         ex = transport.call("GET", "/", None, budget_ms)
     finally:

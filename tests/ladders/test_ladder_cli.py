@@ -91,7 +91,7 @@ def test_db_upgrade_current_downgrade(pg_url):
     assert out.exit_code == 1 and "referee db upgrade" in out.output
     out = run("db", "upgrade", "--db", pg_url)
     assert out.exit_code == 0, out.output
-    assert run("db", "current", "--db", pg_url).output.startswith("0001")
+    assert run("db", "current", "--db", pg_url).output.startswith("0002_service")
     assert run("ladder", "show", "--game", "toy-race", "--db", pg_url).exit_code == 0
     out = CliRunner().invoke(main, ["db", "downgrade", "base", "--db", pg_url], input="n\n")
     assert out.exit_code == 1 and "drops every ladder table" in out.output

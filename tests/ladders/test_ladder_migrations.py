@@ -15,7 +15,8 @@ from ladder.db import current_revision, head_revision, make_engine, migrate
 from ladder.models import Base
 from ladder.store import open_db
 
-TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history"}
+TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history", "owners",
+          "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs"}
 
 
 def tables(engine) -> set[str]:

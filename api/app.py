@@ -1,0 +1,214 @@
+"""The app factory, the JSON error shape, authentication and rate limits."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import flask_smorest
+from flask import Flask, current_app, g, request
+from flask_limiter import Limiter
+from flask_smorest import abort
+from sqlalchemy import Engine
+from werkzeug.exceptions import (
+    Conflict, Forbidden, HTTPException, InternalServerError, NotFound, ServiceUnavailable,
+    UnprocessableEntity,
+)
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from api.config import ServiceConfig
+from api.dispatch import Dispatcher
+from ladder import ConflictError, ForbiddenError, InvalidError, LadderError, NotFoundError
+from ladder.accounts import Principal, authenticate
+from referee.netpolicy import UrlPolicy
+
+log = logging.getLogger("referee.api")
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+"""The OpenAPI security requirement of every operation that needs a token."""
+STORE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
+    NotFoundError: NotFound, ForbiddenError: Forbidden, ConflictError: Conflict,
+    InvalidError: UnprocessableEntity,
+}
+
+
+class RefApi(flask_smorest.Api):
+    """flask-smorest with every error as ``{code, status, message[, errors]}`` and werkzeug's
+    own ``Allow`` (405) and ``Retry-After`` (429, 503) headers kept (flask-smorest drops them)."""
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        payload, code, headers = super().handle_http_exception(error)
+        headers = dict(headers or {})
+        for key, value in error.get_headers():
+            if key.lower() in ("allow", "retry-after", "www-authenticate"):
+                headers.setdefault(key, value)
+        payload.setdefault("message", error.description or error.name)
+        return payload, code, headers
+
+
+@dataclass
+class Service:
+    """What the views reach through ``service()``."""
+
+    config: ServiceConfig
+    engine: Engine
+    policy: UrlPolicy
+    dispatcher: Dispatcher
+    games: list[str]
+    mode: str
+
+
+def service() -> Service:
+    svc: Service = current_app.extensions["referee"]
+    return svc
+
+
+def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = None,
+               dispatcher: Dispatcher | None = None) -> Flask:
+    """The service app.  ``engine`` and ``dispatcher`` default to what ``config`` names
+    (a database URL; a Celery broker, or the embedded thread pool)."""
+    from ladder.registry import ensure_house_bots
+    from ladder.store import open_db
+    from ladder.work import SweepPolicy
+    from referee.games import game_names
+
+    config = config or ServiceConfig.from_env()
+    engine = engine or open_db(config.db_url)
+    ensure_house_bots(engine)
+    policy = config.policy()
+    mode = "celery" if config.broker_url else "embedded"
+    if dispatcher is None:
+        if config.broker_url:
+            from api.dispatch import CeleryDispatcher
+            dispatcher = CeleryDispatcher(config.broker_url, config.queue)
+        else:
+            from api.dispatch import EmbeddedPool
+            dispatcher = EmbeddedPool(engine, policy, workers=config.workers,
+                                      lease_s=config.lease_s, sweep_s=config.sweep_s,
+                                      sweep_policy=SweepPolicy(config.requeue_after_s,
+                                                               config.max_match_s),
+                                      start=config.start_pool)
+    app = Flask("referee.api")
+    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)  # type: ignore[method-assign]
+    app.config.update(
+        API_TITLE="Referee", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api", OPENAPI_JSON_PATH="openapi.json",
+        RATELIMIT_ENABLED=config.ratelimit, RATELIMIT_HEADERS_ENABLED=True,
+        RATELIMIT_STORAGE_URI=config.limiter_storage(), JSON_SORT_KEYS=False,
+        RATELIMIT_KEY_PREFIX=f"referee:{config.queue}",
+        API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION}},
+    )
+    app.extensions["referee"] = Service(config, engine, policy, dispatcher, game_names(), mode)
+    api = RefApi(app)
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"])
+    app.extensions["referee_limiter"] = limiter
+    _register_errors(app, api)
+    app.before_request(require_json_body)
+    app.before_request(refuse_undeclared_query)
+    from api.routes import register
+    register(app, api, limiter)
+    return app
+
+
+API_DESCRIPTION = (
+    "Register HTTP bots, challenge other bots, read match records and leaderboards. "
+    "Writes need `Authorization: Bearer <token>` (create an owner with POST /api/v1/owners). "
+    "Errors are JSON `{code, status, message, errors?}`; lists are paginated in the body "
+    "(`page`, `per_page`); unknown query parameters are refused."
+)
+
+
+def _register_errors(app: Flask, api: RefApi) -> None:
+    def store_error(exc: LadderError) -> Any:
+        kind = next((http for cls, http in STORE_ERRORS.items() if isinstance(exc, cls)),
+                    ServiceUnavailable)
+        if kind is ServiceUnavailable:
+            log.error("storage: %s", exc)
+        http = kind(description=str(exc))
+        http.data = {"message": str(exc)}  # type: ignore[attr-defined]
+        return api.handle_http_exception(http)
+
+    def unexpected(exc: Exception) -> Any:
+        if isinstance(exc, HTTPException):
+            return api.handle_http_exception(exc)
+        log.exception("unhandled error")
+        return api.handle_http_exception(InternalServerError(description="internal error"))
+
+    app.register_error_handler(LadderError, store_error)
+    app.register_error_handler(Exception, unexpected)
+
+
+def require_json_body() -> None:
+    """415 for a body that is not JSON (flask-smorest would call it missing: a confusing 422)."""
+    if request.routing_exception is not None or request.method not in ("POST", "PUT", "PATCH"):
+        return
+    has_body = bool(request.content_length) or "chunked" in request.headers.get(
+        "Transfer-Encoding", "").lower()
+    if has_body and not request.is_json:
+        abort(415, message="send the body as JSON (Content-Type: application/json)")
+
+
+def refuse_undeclared_query() -> None:
+    """A query string on an endpoint that takes none is a 422, like an unknown parameter of
+    one that does (those are refused by their schemas, ``unknown=RAISE``)."""
+    if request.routing_exception is not None or not request.args:
+        return
+    view = current_app.view_functions.get(request.endpoint or "")
+    doc = getattr(view, "_apidoc", None)
+    if doc is None:
+        return  # not an API operation (the docs page)
+    declared = doc.get("arguments", {}).get("parameters", [])
+    if any(p.get("in") == "query" for p in declared):
+        return
+    abort(422, message="this endpoint takes no query parameters",
+          errors={"query": {name: ["Unknown field."] for name in request.args}})
+
+
+# -- authentication ---------------------------------------------------------------------------
+
+def principal() -> Principal | None:
+    """The request's owner from ``Authorization: Bearer <token>`` (cached per request)."""
+    if "principal" not in g:
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        found = None
+        if scheme.lower() == "bearer" and token.strip():
+            found = authenticate(service().engine, token.strip())
+        g.principal = found
+    result: Principal | None = g.principal
+    return result
+
+
+def require_owner() -> Principal:
+    """The authenticated owner, or 401 (no token, a malformed, unknown or revoked one)."""
+    found = principal()
+    if found is None:
+        abort(401, message="a valid token is required: Authorization: Bearer <token>",
+              headers={"WWW-Authenticate": 'Bearer realm="referee"'})
+    assert found is not None
+    return found
+
+
+def owner_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Authenticate before the body and query are validated: a request without a valid token
+    is a 401 whatever else is wrong with it.  The view reads the owner with
+    :func:`require_owner` (cached)."""
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        require_owner()
+        return view(*args, **kwargs)
+    return wrapper
+
+
+def rate_key() -> str:
+    """Limits apply per token when one is presented, else per client address."""
+    header = request.headers.get("Authorization", "")
+    if header.lower().startswith("bearer "):
+        found = principal()
+        if found is not None:
+            return f"token:{found.token_id}"
+    return f"ip:{request.remote_addr or 'unknown'}"
+

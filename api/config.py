@@ -1,0 +1,76 @@
+"""The service's settings: from ``referee serve`` options, environment variables, or a test.
+
+Environment: ``REFEREE_DB`` (database URL), ``REFEREE_BROKER`` (Celery broker; none means the
+embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATELIMIT_STORAGE``
+(Flask-Limiter storage URI; default: the broker if it is Redis, else memory),
+``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
+``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
+benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
+``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
+runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from referee.netpolicy import Resolver, UrlPolicy, parse_networks, system_resolver
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        return float(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    db_url: str | None = None
+    broker_url: str | None = None
+    queue: str = "referee"
+    ratelimit: bool = True
+    ratelimit_storage: str | None = None
+    allow_networks: str = ""
+    ownership_proof: bool = False
+    workers: int = 2
+    """Embedded mode: threads playing matches in the server's process."""
+    lease_s: float = 60.0
+    sweep_s: float = 30.0
+    requeue_after_s: float = 120.0
+    max_match_s: float = 3600.0
+    resolver: Resolver = field(default=system_resolver, compare=False)
+    start_pool: bool = True
+    """Embedded mode: start the worker threads and the sweeper (tests may drive them)."""
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> ServiceConfig:
+        env = os.environ
+        config = cls(
+            db_url=env.get("REFEREE_DB") or None,
+            broker_url=env.get("REFEREE_BROKER") or None,
+            queue=env.get("REFEREE_QUEUE") or "referee",
+            ratelimit=env.get("REFEREE_RATELIMIT", "1").strip().lower() not in ("0", "false",
+                                                                              "no", "off"),
+            ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
+            allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
+            ownership_proof=env.get("REFEREE_OWNERSHIP_PROOF", "") in ("1", "true", "yes"),
+            lease_s=_env_float("REFEREE_LEASE_S", 60.0),
+            sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
+            requeue_after_s=_env_float("REFEREE_REQUEUE_AFTER_S", 120.0),
+            max_match_s=_env_float("REFEREE_MAX_MATCH_S", 3600.0),
+        )
+        return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
+    def policy(self) -> UrlPolicy:
+        return UrlPolicy(parse_networks(self.allow_networks), self.resolver)
+
+    def limiter_storage(self) -> str:
+        if self.ratelimit_storage:
+            return self.ratelimit_storage
+        if self.broker_url and self.broker_url.startswith(("redis://", "rediss://")):
+            return self.broker_url
+        return "memory://"

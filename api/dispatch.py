@@ -1,0 +1,109 @@
+"""Handing scheduled matches to workers: Celery in production, threads when embedded.
+
+Both run the same :func:`api.runner.run_match`; the database decides who plays what, so a
+dispatcher only has to deliver ids at least once (the sweeper covers a lost delivery).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+from sqlalchemy import Engine
+
+from ladder.work import SweepPolicy, pending_ids, sweep
+from referee.netpolicy import UrlPolicy
+
+log = logging.getLogger("referee.dispatch")
+
+
+class Dispatcher(Protocol):
+    def enqueue(self, ids: Sequence[int]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class CeleryDispatcher:
+    """Sends ``run_match(id)`` tasks to the broker (the workers are ``referee worker``)."""
+
+    def __init__(self, broker_url: str, queue_name: str) -> None:
+        from api.tasks import make_celery
+
+        self.app = make_celery(broker_url, queue_name)
+
+    def enqueue(self, ids: Sequence[int]) -> None:
+        for match_pk in ids:
+            self.app.send_task("referee.run_match", args=[match_pk])
+
+    def close(self) -> None:
+        self.app.close()
+
+
+class EmbeddedPool:
+    """``workers`` threads playing matches in this process, and a sweeper thread.
+
+    At start it queues every match not over (a restarted server picks up where it was).
+    """
+
+    def __init__(self, engine: Engine, policy: UrlPolicy, *, workers: int, lease_s: float,
+                 sweep_s: float, sweep_policy: SweepPolicy, start: bool = True) -> None:
+        self.engine, self.policy, self.lease_s = engine, policy, lease_s
+        self.sweep_s, self.sweep_policy = sweep_s, sweep_policy
+        self._queue: queue.Queue[int | None] = queue.Queue()
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._work, name=f"match-worker-{i}",
+                                          daemon=True) for i in range(workers)]
+        self._threads.append(threading.Thread(target=self._sweep, name="sweeper",
+                                              daemon=True))
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        for match_pk in pending_ids(self.engine):
+            self._queue.put(match_pk)
+        for thread in self._threads:
+            thread.start()
+
+    def enqueue(self, ids: Sequence[int]) -> None:
+        for match_pk in ids:
+            self._queue.put(match_pk)
+
+    def close(self) -> None:
+        self._stop.set()
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def _work(self) -> None:
+        from api.runner import run_match
+
+        while not self._stop.is_set():
+            match_pk = self._queue.get()
+            if match_pk is None:
+                return
+            try:
+                run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s)
+            except Exception:  # the database went away: the sweeper will offer it again
+                log.exception("match %s", match_pk)
+
+    def _sweep(self) -> None:
+        while not self._stop.wait(self.sweep_s):
+            try:
+                self.enqueue(sweep(self.engine, self.sweep_policy))
+            except Exception:
+                log.exception("sweeping")
+
+
+class NoDispatcher:
+    """Scheduling only (tests that drive the runner themselves)."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+
+    def enqueue(self, ids: Sequence[int]) -> None:
+        self.sent.extend(ids)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,23 @@
+"""One blueprint per resource; each module's `blueprint(limiter, games)` builds its own."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_limiter import Limiter
+from flask_smorest import Api
+
+from api.app import service
+
+
+def register(app: Flask, api: Api, limiter: Limiter) -> None:
+    from api.routes import bots, challenges, docs, leaderboards, matches, owners, system
+
+    games = service_games(app)
+    for module in (owners, bots, challenges, matches, leaderboards, system):
+        api.register_blueprint(module.blueprint(limiter, games))
+    docs.register(app)
+
+
+def service_games(app: Flask) -> list[str]:
+    with app.app_context():
+        return list(service().games)

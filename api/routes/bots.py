@@ -1,0 +1,152 @@
+"""Bots: register (URL policy and a `GET /` probe), list, read, change, retire, check."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import marshmallow as ma
+from flask_limiter import Limiter
+from flask_smorest import Blueprint, abort
+
+from api import execution
+from api.app import BEARER, owner_required, principal, require_owner, service
+from api.schemas import (
+    ID_RULE as ID, BotOut, BotPage, CheckArgs, CheckOut, bot_create_schema, bot_filter_schema,
+    bot_update_schema,
+)
+from ladder import registry
+from ladder.models import ACTIVE, UNVERIFIED
+from referee.netpolicy import BlockedUrl
+
+
+
+def probe_or_422(url: str, games: list[str]) -> float:
+    """The URL policy, then `GET /` (5 s, 64 KiB): a 422 naming what failed; the latency."""
+    from referee.protocol import info_errors
+
+    svc = service()
+    try:
+        svc.policy.check(url)
+    except BlockedUrl as exc:
+        abort(422, message=f"bot URL refused: {exc}", errors={"json": {"url": [str(exc)]}})
+    found = execution.probe(url, svc.policy)
+    if found.fault:
+        abort(422, message=f"GET {url}/ failed: {found.fault}",
+              errors={"json": {"url": [found.fault]}})
+    problems = info_errors(found.info)
+    listed = found.info.get("games") if isinstance(found.info, dict) else None
+    if isinstance(listed, list):
+        problems += [f"games: the bot does not list {g!r}" for g in games if g not in listed]
+    if problems:
+        abort(422, message=f"GET {url}/ is not a protocol v1 bot document",
+              errors={"json": {"url": problems[:20]}})
+    return found.ms
+
+
+def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
+    blp = Blueprint("bots", __name__, url_prefix="/api/v1",
+                    description="HTTP bots and the house bots (random, greedy, mcts)")
+
+    @blp.route("/bots", methods=["POST"])
+    @limiter.limit("10 per hour")
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(bot_create_schema(games))
+    @blp.response(201, BotOut)
+    def create_bot(body: dict[str, Any]) -> Any:
+        """Register a bot: the URL must pass the address policy and answer `GET /`.
+
+        With ownership proof on, the bot stays `unverified` until its `GET /` echoes the
+        returned `verify_nonce` as `verify` (then run `POST /bots/{id}/check`)."""
+        who = require_owner()
+        svc = service()
+        ms = probe_or_422(body["url"], body["games"])
+        status = UNVERIFIED if svc.config.ownership_proof else ACTIVE
+        bot_id = registry.register_bot(
+            svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
+            games=sorted(set(body["games"])), description=body["description"], status=status,
+            nonce=secrets.token_urlsafe(18))
+        registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
+        return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
+
+    @blp.route("/bots", methods=["GET"])
+    @blp.arguments(bot_filter_schema(games), location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, BotPage)
+    def list_bots(page: int, per_page: int, **filters: Any) -> Any:
+        """Bots, by id; filter by game, owner and status (default: every non-CLI bot)."""
+        who = principal()
+        items, total = registry.list_bots(service().engine,
+                                          viewer=who.owner_id if who else None,
+                                          page=page, per_page=per_page, **filters)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
+    @blp.route(f"/bots/<{ID}:bot_id>", methods=["GET"])
+    @blp.response(200, BotOut)
+    def get_bot(bot_id: int) -> Any:
+        """A bot's profile (its URL and nonce only for its owner)."""
+        who = principal()
+        return registry.bot_detail(service().engine, bot_id,
+                                   viewer=who.owner_id if who else None)
+
+    @blp.route(f"/bots/<{ID}:bot_id>", methods=["PATCH"])
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(bot_update_schema(games))
+    @blp.response(200, BotOut)
+    def update_bot(body: dict[str, Any], bot_id: int) -> Any:
+        """Change your bot; a new URL is probed again and bumps the bot's version."""
+        who = require_owner()
+        svc = service()
+        current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
+        changes = dict(body)
+        if "url" in changes:
+            changes["url"] = changes["url"].rstrip("/")
+            probe_or_422(changes["url"], changes.get("games", current["games"]))
+        if "games" in changes:
+            changes["games"] = sorted(set(changes["games"]))
+        registry.update_bot(svc.engine, who.owner_id, bot_id, changes)
+        return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
+
+    @blp.route(f"/bots/<{ID}:bot_id>", methods=["DELETE"])
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.response(204)
+    def retire_bot(bot_id: int) -> Any:
+        """Retire your bot: it plays no more; its matches and name stay."""
+        who = require_owner()
+        registry.retire_bot(service().engine, who.owner_id, bot_id)
+        return None
+
+    @blp.route(f"/bots/<{ID}:bot_id>/check", methods=["POST"])
+    @limiter.limit("6 per minute")
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(CheckArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, CheckOut)
+    def check_bot(bot_id: int, game: str | None = None) -> Any:
+        """Check your bot now: `GET /`, `/start` and its first decisions of a real game
+        (per call: status, latency, what was wrong).  With ownership proof on, a passing check
+        that echoes the nonce verifies the bot."""
+        who = require_owner()
+        svc = service()
+        bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
+        game = game or bot["games"][0]
+        if game not in bot["games"]:
+            abort(422, message=f"bot {bot_id} does not play {game!r} (it plays "
+                               f"{', '.join(bot['games'])})")
+        try:
+            svc.policy.check(bot["url"])
+        except BlockedUrl as exc:
+            abort(422, message=f"bot URL refused: {exc}")
+        nonce = bot["nonce"] if svc.config.ownership_proof else None
+        report = execution.check(bot["url"], game, svc.policy, nonce=nonce)
+        first = report.calls[0] if report.calls else None
+        if first is not None:
+            registry.record_health(svc.engine, bot_id, first["status"] == "ok", first["ms"],
+                                   first["status"], first["detail"])
+        if report.to_dict()["ok"] and bot["status"] == UNVERIFIED:
+            registry.mark_verified(svc.engine, bot_id, ACTIVE)
+        return {**report.to_dict(), "game": game}
+
+    return blp

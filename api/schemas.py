@@ -1,0 +1,392 @@
+"""Marshmallow schemas at the edge: what requests may carry and what answers look like.
+
+Every text field refuses NUL and unpaired surrogates (PostgreSQL cannot store them: they would
+end as a 500), every integer is bounded to what the database stores, and every query schema is
+used with ``unknown=RAISE`` so an unknown parameter is a 422, not silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ladder.models import ACTIVE, FINISHED, PAUSED, RETIRED, RUNNING, SCHEDULED, UNVERIFIED, VOIDED
+from ladder.work import MAX_CHALLENGE_GAMES
+
+ID_MAX = 2**31 - 1
+ID_RULE = f"int(min=1, max={ID_MAX})"
+"""The URL converter of ids: what the database stores, so a huge id is a 404, not a 500."""
+URL_PATTERN = r"^https?://[^\s/?#]+(/[^\s?#]*)?$"
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+
+
+def _storable(value: str) -> None:
+    if "\x00" in value:
+        raise ma.ValidationError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ma.ValidationError("must be valid Unicode (no unpaired surrogates)") from None
+
+
+def Text(*, max_len: int, min_len: int = 0, **kwargs: Any) -> fields.String:
+    return fields.String(validate=[validate.Length(min_len, max_len), _storable], **kwargs)
+
+
+def Id(*, strict: bool = True, **kwargs: Any) -> fields.Integer:
+    """An id: a JSON integer in bodies (``strict``), digits in query strings."""
+    return fields.Integer(strict=strict, validate=validate.Range(1, ID_MAX), **kwargs)
+
+
+def Name(**kwargs: Any) -> fields.String:
+    return fields.String(validate=[validate.Length(1, 64), validate.Regexp(NAME_PATTERN)],
+                         metadata={"pattern": NAME_PATTERN}, **kwargs)
+
+
+class Strict(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+
+
+def game_field(games: list[str], **kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.OneOf(games), **kwargs)
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+class PageArgs(Strict):
+    page = fields.Integer(load_default=1, validate=validate.Range(1, 100_000))
+    per_page = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class OwnerCreate(Strict):
+    name = Name(required=True)
+    email = fields.Email(load_default=None, allow_none=True, validate=[validate.Length(max=200),
+                                                                        _storable])
+
+
+class TokenCreate(Strict):
+    name = Text(max_len=200, min_len=1, load_default="token")
+
+
+def bot_create_schema(known: list[str]) -> type[ma.Schema]:
+    class BotCreate(Strict):
+        name = Name(required=True)
+        url = fields.String(required=True, validate=[validate.Length(1, 2000), _storable,
+                                                     validate.Regexp(URL_PATTERN)],
+                            metadata={"pattern": URL_PATTERN, "format": "uri"})
+        games = fields.List(game_field(known), required=True,
+                            validate=validate.Length(1, len(known)))
+        description = Text(max_len=2000, load_default="")
+    return BotCreate
+
+
+def bot_update_schema(known: list[str]) -> type[ma.Schema]:
+    class BotUpdate(Strict):
+        name = Name()
+        url = fields.String(validate=[validate.Length(1, 2000), _storable,
+                                      validate.Regexp(URL_PATTERN)],
+                            metadata={"pattern": URL_PATTERN, "format": "uri"})
+        games = fields.List(game_field(known), validate=validate.Length(1, len(known)))
+        description = Text(max_len=2000)
+        max_concurrency = fields.Integer(strict=True, validate=validate.Range(1, 4))
+    return BotUpdate
+
+
+def bot_filter_schema(known: list[str]) -> type[ma.Schema]:
+    class BotFilter(PageArgs):
+        game = game_field(known)
+        owner = Id(strict=False)
+        status = fields.String(validate=validate.OneOf([ACTIVE, UNVERIFIED, PAUSED, RETIRED]))
+    return BotFilter
+
+
+class CheckArgs(Strict):
+    game = fields.String()
+
+
+def challenge_create_schema(known: list[str]) -> type[ma.Schema]:
+    class ChallengeCreate(Strict):
+        game = game_field(known, required=True)
+        bots = fields.List(Id(), required=True, validate=validate.Length(2, 4))
+        games = fields.Integer(strict=True, load_default=None,
+                               validate=validate.Range(1, MAX_CHALLENGE_GAMES))
+    return ChallengeCreate
+
+
+def match_filter_schema(known: list[str]) -> type[ma.Schema]:
+    class MatchFilter(PageArgs):
+        game = game_field(known)
+        bot = Id(strict=False)
+        state = fields.String(validate=validate.OneOf([SCHEDULED, RUNNING, FINISHED, VOIDED]))
+        rated = fields.Boolean()
+        challenge = Id(strict=False)
+    return MatchFilter
+
+
+# -- answers ----------------------------------------------------------------------------------
+
+class Ref(ma.Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True, allow_none=True)
+
+
+class OwnerOut(ma.Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    email = fields.String(allow_none=True)
+    is_admin = fields.Boolean(required=True)
+    created_at = fields.DateTime(required=True)
+
+
+class TokenOut(ma.Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    created_at = fields.DateTime(required=True)
+    last_used_at = fields.DateTime(allow_none=True)
+    revoked_at = fields.DateTime(allow_none=True)
+
+
+class NewTokenOut(TokenOut):
+    token = fields.String(required=True, metadata={"description": "the secret, shown once"})
+
+
+class OwnerCreated(ma.Schema):
+    owner = fields.Nested(OwnerOut, required=True)
+    token = fields.String(required=True, metadata={"description": "the secret, shown once"})
+
+
+class RatingOut(ma.Schema):
+    game = fields.String(required=True)
+    rating = fields.Float(required=True)
+    games = fields.Integer(required=True)
+    last_played = fields.DateTime(allow_none=True)
+
+
+class HealthOut(ma.Schema):
+    at = fields.DateTime(required=True)
+    ok = fields.Boolean(required=True)
+    latency_ms = fields.Float(allow_none=True)
+    status = fields.String(required=True)
+
+
+class BotOut(ma.Schema):
+    id = fields.Integer(required=True)
+    name = fields.String(required=True)
+    house = fields.Boolean(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    games = fields.List(fields.String(), required=True)
+    description = fields.String(required=True)
+    owner = fields.Nested(Ref, allow_none=True, required=True)
+    created_at = fields.DateTime(required=True)
+    max_concurrency = fields.Integer(required=True)
+    verified = fields.Boolean(required=True)
+    ratings = fields.List(fields.Nested(RatingOut), required=True)
+    health = fields.Nested(HealthOut, allow_none=True)
+    url = fields.String(metadata={"description": "owner only"})
+    verify_nonce = fields.String(allow_none=True, metadata={
+        "description": "owner only: echo it as `verify` in GET / to prove the URL is yours"})
+
+
+class MeOut(OwnerOut):
+    bots = fields.List(fields.Nested(BotOut), required=True)
+
+
+class Page(ma.Schema):
+    total = fields.Integer(required=True)
+    page = fields.Integer(required=True)
+    per_page = fields.Integer(required=True)
+
+
+class BotPage(Page):
+    items = fields.List(fields.Nested(BotOut), required=True)
+
+
+class CheckCall(ma.Schema):
+    call = fields.String(required=True)
+    status = fields.String(required=True)
+    ms = fields.Float(required=True)
+    detail = fields.String(required=True)
+
+
+class Latency(ma.Schema):
+    p50 = fields.Float(allow_none=True)
+    p95 = fields.Float(allow_none=True)
+    n = fields.Integer(required=True)
+
+
+class CheckOut(ma.Schema):
+    ok = fields.Boolean(required=True)
+    game = fields.String(required=True)
+    calls = fields.List(fields.Nested(CheckCall), required=True)
+    problems = fields.List(fields.String(), required=True)
+    latency_ms = fields.Nested(Latency, required=True)
+
+
+class BotRef(Ref):
+    version = fields.Integer()
+    house = fields.Boolean()
+
+
+class SeatOut(ma.Schema):
+    seat = fields.Integer(required=True)
+    bot = fields.Nested(BotRef, required=True)
+    owner = fields.Nested(Ref, allow_none=True, required=True)
+    rank = fields.Integer(allow_none=True)
+    score = fields.Float(allow_none=True)
+    forfeited = fields.Boolean(allow_none=True)
+    strikes = fields.Integer(allow_none=True)
+    strike_reasons = fields.Dict(keys=fields.String(), values=fields.Integer())
+    mean_ms = fields.Float(allow_none=True)
+    p95_ms = fields.Float(allow_none=True)
+    rating_before = fields.Float(allow_none=True)
+    rating_after = fields.Float(allow_none=True)
+    rating_change = fields.Float(allow_none=True)
+
+
+class FaultOut(ma.Schema):
+    step = fields.Integer(allow_none=True)
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    reason = fields.String(required=True)
+    detail = fields.String()
+
+
+class ResultSeatOut(ma.Schema):
+    seat = fields.Integer(required=True)
+    score = fields.Float(allow_none=True)
+    rank = fields.Integer(required=True)
+    breakdown = fields.Dict()
+
+
+class ResultOut(ma.Schema):
+    winners = fields.List(fields.Integer(), required=True)
+    reason = fields.String()
+    rounds = fields.Integer(allow_none=True)
+    seats = fields.List(fields.Nested(ResultSeatOut), required=True)
+    faults = fields.List(fields.Nested(FaultOut), required=True)
+
+
+class MatchBrief(ma.Schema):
+    id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    state = fields.String(required=True)
+    rated = fields.Boolean(required=True)
+    challenge_id = fields.Integer(allow_none=True)
+    round_id = fields.Integer(allow_none=True)
+    attempt = fields.Integer(required=True)
+    created_at = fields.DateTime(required=True)
+    started_at = fields.DateTime(allow_none=True)
+    finished_at = fields.DateTime(allow_none=True)
+    end_reason = fields.String(allow_none=True)
+    void_reason = fields.String(allow_none=True)
+    seats = fields.List(fields.Nested(SeatOut), required=True)
+    log_available = fields.Boolean(required=True)
+    seed = fields.Integer(allow_none=True, metadata={
+        "description": "public once the match and every match sharing its seed are over"})
+
+
+class MatchOut(MatchBrief):
+    result = fields.Nested(ResultOut, allow_none=True)
+    settings = fields.Dict(allow_none=True)
+    rules_version = fields.String()
+
+
+class MatchPage(Page):
+    items = fields.List(fields.Nested(MatchBrief), required=True)
+
+
+class SeatLogLine(ma.Schema):
+    step = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    ms = fields.Float(required=True)
+    log = fields.String(required=True)
+
+
+class SeatLogOut(ma.Schema):
+    match_id = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    bot_id = fields.Integer(required=True)
+    lines = fields.List(fields.Nested(SeatLogLine), required=True)
+
+
+class Progress(ma.Schema):
+    scheduled = fields.Integer(required=True)
+    running = fields.Integer(required=True)
+    finished = fields.Integer(required=True)
+    voided = fields.Integer(required=True)
+
+
+class Tally(ma.Schema):
+    bot_id = fields.Integer(required=True)
+    name = fields.String(allow_none=True)
+    games = fields.Integer(required=True)
+    points = fields.Float(required=True)
+    firsts = fields.Integer(required=True)
+    strikes = fields.Integer(required=True)
+    forfeits = fields.Integer(required=True)
+    mean_rank = fields.Float(allow_none=True)
+
+
+class ChallengeOut(ma.Schema):
+    id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    owner_id = fields.Integer(required=True)
+    bot_ids = fields.List(fields.Integer(), required=True)
+    games = fields.Integer(required=True)
+    created_at = fields.DateTime(required=True)
+    status = fields.String(required=True)
+    progress = fields.Nested(Progress, required=True)
+    match_ids = fields.List(fields.Integer(), required=True)
+    results = fields.List(fields.Nested(Tally), required=True)
+
+
+class GameOut(ma.Schema):
+    name = fields.String(required=True)
+    seats = fields.List(fields.Integer(), required=True)
+    rules_version = fields.String(required=True)
+    time_control = fields.Dict(required=True)
+    leaderboard = fields.String(required=True)
+
+
+class GamesOut(ma.Schema):
+    items = fields.List(fields.Nested(GameOut), required=True)
+
+
+class BoardRow(ma.Schema):
+    rank = fields.Integer()
+    bot = fields.Nested(BotRef, required=True)
+    owner = fields.Nested(Ref, allow_none=True, required=True)
+    rating = fields.Float(required=True)
+    interval = fields.Float(allow_none=True, metadata={"description": "95% half-width (BT)"})
+    bt = fields.Float(allow_none=True)
+    openskill = fields.Float(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    draws = fields.Integer(required=True)
+    losses = fields.Integer(required=True)
+    mean_place = fields.Float(allow_none=True)
+    strikes_per_game = fields.Float(allow_none=True)
+    forfeit_rate = fields.Float(allow_none=True)
+    last_played = fields.String(allow_none=True)
+
+
+class LeaderboardOut(ma.Schema):
+    game = fields.String(required=True)
+    items = fields.List(fields.Nested(BoardRow), required=True)
+    provisional = fields.List(fields.Nested(BoardRow), required=True)
+
+
+class QueueOut(ma.Schema):
+    scheduled = fields.Integer(required=True)
+    running = fields.Integer(required=True)
+    oldest_scheduled_s = fields.Float(allow_none=True)
+
+
+class HealthzOut(ma.Schema):
+    ok = fields.Boolean(required=True)
+    mode = fields.String(required=True)
+    queue = fields.Nested(QueueOut, required=True)

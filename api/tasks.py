@@ -1,0 +1,87 @@
+"""Celery: the production transport of match ids to ``referee worker`` processes.
+
+Celery only carries ids; exactly-once lives in the database (``ladder.work``).  The settings
+follow from that: ``acks_late`` and ``reject_on_worker_lost`` so a task whose worker died is
+delivered again (a duplicate claims nothing), prefetch 1 so a busy worker does not sit on
+queued matches, a Redis visibility timeout above the longest match (the age cap) so a running
+match is not re-delivered while it plays, and the prefork pool (matches are CPU work too).
+Each worker process opens its own database engine after the fork.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from celery import Celery
+from celery.signals import worker_process_init
+from sqlalchemy import Engine
+
+from api.config import ServiceConfig
+
+_engine: tuple[int, Engine] | None = None
+
+
+def config() -> ServiceConfig:
+    return ServiceConfig.from_env()
+
+
+def engine() -> Engine:
+    """This process's engine (a forked child never reuses its parent's connections)."""
+    global _engine
+    if _engine is None or _engine[0] != os.getpid():
+        from ladder.store import open_db
+
+        _engine = (os.getpid(), open_db(config().db_url))
+    return _engine[1]
+
+
+@worker_process_init.connect
+def _forget_parent_engine(**_: Any) -> None:
+    global _engine
+    _engine = None
+
+
+def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = None) -> Celery:
+    cfg = cfg or config()
+    app = Celery("referee", broker=broker_url, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue=queue_name,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        broker_connection_retry_on_startup=True,
+        broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600)},
+        worker_hijack_root_logger=False,
+        beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s}},
+    )
+
+    @app.task(name="referee.run_match")
+    def run_match_task(match_pk: int) -> str:
+        from api.runner import run_match
+
+        settings = config()
+        return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s)
+
+    @app.task(name="referee.sweep")
+    def sweep_task() -> int:
+        from ladder.work import SweepPolicy, sweep
+
+        settings = config()
+        ids = sweep(engine(), SweepPolicy(settings.requeue_after_s, settings.max_match_s))
+        for match_pk in ids:
+            run_match_task.apply_async(args=[match_pk])
+        return len(ids)
+
+    return app
+
+
+def app_from_env() -> Celery:
+    """The app ``referee worker`` and ``referee beat`` run (broker and queue from the env)."""
+    cfg = config()
+    if not cfg.broker_url:
+        raise ValueError("no broker: set REFEREE_BROKER or --broker (redis://…)")
+    return make_celery(cfg.broker_url, cfg.queue, cfg)

@@ -1,0 +1,116 @@
+"""``referee serve``: the REST service.
+
+Embedded (no ``--broker``): one process; waitress serves requests, threads play matches, an
+SQLite file (or ``--db``) stores everything, rate limits are counted in memory.  Production
+(``--broker redis://…``): gunicorn serves requests in several processes (waitress where
+gunicorn cannot run), matches go to Celery workers (``referee worker``), periodic jobs to
+``referee beat``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from cli.ladder import db_option
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 for every interface).")
+@click.option("--port", "-p", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@db_option()
+@click.option("--broker", "broker_url", default=None, metavar="URL",
+              help="Celery broker (redis://…; default: REFEREE_BROKER; none: play matches "
+                   "in this process).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Embedded: match threads (default 2). With a broker: gunicorn processes "
+                   "(default 2).")
+@click.option("--threads", type=click.IntRange(1, 256), default=16, show_default=True,
+              help="Request threads per server process.")
+def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
+          workers: int | None, threads: int) -> None:
+    """Run the referee service (REST API at /api/v1, docs at /api/docs)."""
+    from api.config import ServiceConfig
+    from ladder import LadderError
+
+    try:
+        config = ServiceConfig.from_env(db_url=db_url, broker_url=broker_url)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if workers is not None and not config.broker_url:
+        from dataclasses import replace
+        config = replace(config, workers=workers)
+    try:
+        config.policy()
+        app = None if config.broker_url and gunicorn_available() else build(config)
+    except (LadderError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    mode = f"Celery broker {describe(config.broker_url)}" if config.broker_url else \
+        f"embedded, {config.workers} match threads"
+    click.echo(f"referee service on http://{host}:{port}/api/docs ({mode}); Ctrl-C to stop",
+               err=True)
+    if app is None:
+        run_gunicorn(config, host, port, workers or 2, threads)
+    else:
+        run_waitress(app, host, port, threads)
+
+
+def build(config: Any) -> Any:
+    from api import create_app
+
+    return create_app(config)
+
+
+def describe(url: str | None) -> str:
+    from ladder.db import describe as hide_password
+
+    return hide_password(url) if url else "-"
+
+
+def gunicorn_available() -> bool:
+    try:
+        import fcntl  # noqa: F401 - gunicorn needs it (not on Windows)
+        import gunicorn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_waitress(app: Any, host: str, port: int, threads: int) -> None:
+    from waitress import serve as waitress_serve
+
+    try:
+        # every connection a client keeps alive holds a slot: allow plenty
+        waitress_serve(app, host=host, port=port, threads=threads, connection_limit=1000,
+                       channel_timeout=60, ident="referee")
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        pass
+
+
+def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) -> None:
+    """gunicorn with an app built in each worker process (engines never cross a fork)."""
+    from gunicorn.app.base import BaseApplication
+
+    class Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            for key, value in {"bind": f"{host}:{port}", "workers": workers,
+                               "threads": threads, "worker_class": "gthread",
+                               "timeout": 60, "accesslog": None, "preload_app": False,
+                               "proc_name": "referee"}.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            return build(config)
+
+    try:
+        from ladder.store import open_db
+        open_db(config.db_url).dispose()  # fail here, in one line, not in every worker
+    except Exception as exc:
+        raise click.ClickException(str(exc)) from exc
+    Server().run()
+    sys.exit(0)

@@ -1,0 +1,295 @@
+"""What the service shows: matches, their logs, challenges and leaderboards (reads only).
+
+Hidden information: a match's seed and log are public only once it is finished *and* every
+match sharing its seed (``pair_key``: a Tokaido Duo pair, a rotation block) is over, or a bot
+could read the dice of the game it is still playing.  Bots' own ``log`` lines are served only
+to their owners (:func:`seat_log`).
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Engine, case, func, select
+
+from ladder import ConflictError, ForbiddenError, NotFoundError
+from ladder.accounts import utc
+from ladder.db import reader, translate_errors
+from ladder.models import (
+    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Match, MatchLog, MatchSeat,
+    Owner, RatingHistory,
+)
+from ladder.store import folded, leaderboard
+
+
+# -- matches ----------------------------------------------------------------------------------
+
+def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = None,
+                 state: str | None = None, rated: bool | None = None,
+                 challenge: int | None = None, page: int = 1, per_page: int = 20
+                 ) -> tuple[list[dict[str, Any]], int]:
+    """A page of matches, newest first, and the total."""
+    where: list[Any] = []
+    if game is not None:
+        where.append(Match.game == game)
+    if state is not None:
+        where.append(Match.state == state)
+    if rated is not None:
+        where.append(Match.rated.is_(rated))
+    if challenge is not None:
+        where.append(Match.challenge_id == challenge)
+    if bot is not None:
+        where.append(Match.id.in_(select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot)))
+    with translate_errors(engine), reader(engine) as conn:
+        total = conn.execute(select(func.count()).select_from(Match).where(*where)).scalar_one()
+        rows = conn.execute(select(Match.__table__).where(*where).order_by(Match.id.desc())
+                            .offset((page - 1) * per_page).limit(per_page)).all()
+        seats = _seats(conn, [m.id for m in rows])
+        public = _logs_public(conn, rows)
+    return [_match_dict(m, seats.get(m.id, []), m.id in public, brief=True) for m in rows], total
+
+
+def match_detail(engine: Engine, match_pk: int) -> dict[str, Any]:
+    with translate_errors(engine), reader(engine) as conn:
+        m = conn.execute(select(Match.__table__).where(Match.id == match_pk)).one_or_none()
+        if m is None:
+            raise NotFoundError(f"no match {match_pk}")
+        seats = _seats(conn, [m.id]).get(m.id, [])
+        public = _logs_public(conn, [m])
+    return _match_dict(m, seats, m.id in public, brief=False)
+
+
+def _seats(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    rows = conn.execute(
+        select(MatchSeat.__table__, Bot.name.label("bot_name"), Bot.owner_id,
+               Owner.name.label("owner_name"), RatingHistory.elo_before,
+               RatingHistory.elo_after)
+        .join(Bot, Bot.id == MatchSeat.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
+        .outerjoin(RatingHistory, (RatingHistory.match_pk == MatchSeat.match_pk)
+                   & (RatingHistory.bot_id == MatchSeat.bot_id))
+        .where(MatchSeat.match_pk.in_(list(ids))).order_by(MatchSeat.match_pk, MatchSeat.seat)
+    ).all()
+    out: dict[int, list[dict[str, Any]]] = {}
+    for s in rows:
+        before, after = s.elo_before, s.elo_after
+        out.setdefault(s.match_pk, []).append({
+            "seat": s.seat, "bot": {"id": s.bot_id, "name": s.bot_name,
+                                    "version": s.bot_version},
+            "owner": None if s.owner_id is None else {"id": s.owner_id, "name": s.owner_name},
+            "rank": s.rank, "score": s.score, "forfeited": s.forfeited, "strikes": s.strikes,
+            "strike_reasons": s.strike_reasons or {}, "mean_ms": s.mean_ms, "p95_ms": s.p95_ms,
+            "rating_before": None if before is None else round(before, 2),
+            "rating_after": None if after is None else round(after, 2),
+            "rating_change": None if before is None else round(after - before, 2),
+        })
+    return out
+
+
+def _logs_public(conn: Connection, matches: Sequence[Any]) -> set[int]:
+    """The finished matches whose seed-sharing siblings are all over too."""
+    keys = {m.pair_key for m in matches if m.state == FINISHED and m.pair_key}
+    open_keys = set(conn.execute(select(Match.pair_key).where(
+        Match.pair_key.in_(keys), Match.state.in_((SCHEDULED, RUNNING)))).scalars()) if keys \
+        else set()
+    return {m.id for m in matches if m.state == FINISHED and m.pair_key not in open_keys}
+
+
+def _match_dict(m: Any, seats: list[dict[str, Any]], public: bool,
+                brief: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "id": m.id, "game": m.game, "state": m.state, "rated": m.rated,
+        "challenge_id": m.challenge_id, "round_id": m.round_id, "attempt": m.attempt,
+        "created_at": utc(m.recorded_at), "started_at": utc(m.started_at),
+        "finished_at": utc(m.finished_at), "end_reason": m.end_reason,
+        "void_reason": m.void_reason, "seats": seats, "log_available": public,
+        "seed": m.seed if public else None,
+    }
+    if not brief:
+        result = dict(m.result) if m.result else None
+        if result is None and m.log is not None:  # a match recorded by the CLI
+            from ladder.work import summary
+            result = summary(m.log)
+        doc["result"] = result
+        doc["settings"] = m.settings
+        doc["rules_version"] = m.rules_version
+    return doc
+
+
+def match_log(engine: Engine, match_pk: int) -> tuple[bytes, str]:
+    """The public log, gzipped, and the SHA-256 of its JSON (the strong ETag).
+
+    ConflictError while the match (or one sharing its seed) is not over."""
+    with translate_errors(engine), reader(engine) as conn:
+        m = conn.execute(select(Match.__table__).where(Match.id == match_pk)).one_or_none()
+        if m is None:
+            raise NotFoundError(f"no match {match_pk}")
+        if m.state == VOIDED:
+            raise NotFoundError(f"match {match_pk} was voided ({m.void_reason}): it has no log")
+        if m.id not in _logs_public(conn, [m]):
+            why = ("it is not finished" if m.state != FINISHED else
+                   "a match sharing its seed is not finished")
+            raise ConflictError(f"match {match_pk} has no public log yet: {why}")
+        stored = conn.execute(select(MatchLog.gz, MatchLog.sha256)
+                              .where(MatchLog.match_pk == match_pk)).one_or_none()
+    if stored is not None:
+        return stored.gz, stored.sha256
+    from ladder.work import split_log  # a CLI match: its log is stored inline
+
+    public, _ = split_log(m.log or {})
+    raw = json.dumps(public, sort_keys=True, separators=(",", ":")).encode()
+    return gzip.compress(raw, mtime=0), hashlib.sha256(raw).hexdigest()
+
+
+def seat_log(engine: Engine, match_pk: int, seat: int, owner_id: int) -> dict[str, Any]:
+    """A seat's own ``log`` lines and timings, for the owner of the bot in it."""
+    with translate_errors(engine), reader(engine) as conn:
+        row = conn.execute(select(MatchSeat.bot_id, Bot.owner_id, Match.state)
+                           .join(Bot, Bot.id == MatchSeat.bot_id)
+                           .join(Match, Match.id == MatchSeat.match_pk)
+                           .where(MatchSeat.match_pk == match_pk, MatchSeat.seat == seat)
+                           ).one_or_none()
+        if row is None:
+            raise NotFoundError(f"match {match_pk} has no seat {seat}")
+        if row.owner_id != owner_id:
+            raise ForbiddenError(f"the bot in seat {seat} is not yours")
+        if row.state != FINISHED:
+            raise ConflictError(f"match {match_pk} is {row.state}: its logs come at the end")
+        logs = conn.execute(select(MatchLog.seat_logs)
+                            .where(MatchLog.match_pk == match_pk)).scalar_one_or_none()
+    return {"match_id": match_pk, "seat": seat, "bot_id": row.bot_id,
+            "lines": (logs or {}).get(str(seat), [])}
+
+
+# -- challenges -------------------------------------------------------------------------------
+
+def challenge_detail(engine: Engine, challenge_id: int) -> dict[str, Any]:
+    """Progress and the aggregate result: per bot, games, points (a shared first place splits
+    the point), first places and mean rank over the finished matches."""
+    with translate_errors(engine), reader(engine) as conn:
+        c = conn.execute(select(Challenge.__table__).where(Challenge.id == challenge_id)
+                         ).one_or_none()
+        if c is None:
+            raise NotFoundError(f"no challenge {challenge_id}")
+        matches = conn.execute(select(Match.id, Match.state).where(
+            Match.challenge_id == challenge_id).order_by(Match.id)).all()
+        seats = conn.execute(select(MatchSeat.match_pk, MatchSeat.bot_id, MatchSeat.rank,
+                                    MatchSeat.forfeited, MatchSeat.strikes, Bot.name)
+                             .join(Bot, Bot.id == MatchSeat.bot_id)
+                             .join(Match, Match.id == MatchSeat.match_pk)
+                             .where(Match.challenge_id == challenge_id,
+                                    Match.state == FINISHED)).all()
+    states = {s: sum(1 for m in matches if m.state == s)
+              for s in (SCHEDULED, RUNNING, FINISHED, VOIDED)}
+    tallies = _tally(seats, c.bot_ids)
+    done = states[SCHEDULED] == states[RUNNING] == 0
+    return {"id": c.id, "game": c.game, "owner_id": c.owner_id, "bot_ids": c.bot_ids,
+            "games": c.games, "created_at": utc(c.created_at),
+            "status": "finished" if done else ("running" if states[RUNNING] or
+                                               states[FINISHED] or states[VOIDED] else
+                                               "scheduled"),
+            "progress": states, "match_ids": [m.id for m in matches], "results": tallies}
+
+
+def _tally(seats: Sequence[Any], bot_ids: Sequence[int]) -> list[dict[str, Any]]:
+    by_match: dict[int, list[Any]] = {}
+    for s in seats:
+        by_match.setdefault(s.match_pk, []).append(s)
+    out: dict[int, dict[str, Any]] = {b: {"bot_id": b, "name": None, "games": 0, "points": 0.0, "firsts": 0,
+               "rank_sum": 0, "strikes": 0, "forfeits": 0} for b in bot_ids}
+    for rows in by_match.values():
+        best = min(r.rank for r in rows)
+        sharing = sum(1 for r in rows if r.rank == best and not r.forfeited) or 1
+        for r in rows:
+            t = out.setdefault(r.bot_id, {"bot_id": r.bot_id, "games": 0, "points": 0.0,
+                                          "firsts": 0, "rank_sum": 0, "strikes": 0,
+                                          "forfeits": 0})
+            t["name"] = r.name
+            t["games"] += 1
+            t["rank_sum"] += r.rank
+            t["strikes"] += r.strikes or 0
+            t["forfeits"] += bool(r.forfeited)
+            if r.rank == best and not r.forfeited:
+                t["firsts"] += 1
+                t["points"] += 1.0 / sharing
+    return [{**{k: v for k, v in t.items() if k != "rank_sum"},
+             "mean_rank": round(t["rank_sum"] / t["games"], 3) if t["games"] else None}
+            for t in out.values()]
+
+
+# -- leaderboards -----------------------------------------------------------------------------
+
+_BOARDS: dict[tuple[str, str], tuple[Any, dict[str, Any]]] = {}
+_BOARDS_LOCK = threading.Lock()
+
+
+def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
+    """The ranked table of ``game`` and, apart, the provisional bots (retired ones left out).
+
+    Computing it (a Bradley-Terry fit, several queries) costs tens of milliseconds, and it
+    changes only when a rated match finishes or a bot changes: each process keeps the last
+    table per game and database, keyed by a cheap query of what it depends on."""
+    key = (str(engine.url), game)
+    with translate_errors(engine), reader(engine) as conn:
+        version = tuple(conn.execute(select(
+            select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
+            select(func.max(Bot.updated_at)).scalar_subquery(),
+            select(func.count()).select_from(Bot).scalar_subquery())).one())
+    with _BOARDS_LOCK:
+        cached = _BOARDS.get(key)
+    if cached is not None and cached[0] == version:
+        return copy.deepcopy(cached[1])
+    page = _leaderboard_page(engine, game)
+    with _BOARDS_LOCK:
+        _BOARDS[key] = (version, copy.deepcopy(page))
+    return page
+
+
+def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
+    rows = leaderboard(engine, game)
+    with translate_errors(engine), reader(engine) as conn:
+        info = {r.name: r for r in conn.execute(
+            select(Bot.id, Bot.name, Bot.status, Bot.house, Bot.owner_id,
+                   Owner.name.label("owner_name"))
+            .outerjoin(Owner, Owner.id == Bot.owner_id)
+            .where(Bot.name.in_([r["bot"] for r in rows]))).all()}
+        extra = {r.bot_id: r for r in conn.execute(
+            select(MatchSeat.bot_id, func.avg(MatchSeat.rank).label("mean_rank"),
+                   func.sum(MatchSeat.strikes).label("strikes"),
+                   func.sum(case((MatchSeat.forfeited.is_(True), 1), else_=0)).label("forfeits"),
+                   func.count().label("games"))
+            .join(Match, Match.id == MatchSeat.match_pk).where(*folded(game))
+            .group_by(MatchSeat.bot_id)).all()}
+    ranked: list[dict[str, Any]] = []
+    provisional: list[dict[str, Any]] = []
+    for r in rows:
+        bot = info.get(r["bot"])
+        if bot is None or bot.status == RETIRED:
+            continue
+        x = extra.get(bot.id)
+        games = x.games if x is not None else r["games"]
+        entry = {
+            "bot": {"id": bot.id, "name": bot.name, "house": bot.house},
+            "owner": None if bot.owner_id is None else {"id": bot.owner_id,
+                                                         "name": bot.owner_name},
+            "rating": round(r["rating"], 1),
+            "interval": None if r["interval"] is None else round(r["interval"], 1),
+            "bt": None if r["bt"] is None else round(r["bt"], 1),
+            "openskill": round(r["openskill"], 3), "games": r["games"], "wins": r["wins"],
+            "draws": r["draws"], "losses": r["losses"],
+            "mean_place": None if x is None else round(float(x.mean_rank), 3),
+            "strikes_per_game": None if not games or x is None else
+            round(float(x.strikes or 0) / games, 3),
+            "forfeit_rate": None if not games or x is None else
+            round(float(x.forfeits or 0) / games, 3),
+            "last_played": r["last_played"],
+        }
+        (provisional if r["provisional"] else ranked).append(entry)
+    for rank, entry in enumerate(ranked, start=1):
+        entry["rank"] = rank
+    return {"game": game, "items": ranked, "provisional": provisional}

@@ -1,0 +1,244 @@
+"""The service's bots: registration, changes, retirement, house bots and health checks.
+
+A service bot is a row of the ladder's one ``bots`` table, with an owner and a URL; the house
+bots (``random``, ``greedy``, ``mcts``) are rows without an owner whose spec names a built-in
+bot, so a new author always has opponents.  The URL policy and the ``GET /`` probe are the
+caller's business (they need the network); this module only stores what passed them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ladder import ConflictError, ForbiddenError, NotFoundError
+from ladder.accounts import now_utc, utc
+from ladder.db import reader, translate_errors
+from ladder.store import insert_ignoring
+from ladder.models import (
+    ACTIVE, RETIRED, Bot, HealthCheck, LadderEntry, Owner, Rating,
+)
+
+HOUSE_BOTS = ("random", "greedy", "mcts")
+MAX_BOTS_PER_OWNER = 20
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_url(url: str) -> str:
+    """Scheme and host in lower case, the default port and a trailing slash dropped: two
+    spellings of one address compare equal (one live bot per address)."""
+    parts = urlsplit(url)
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port in (None, DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def ensure_house_bots(engine: Engine) -> None:
+    """Create (or mark) the house bots; a CLI ladder's row of the same name and spec is the
+    same bot, one that stands for something else keeps its name and is left alone."""
+    from bots import bot_games
+    from referee.games import game_names
+
+    now = now_utc()
+    with translate_errors(engine), engine.begin() as conn:
+        for name in HOUSE_BOTS:
+            listed = bot_games(name) or []
+            games = game_names() if "*" in listed else [g for g in game_names() if g in listed]
+            row = conn.execute(select(Bot.id, Bot.spec, Bot.owner_id)
+                               .where(Bot.name == name)).one_or_none()
+            if row is None:  # several server processes may start at once: first one wins
+                conn.execute(insert_ignoring(conn, Bot).values(
+                    name=name, spec=name, created_at=now, house=True, status=ACTIVE,
+                    games=games, description=f"built-in {name} bot",
+                ).on_conflict_do_nothing(index_elements=["name"]))
+            elif row.owner_id is None and row.spec in (None, name):
+                conn.execute(update(Bot).where(Bot.id == row.id).values(
+                    spec=name, house=True, status=ACTIVE, games=games))
+
+
+def register_bot(engine: Engine, owner_id: int, *, name: str, url: str, games: list[str],
+                 description: str, status: str, nonce: str) -> int:
+    """Store a bot that passed the URL policy and the probe; its id.  ConflictError for a
+    taken name, a URL another live bot has, or an owner at the bot limit."""
+    now = now_utc()
+    normalized = normalize_url(url)
+    try:
+        with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
+            count = conn.execute(select(func.count()).select_from(Bot).where(
+                Bot.owner_id == owner_id, Bot.status != RETIRED)).scalar_one()
+            if count >= MAX_BOTS_PER_OWNER:
+                raise ConflictError(f"you have {count} live bots, the limit: retire one first")
+            _check_url_free(conn, normalized, None)
+            bot_id: int = conn.execute(insert(Bot).values(
+                name=name, spec=normalized, version=1, owner_id=owner_id, url=url,
+                url_normalized=normalized, description=description, games=games,
+                status=status, house=False, verify_nonce=nonce, created_at=now,
+                updated_at=now, max_concurrency=1).returning(Bot.id)).scalar_one()
+    except IntegrityError:
+        raise ConflictError(f"the bot name {name!r} is taken") from None
+    return bot_id
+
+
+def _check_url_free(conn: Connection, normalized: str, bot_id: int | None) -> None:
+    clash = conn.execute(select(Bot.id).where(
+        Bot.url_normalized == normalized, Bot.status != RETIRED,
+        *([Bot.id != bot_id] if bot_id is not None else []))).first()
+    if clash is not None:
+        raise ConflictError(f"bot {clash.id} is already registered at {normalized}")
+
+
+def owned_bot(engine: Engine, owner_id: int, bot_id: int) -> dict[str, Any]:
+    """``bot_id``'s row for a change by ``owner_id``: NotFoundError, ForbiddenError (someone
+    else's, or a house bot), ConflictError (retired)."""
+    with translate_errors(engine), reader(engine) as conn:
+        row = conn.execute(select(Bot.__table__).where(Bot.id == bot_id)).one_or_none()
+        if row is None:
+            raise NotFoundError(f"no bot {bot_id}")
+        if row.owner_id != owner_id:
+            raise ForbiddenError(f"bot {bot_id} is not yours")
+        if row.status == RETIRED:
+            raise ConflictError(f"bot {bot_id} is retired")
+        return {"id": row.id, "name": row.name, "url": row.url, "games": list(row.games or []),
+                "status": row.status, "version": row.version, "nonce": row.verify_nonce,
+                "verified": row.verified_at is not None}
+
+
+def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, Any]) -> None:
+    """Apply an owner's changes (already checked by :func:`owned_bot` and, for a URL, probed).
+    A new URL is a new version of the bot (its rating carries on; matches record the version)."""
+    now = now_utc()
+    values: dict[str, Any] = {k: v for k, v in changes.items()
+                              if k in ("name", "description", "games", "max_concurrency",
+                                       "status")}
+    try:
+        with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
+            row = conn.execute(select(Bot.url_normalized, Bot.version, Bot.owner_id)
+                               .where(Bot.id == bot_id)).one()
+            if row.owner_id != owner_id:  # pragma: no cover - checked by owned_bot
+                raise ForbiddenError(f"bot {bot_id} is not yours")
+            if "url" in changes:
+                normalized = normalize_url(changes["url"])
+                if normalized != row.url_normalized:
+                    _check_url_free(conn, normalized, bot_id)
+                    values.update(url=changes["url"], url_normalized=normalized, spec=normalized,
+                                  version=row.version + 1, verified_at=None)
+                else:
+                    values["url"] = changes["url"]
+            values["updated_at"] = now
+            conn.execute(update(Bot).where(Bot.id == bot_id).values(**values))
+    except IntegrityError:
+        raise ConflictError(f"the bot name {changes.get('name')!r} is taken") from None
+
+
+def retire_bot(engine: Engine, owner_id: int, bot_id: int) -> None:
+    """Retire a bot: it plays no more matches; its history and name stay."""
+    owned_bot(engine, owner_id, bot_id)
+    with translate_errors(engine), engine.begin() as conn:
+        conn.execute(update(Bot).where(Bot.id == bot_id)
+                     .values(status=RETIRED, updated_at=now_utc()))
+        conn.execute(update(LadderEntry).where(LadderEntry.bot_id == bot_id)
+                     .values(active=False, paused_reason="retired"))
+
+
+def mark_verified(engine: Engine, bot_id: int, status: str) -> None:
+    with translate_errors(engine), engine.begin() as conn:
+        conn.execute(update(Bot).where(Bot.id == bot_id)
+                     .values(verified_at=now_utc(), status=status, updated_at=now_utc()))
+
+
+def record_health(engine: Engine, bot_id: int, ok: bool, latency_ms: float | None,
+                  status: str, detail: str) -> None:
+    with translate_errors(engine), engine.begin() as conn:
+        conn.execute(insert(HealthCheck).values(
+            bot_id=bot_id, at=now_utc(), ok=ok, latency_ms=latency_ms, status=status[:64],
+            detail=detail[:2000]))
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+def bot_detail(engine: Engine, bot_id: int, viewer: int | None = None) -> dict[str, Any]:
+    """A bot's public profile; its URL and verification nonce only for its owner."""
+    items = _bots(engine, [Bot.id == bot_id], viewer, 0, 1)[0]
+    if not items:
+        raise NotFoundError(f"no bot {bot_id}")
+    return items[0]
+
+
+def list_bots(engine: Engine, *, game: str | None = None, owner: int | None = None,
+              status: str | None = None, viewer: int | None = None, page: int = 1,
+              per_page: int = 20) -> tuple[list[dict[str, Any]], int]:
+    """A page of bots (by id) and the total, filtered by game played, owner and status."""
+    where: list[Any] = []
+    if owner is not None:
+        where.append(Bot.owner_id == owner)
+    if status is not None:
+        where.append(Bot.status == status)
+    else:
+        where.append(or_(Bot.house.is_(True), Bot.owner_id.is_not(None)))
+    items, total = _bots(engine, where, viewer, (page - 1) * per_page, per_page, game)
+    return items, total
+
+
+def _bots(engine: Engine, where: list[Any], viewer: int | None, offset: int, limit: int,
+          game: str | None = None) -> tuple[list[dict[str, Any]], int]:
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(select(Bot.__table__, Owner.name.label("owner_name"))
+                            .outerjoin(Owner, Owner.id == Bot.owner_id)
+                            .where(*where).order_by(Bot.id)).all()
+        if game is not None:
+            rows = [r for r in rows if game in (r.games or [])]
+        total = len(rows)
+        rows = rows[offset:offset + limit]
+        ids = [r.id for r in rows]
+        ratings = conn.execute(select(Rating.bot_id, Rating.game, Rating.elo, Rating.games,
+                                      Rating.last_played)
+                               .where(Rating.bot_id.in_(ids))).all()
+        health = _last_health(conn, ids)
+    by_bot: dict[int, list[dict[str, Any]]] = {}
+    for r in ratings:
+        by_bot.setdefault(r.bot_id, []).append(
+            {"game": r.game, "rating": round(r.elo, 1), "games": r.games,
+             "last_played": utc(r.last_played)})
+    return [_bot_dict(b, viewer, by_bot.get(b.id, []), health.get(b.id)) for b in rows], total
+
+
+def _last_health(conn: Connection, ids: list[int]) -> dict[int, dict[str, Any]]:
+    latest = (select(HealthCheck.bot_id, func.max(HealthCheck.id).label("last"))
+              .where(HealthCheck.bot_id.in_(ids)).group_by(HealthCheck.bot_id).subquery())
+    rows = conn.execute(select(HealthCheck.__table__).join(latest, and_(
+        latest.c.last == HealthCheck.id))).all()
+    return {h.bot_id: {"at": utc(h.at), "ok": h.ok, "latency_ms": h.latency_ms,
+                       "status": h.status} for h in rows}
+
+
+def _bot_dict(b: Any, viewer: int | None,
+              ratings: list[dict[str, Any]], health: dict[str, Any] | None) -> dict[str, Any]:
+    mine = viewer is not None and b.owner_id == viewer
+    doc: dict[str, Any] = {
+        "id": b.id, "name": b.name, "house": b.house, "status": b.status,
+        "version": b.version, "games": list(b.games or []), "description": b.description,
+        "owner": None if b.owner_id is None else {"id": b.owner_id, "name": b.owner_name},
+        "created_at": utc(b.created_at), "max_concurrency": b.max_concurrency,
+        "verified": b.verified_at is not None, "ratings": sorted(ratings, key=lambda r: r["game"]),
+        "health": health,
+    }
+    if mine:
+        doc["url"] = b.url
+        doc["verify_nonce"] = b.verify_nonce
+    return doc
+
+
+def bots_for_match(engine: Engine, bot_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """What scheduling needs of each bot: status, games, owner, version."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(select(Bot.id, Bot.name, Bot.status, Bot.games, Bot.owner_id,
+                                   Bot.version, Bot.house, Bot.verified_at)
+                            .where(Bot.id.in_(bot_ids))).all()
+    return {r.id: r._asdict() for r in rows}
+

@@ -1,0 +1,370 @@
+"""Matches as work: scheduling, and the exactly-once state machine workers drive.
+
+The database owns the work.  A match row goes ``scheduled → running → finished | voided``:
+
+* :func:`claim` is a compare-and-swap that moves a ``scheduled`` row (or a ``running`` one
+  whose lease expired) to ``running``, adds one to ``attempt`` and takes a lease; a duplicate
+  delivery of the same task, or a second worker, gets ``None``;
+* the match is played with no transaction open, the lease renewed by :func:`renew`;
+* :func:`finish` commits the result, the log and the rating step in one transaction, and only
+  if the row is still ``running`` under the same attempt (a newer attempt, or the sweeper,
+  took it over otherwise: the result is dropped, never counted twice);
+* :func:`sweep` finds expired leases and lost enqueues to re-enqueue, and voids matches that
+  used :data:`MAX_ATTEMPTS` attempts or outlived the age cap.
+
+Bots see a per-attempt match id (``m12.2``) so that a bot keeping state per match is not
+confused when a match is played again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import random
+import secrets
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Engine, and_, func, insert, or_, select, update
+
+from ladder import ForbiddenError, InvalidError, NotFoundError
+from ladder.accounts import now_utc, utc
+from ladder.db import lock_ladder, reader, translate_errors
+from ladder.models import (
+    ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Match, MatchLog,
+    MatchSeat,
+)
+from ladder.ratings import standings
+from ladder.store import apply_rating
+
+MAX_ATTEMPTS = 3
+MAX_CHALLENGE_GAMES = 10
+DEFAULT_SETTINGS = {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
+
+
+@dataclass(frozen=True)
+class SeatPlan:
+    """Who sits in a seat: the bot's id, name, what it is (URL or built-in spec), version."""
+
+    seat: int
+    bot_id: int
+    name: str
+    url: str | None
+    spec: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A worker's hold on one attempt of a match: everything needed to play it."""
+
+    match_pk: int
+    attempt: int
+    game: str
+    seed: int
+    seats: tuple[SeatPlan, ...]
+    settings: Mapping[str, Any]
+    rated: bool
+    worker: str
+    lease_until: datetime = field(compare=False)
+
+    @property
+    def attempt_id(self) -> str:
+        """The id bots are told: one per attempt."""
+        return f"m{self.match_pk}.{self.attempt}"
+
+
+# -- scheduling -------------------------------------------------------------------------------
+
+def new_seed() -> int:
+    return secrets.randbits(63)
+
+
+def schedule(engine: Engine, game: str, seatings: Sequence[tuple[Sequence[int], int, str | None]],
+             *, rated: bool, challenge_id: int | None = None, round_id: int | None = None,
+             settings: Mapping[str, Any] | None = None) -> list[int]:
+    """Create ``scheduled`` matches, one per ``(bot ids in seat order, seed, pair_key)``, in one
+    transaction; their ids.  Enqueue them after this returns (the sweeper re-enqueues any
+    whose enqueue was lost)."""
+    with translate_errors(engine), engine.begin() as conn:
+        return _schedule(conn, game, seatings, rated=rated, challenge_id=challenge_id,
+                         round_id=round_id, settings=settings)
+
+
+def _schedule(conn: Any, game: str, seatings: Sequence[tuple[Sequence[int], int, str | None]],
+              *, rated: bool, challenge_id: int | None, round_id: int | None,
+              settings: Mapping[str, Any] | None) -> list[int]:
+    from referee.games import find_game
+
+    rules = find_game(game).rules_version
+    now = now_utc()
+    versions = dict(conn.execute(select(Bot.id, Bot.version).where(
+        Bot.id.in_({b for seats, _, _ in seatings for b in seats}))).all())
+    ids = []
+    for bot_ids, seed, pair_key in seatings:
+        pk = conn.execute(insert(Match).values(
+            match_id=f"svc-{secrets.token_hex(12)}", game=game, rules_version=rules,
+            num_seats=len(bot_ids), recorded_at=now, state=SCHEDULED, rated=rated, seed=seed,
+            settings=dict(settings or DEFAULT_SETTINGS), attempt=0, enqueued_at=now,
+            challenge_id=challenge_id, round_id=round_id, pair_key=pair_key,
+        ).returning(Match.id)).scalar_one()
+        conn.execute(insert(MatchSeat), [
+            {"match_pk": pk, "seat": seat, "bot_id": bot_id, "bot_version": versions[bot_id]}
+            for seat, bot_id in enumerate(bot_ids)])
+        ids.append(pk)
+    return ids
+
+
+def rotations(bot_ids: Sequence[int], games: int, tag: str,
+              rng: random.Random | None = None) -> list[tuple[list[int], int, str]]:
+    """Seatings for ``games`` matches between ``bot_ids``: blocks of one seed played once per
+    cyclic seat rotation (both orders for two bots, as in tournaments); a block shares a
+    ``pair_key`` so no log of it is public until all of its games are over."""
+    n = len(bot_ids)
+    draw = rng or random.SystemRandom()
+    out = []
+    for block in range(games // n):
+        seed = draw.getrandbits(63)
+        for shift in range(n):
+            out.append((list(bot_ids[shift:]) + list(bot_ids[:shift]), seed, f"{tag}.{block}"))
+    return out
+
+
+def create_challenge(engine: Engine, owner_id: int, game: str, bot_ids: Sequence[int],
+                     games: int, settings: Mapping[str, Any] | None = None
+                     ) -> tuple[int, list[int]]:
+    """An unrated challenge between ``bot_ids`` (one of them the owner's): its id and its
+    matches' ids.  InvalidError names what is wrong with the request."""
+    from referee.games import find_game
+
+    seats_allowed = find_game(game).player_counts
+    if len(set(bot_ids)) != len(bot_ids):
+        raise InvalidError("a bot may sit in only one seat of a challenge")
+    if len(bot_ids) not in seats_allowed:
+        raise InvalidError(f"{game} is played by {', '.join(map(str, seats_allowed))} bots, "
+                           f"not {len(bot_ids)}")
+    if games % len(bot_ids) or not 1 <= games <= MAX_CHALLENGE_GAMES:
+        raise InvalidError(f"games must be a multiple of {len(bot_ids)} (each seed is played "
+                           f"once per seat rotation) and at most {MAX_CHALLENGE_GAMES}")
+    with translate_errors(engine), engine.begin() as conn:
+        rows = {r.id: r for r in conn.execute(
+            select(Bot.id, Bot.name, Bot.status, Bot.games, Bot.owner_id, Bot.house)
+            .where(Bot.id.in_(list(bot_ids)))).all()}
+        for bot_id in bot_ids:
+            row = rows.get(bot_id)
+            if row is None or (row.owner_id is None and not row.house):
+                raise NotFoundError(f"no bot {bot_id}")
+            if row.status != ACTIVE:
+                raise InvalidError(f"bot {bot_id} ({row.name}) is {row.status}, not active")
+            if game not in (row.games or []):
+                raise InvalidError(f"bot {bot_id} ({row.name}) does not play {game}")
+        if not any(rows[b].owner_id == owner_id for b in bot_ids):
+            raise ForbiddenError("a challenge must include one of your own bots")
+        challenge_id = conn.execute(insert(Challenge).values(
+            owner_id=owner_id, game=game, bot_ids=list(bot_ids), games=games,
+            created_at=now_utc()).returning(Challenge.id)).scalar_one()
+        ids = _schedule(conn, game, rotations(bot_ids, games, f"c{challenge_id}"), rated=False,
+                        challenge_id=challenge_id, round_id=None, settings=settings)
+    return challenge_id, ids
+
+
+# -- the state machine ------------------------------------------------------------------------
+
+def claim(engine: Engine, match_pk: int, worker: str, lease_s: float) -> Claim | None:
+    """Take the next attempt of ``match_pk`` (compare-and-swap); None when there is nothing to
+    do: already finished or voided, held by a live lease, or just voided here because its
+    attempts are used up or one of its bots was retired."""
+    now = now_utc()
+    until = now + timedelta(seconds=lease_s)
+    claimable = or_(Match.state == SCHEDULED,
+                    and_(Match.state == RUNNING, Match.lease_until < now))
+    with translate_errors(engine), engine.begin() as conn:
+        row = conn.execute(
+            update(Match).where(Match.id == match_pk, claimable, Match.attempt < MAX_ATTEMPTS)
+            .values(state=RUNNING, attempt=Match.attempt + 1, lease_owner=worker,
+                    lease_until=until, started_at=func.coalesce(Match.started_at, now))
+            .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated)
+        ).one_or_none()
+        if row is None:
+            conn.execute(update(Match).where(
+                Match.id == match_pk, claimable, Match.attempt >= MAX_ATTEMPTS).values(
+                state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
+                void_reason=f"no result after {MAX_ATTEMPTS} attempts"))
+            return None
+        seats = conn.execute(
+            select(MatchSeat.seat, MatchSeat.bot_id, MatchSeat.bot_version, Bot.name, Bot.url,
+                   Bot.spec, Bot.status)
+            .join(Bot, Bot.id == MatchSeat.bot_id).where(MatchSeat.match_pk == match_pk)
+            .order_by(MatchSeat.seat)).all()
+        retired = [s.name for s in seats if s.status == RETIRED]
+        if retired:
+            conn.execute(update(Match).where(Match.id == match_pk).values(
+                state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
+                void_reason=f"bot retired before the match: {', '.join(retired)}"))
+            return None
+    plans = tuple(SeatPlan(s.seat, s.bot_id, s.name, s.url, s.spec or s.name, s.bot_version)
+                  for s in seats)
+    return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
+                 dict(row.settings or DEFAULT_SETTINGS), bool(row.rated), worker, until)
+
+
+def renew(engine: Engine, held: Claim, lease_s: float) -> bool:
+    """Extend the lease while this attempt still owns the row; False once it does not."""
+    now = now_utc()
+    with translate_errors(engine), engine.begin() as conn:
+        done = conn.execute(update(Match).where(
+            Match.id == held.match_pk, Match.state == RUNNING, Match.attempt == held.attempt,
+        ).values(lease_until=now + timedelta(seconds=lease_s)))
+        return bool(done.rowcount)
+
+
+def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
+    """Commit this attempt's result, log and rating step in one transaction, only if the
+    attempt still owns the row; False (nothing written) if a newer attempt or the sweeper
+    took it over."""
+    now = now_utc()
+    result = log["result"]
+    forfeited = {int(i) for i in log.get("forfeited", [])}
+    ranks = {int(s["seat"]): int(s["rank"]) for s in result["seats"]}
+    n = len(held.seats)
+    places = standings([ranks[i] for i in range(n)], [i in forfeited for i in range(n)])
+    public, seat_logs = split_log(log)
+    raw = json.dumps(public, sort_keys=True, separators=(",", ":")).encode()
+    with translate_errors(engine), engine.begin() as conn:
+        if held.rated:
+            lock_ladder(conn, held.game)
+        won = conn.execute(update(Match).where(
+            Match.id == held.match_pk, Match.state == RUNNING, Match.attempt == held.attempt,
+        ).values(state=FINISHED, finished_at=now, lease_owner=None, lease_until=None,
+                 end_reason=str(result["end"])[:32], rounds=int(result["rounds"]),
+                 result=summary(log))).rowcount
+        if not won:
+            return False
+        for plan in held.seats:
+            stats = seat_stats(log, plan.seat)
+            conn.execute(update(MatchSeat).where(
+                MatchSeat.match_pk == held.match_pk, MatchSeat.seat == plan.seat).values(
+                rank=ranks[plan.seat], standing=places[plan.seat],
+                score=_number(result["seats"][plan.seat].get("score")),
+                forfeited=plan.seat in forfeited, **stats))
+        conn.execute(insert(MatchLog).values(
+            match_pk=held.match_pk, gz=gzip.compress(raw, mtime=0),
+            sha256=hashlib.sha256(raw).hexdigest(), size=len(raw), seat_logs=seat_logs))
+        if held.rated:
+            apply_rating(conn, held.game, held.match_pk, now,
+                         [(p.bot_id, places[p.seat], p.seat in forfeited) for p in held.seats])
+    return True
+
+
+def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None) -> bool:
+    """Void a match that is not over (and, given ``attempt``, only that attempt of it)."""
+    cond = [Match.id == match_pk, Match.state.in_((SCHEDULED, RUNNING))]
+    if attempt is not None:
+        cond.append(Match.attempt == attempt)
+    with translate_errors(engine), engine.begin() as conn:
+        return bool(conn.execute(update(Match).where(*cond).values(
+            state=VOIDED, finished_at=now_utc(), lease_owner=None, lease_until=None,
+            void_reason=reason[:200])).rowcount)
+
+
+@dataclass(frozen=True)
+class SweepPolicy:
+    requeue_after_s: float = 120.0
+    """A scheduled match not claimed this long after its enqueue is enqueued again."""
+    max_age_s: float = 3600.0
+    """A match not over this long after it was created is voided."""
+
+
+def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy()) -> list[int]:
+    """Void what cannot finish any more; the ids to enqueue again (expired leases with
+    attempts left, and lost enqueues), marked as enqueued now."""
+    now = now_utc()
+    stale = now - timedelta(seconds=policy.requeue_after_s)
+    with translate_errors(engine), engine.begin() as conn:
+        conn.execute(update(Match).where(
+            Match.state.in_((SCHEDULED, RUNNING)),
+            Match.recorded_at < now - timedelta(seconds=policy.max_age_s),
+        ).values(state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
+                 void_reason="not over within the age cap"))
+        conn.execute(update(Match).where(
+            Match.state == RUNNING, Match.lease_until < now, Match.attempt >= MAX_ATTEMPTS,
+        ).values(state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
+                 void_reason=f"no result after {MAX_ATTEMPTS} attempts"))
+        due = conn.execute(select(Match.id).where(or_(
+            and_(Match.state == RUNNING, Match.lease_until < now,
+                 or_(Match.enqueued_at.is_(None), Match.enqueued_at < Match.lease_until)),
+            and_(Match.state == SCHEDULED,
+                 or_(Match.enqueued_at.is_(None), Match.enqueued_at < stale)),
+        )).order_by(Match.id)).scalars().all()
+        if due:
+            conn.execute(update(Match).where(Match.id.in_(due)).values(enqueued_at=now))
+    return list(due)
+
+
+def queue_stats(engine: Engine) -> dict[str, Any]:
+    """Matches waiting and running, and the age of the oldest waiting one (for /healthz)."""
+    with translate_errors(engine), reader(engine) as conn:
+        counts = dict(conn.execute(select(Match.state, func.count()).where(
+            Match.state.in_((SCHEDULED, RUNNING))).group_by(Match.state)).all())
+        oldest = conn.execute(select(func.min(Match.recorded_at))
+                              .where(Match.state == SCHEDULED)).scalar_one()
+    since = utc(oldest)
+    age = (now_utc() - since).total_seconds() if since is not None else None
+    return {"scheduled": counts.get(SCHEDULED, 0), "running": counts.get(RUNNING, 0),
+            "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3)}
+
+
+def pending_ids(engine: Engine) -> list[int]:
+    """Every match not over (the embedded pool's queue after a restart)."""
+    with translate_errors(engine), reader(engine) as conn:
+        return list(conn.execute(select(Match.id).where(
+            Match.state.in_((SCHEDULED, RUNNING))).order_by(Match.id)).scalars())
+
+
+# -- what a finished log leaves behind --------------------------------------------------------
+
+def split_log(log: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """The public log (bots' own ``log`` lines removed) and each seat's lines for its owner."""
+    public = dict(log)
+    decisions: list[dict[str, Any]] = []
+    seat_logs: dict[str, list[dict[str, Any]]] = {}
+    for d in log.get("decisions", []):
+        if "log" in d:
+            seat_logs.setdefault(str(d["seat"]), []).append(
+                {"step": d["step"], "kind": d["kind"], "ms": d["ms"], "log": d["log"]})
+            d = {k: v for k, v in d.items() if k != "log"}
+        decisions.append(d)
+    public["decisions"] = decisions
+    return public, seat_logs
+
+
+def seat_stats(log: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    """Strikes by reason and decision latency (mean, p95) of one seat."""
+    times = sorted(d["ms"] for d in log.get("decisions", [])
+                   if d["seat"] == seat and d.get("status") != "forfeited")
+    reasons = Counter(f["reason"] for f in log.get("faults", [])
+                      if f["seat"] == seat and f.get("kind") != "end")
+    player = log["players"][seat]
+    p95 = times[max(0, math.ceil(0.95 * len(times)) - 1)] if times else None
+    return {"strikes": int(player.get("strikes", 0)), "strike_reasons": dict(reasons),
+            "mean_ms": round(sum(times) / len(times), 3) if times else None,
+            "p95_ms": p95}
+
+
+def summary(log: Mapping[str, Any]) -> dict[str, Any]:
+    """What the match page shows of a finished match (the log's result and faults)."""
+    result = log["result"]
+    return {"winners": result.get("winners", []), "reason": result.get("reason", ""),
+            "seats": [{"seat": s["seat"], "score": s.get("score"), "rank": s["rank"],
+                       "breakdown": s.get("breakdown", {})} for s in result["seats"]],
+            "faults": list(log.get("faults", []))[:200], "rounds": result.get("rounds")}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+

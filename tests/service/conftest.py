@@ -1,0 +1,123 @@
+"""Service fixtures: an app on its own database, owners with tokens, real loopback bots.
+
+The apps here allow 127.0.0.0/8 (the bots run on loopback) and use a :class:`NoDispatcher`,
+so a test decides when matches are played (:func:`drain` runs them with the real runner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from support.ladder_db import db_url, pg_admin, pg_session_prefix, pg_url  # noqa: F401
+
+from api import create_app
+from api.config import ServiceConfig
+from api.dispatch import NoDispatcher
+from bots.server import BotApp, BotServer
+
+
+class Client:
+    """A Flask test client bound to one app, with a token when given one."""
+
+    def __init__(self, app: Any, token: str | None = None) -> None:
+        self.app, self.token = app, token
+        self.http = app.test_client()
+
+    def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        out = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        return {**out, **(extra or {})}
+
+    def get(self, path: str, **kw: Any) -> Any:
+        return self.http.get(path, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def post(self, path: str, json: Any = None, **kw: Any) -> Any:
+        return self.http.post(path, json=json, headers=self.headers(kw.pop("headers", None)),
+                              **kw)
+
+    def patch(self, path: str, json: Any = None, **kw: Any) -> Any:
+        return self.http.patch(path, json=json, headers=self.headers(kw.pop("headers", None)),
+                               **kw)
+
+    def delete(self, path: str, **kw: Any) -> Any:
+        return self.http.delete(path, headers=self.headers(kw.pop("headers", None)), **kw)
+
+    def owner(self, name: str) -> Client:
+        answer = self.http.post("/api/v1/owners", json={"name": name})
+        assert answer.status_code == 201, answer.json
+        return Client(self.app, answer.json["token"])
+
+
+def migrated(url: str) -> str:
+    if url.startswith("postgresql"):
+        from ladder.db import make_engine, migrate
+
+        engine = make_engine(url)
+        migrate(engine)
+        engine.dispose()
+    return url
+
+
+@pytest.fixture
+def make_service(tmp_path: Any) -> Iterator[Callable[..., Any]]:
+    apps: list[Any] = []
+
+    def make(url: str | None = None, **settings: Any) -> Any:
+        url = migrated(url or f"sqlite:///{tmp_path / f'svc{len(apps)}.sqlite3'}")
+        config = ServiceConfig(db_url=url, ratelimit=settings.pop("ratelimit", False),
+                               allow_networks=settings.pop("allow_networks", "127.0.0.0/8"),
+                               **settings)
+        app = create_app(config, dispatcher=NoDispatcher())
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["referee"].engine.dispose()
+
+
+@pytest.fixture
+def app(make_service: Callable[..., Any]) -> Any:
+    return make_service()
+
+
+@pytest.fixture
+def anon(app: Any) -> Client:
+    return Client(app)
+
+
+def fast_bot(engine: Any, name: str = "random-b") -> int:
+    """A second built-in random bot (a CLI-style bot row), so matches need no slow bot."""
+    from sqlalchemy import select
+
+    from ladder.models import Bot
+    from ladder.store import claim_names
+
+    claim_names(engine, {name: "random"})
+    with engine.connect() as conn:
+        return int(conn.execute(select(Bot.id).where(Bot.name == name)).scalar_one())
+
+
+def drain(app: Any) -> list[str]:
+    """Play every match the app has scheduled so far, with the real runner; outcomes."""
+    from api.runner import run_match
+
+    svc = app.extensions["referee"]
+    sent, svc.dispatcher.sent = list(svc.dispatcher.sent), []
+    return [run_match(svc.engine, pk, svc.policy, lease_s=30) for pk in sent]
+
+
+@pytest.fixture(scope="session")
+def bot_url() -> Iterator[str]:
+    """A real HTTP bot (the built-in random bot) on loopback, for every game."""
+    server = BotServer(BotApp("random", None, 7)).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def second_bot_url() -> Iterator[str]:
+    server = BotServer(BotApp("greedy", None, 8)).start()
+    yield server.url
+    server.stop()

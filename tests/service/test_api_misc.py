@@ -1,0 +1,119 @@
+"""Games, leaderboards, health, the document and the docs page, the HTTP edges."""
+
+from __future__ import annotations
+
+import time
+
+from service.conftest import Client, drain, fast_bot
+
+
+def test_games(anon):
+    games = {g["name"]: g for g in anon.get("/api/v1/games").json["items"]}
+    assert games["tokaido-duo"]["seats"] == [1, 2] and games["doubletrack"]["seats"] == [3, 4]
+    assert games["doubletrack"]["leaderboard"] == "/api/v1/leaderboards/doubletrack"
+
+
+def test_leaderboard_ranks_rated_matches_and_keeps_provisional_bots_apart(app, anon):
+    from ladder.work import rotations, schedule
+
+    engine = app.extensions["referee"].engine
+    other = fast_bot(engine)
+    ids = schedule(engine, "toy-race", rotations([1, other], 12, "t"), rated=True)
+    app.extensions["referee"].dispatcher.sent = ids
+    assert drain(app) == ["finished"] * 12
+    board = anon.get("/api/v1/leaderboards/toy-race").json
+    assert sorted(r["bot"]["name"] for r in board["items"]) == ["random", "random-b"]
+    assert [r["rank"] for r in board["items"]] == [1, 2] and board["provisional"] == []
+    row = board["items"][0]
+    assert row["games"] == 12 and row["wins"] + row["draws"] + row["losses"] == 12
+    assert row["interval"] is not None and row["mean_place"] is not None
+    assert row["strikes_per_game"] == 0 and row["owner"] is None
+    detail = anon.get(f"/api/v1/matches/{ids[0]}").json
+    assert detail["rated"] and detail["seats"][0]["rating_change"] is not None
+    more = schedule(engine, "toy-race", [([2, 1], 5, None)], rated=True)  # greedy: no toy-race
+    app.extensions["referee"].dispatcher.sent = more
+    assert drain(app) == ["voided"]  # greedy has no toy-race version: a referee error
+    assert anon.get("/api/v1/leaderboards/chess").status_code == 404
+
+
+def test_a_provisional_bot_is_listed_apart(app, anon):
+    from ladder.work import rotations, schedule
+
+    engine = app.extensions["referee"].engine
+    app.extensions["referee"].dispatcher.sent = schedule(
+        engine, "toy-race", rotations([1, fast_bot(engine)], 2, "p"), rated=True)
+    drain(app)
+    board = anon.get("/api/v1/leaderboards/toy-race").json
+    assert board["items"] == [] and len(board["provisional"]) == 2
+
+
+def test_healthz_shows_the_queue(app, anon, bot_url):
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "m", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1]})
+    time.sleep(0.05)
+    health = anon.get("/healthz").json
+    assert health["ok"] and health["mode"] == "embedded"
+    assert health["queue"]["scheduled"] == 2 and health["queue"]["oldest_scheduled_s"] > 0
+    assert anon.get("/api/v1/healthz").json["queue"]["scheduled"] == 2
+
+
+def test_openapi_and_the_docs_page(anon):
+    doc = anon.get("/api/openapi.json").json
+    assert doc["openapi"].startswith("3.") and "/api/v1/challenges" in doc["paths"]
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    page = anon.get("/api/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    text = page.data.decode()
+    assert "/api/openapi.json" in text and "<script" in text and "http" not in text.split(
+        "<script")[0].replace("http-equiv", "")  # nothing fetched from elsewhere
+
+
+def test_http_edges_are_json(anon):
+    missing = anon.get("/api/v1/nothing-here")
+    assert missing.status_code == 404 and missing.json["message"]
+    wrong = anon.http.put("/api/v1/bots")
+    assert wrong.status_code == 405 and "GET" in wrong.headers["Allow"]
+    assert wrong.json["code"] == 405
+    form = anon.owner("alice").http.post(
+        "/api/v1/owners", data="name=bob", content_type="application/x-www-form-urlencoded")
+    assert form.status_code == 415 and "JSON" in form.json["message"]
+    broken = anon.http.post("/api/v1/owners", data="{bad", content_type="application/json")
+    assert broken.status_code == 400 and broken.json["code"] == 400
+    assert anon.get("/api/v1/games?x=1").status_code == 422
+
+
+def test_rate_limits_answer_429_with_retry_after(make_service):
+    app = make_service(ratelimit=True)
+    anon = Client(app)
+    answers = [anon.http.post("/api/v1/owners", json={"name": f"o{i}"}) for i in range(6)]
+    assert [a.status_code for a in answers] == [201] * 5 + [429]
+    assert int(answers[-1].headers["Retry-After"]) > 0
+    assert answers[-1].json["code"] == 429 and answers[-1].headers["X-RateLimit-Limit"] == "5"
+
+
+def test_the_embedded_pool_plays_challenges_by_itself(tmp_path, bot_url):
+    from api import create_app
+    from api.config import ServiceConfig
+
+    config = ServiceConfig(db_url=f"sqlite:///{tmp_path / 'e.sqlite3'}", ratelimit=False,
+                           allow_networks="127.0.0.0/8", workers=2, sweep_s=0.2)
+    app = create_app(config)
+    try:
+        anon = Client(app)
+        alice = anon.owner("alice")
+        mine = alice.post("/api/v1/bots", json={"name": "m", "url": bot_url,
+                                                "games": ["toy-race"]}).json["id"]
+        challenge = alice.post("/api/v1/challenges", json={"game": "toy-race",
+                                                           "bots": [mine, 1], "games": 4}).json
+        give_up = time.monotonic() + 20
+        while time.monotonic() < give_up:
+            status = anon.get(f"/api/v1/challenges/{challenge['id']}").json
+            if status["status"] == "finished":
+                break
+            time.sleep(0.05)
+        assert status["progress"]["finished"] == 4, status
+    finally:
+        app.extensions["referee"].dispatcher.close()
+        app.extensions["referee"].engine.dispose()

@@ -1,0 +1,366 @@
+"""The production path for real: PostgreSQL, Redis and ``referee worker`` / ``referee beat``
+subprocesses (a Celery prefork worker), on a queue and a key prefix unique to this run.
+
+Durability: pool processes are SIGKILLed in the middle of matches, 20 times; every match must
+still end finished or voided, none twice, with ratings equal to a recompute from the results.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+
+from ladder.models import Match, MatchLog, RatingHistory
+from ladder.store import claim_names, leaderboard, open_db, recompute
+from ladder.work import rotations, schedule
+
+from service.conftest import Client
+
+TESTS = Path(__file__).resolve().parent.parent
+REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+LEASE_S = 1.0
+
+
+def redis_ok() -> None:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        reason = f"Redis at {REDIS} unreachable: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(reason + " (CI must run the Celery tests)")
+        pytest.skip(reason)
+
+
+class Stack:
+    """A worker and a beat on a private queue, and the test's own view of the database."""
+
+    def __init__(self, db_url: str, tmp: Path) -> None:
+        self.db_url, self.tmp = db_url, tmp
+        self.queue = f"referee-test-{os.getpid()}-{secrets.token_hex(4)}"
+        self.env = {**os.environ, "PYTHONPATH": str(TESTS), "REFEREE_DB": db_url,
+                    "REFEREE_BROKER": REDIS, "REFEREE_QUEUE": self.queue,
+                    "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8", "REFEREE_LEASE_S": str(LEASE_S),
+                    "REFEREE_SWEEP_S": "0.5", "REFEREE_REQUEUE_AFTER_S": "3"}
+        self.engine = open_db(db_url)
+        self.worker = self._start("worker", "--concurrency", "2", "--loglevel", "warning")
+        self.beat = self._start("beat", "--schedule", str(tmp / "beat-schedule"),
+                                "--loglevel", "warning")
+
+    def _start(self, *args: str) -> subprocess.Popen[bytes]:
+        log = open(self.tmp / f"{args[0]}.log", "wb")
+        return subprocess.Popen([sys.executable, "-m", "support.service_worker", *args],
+                                env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    def children(self) -> set[int]:
+        """The worker's pool processes."""
+        found = set()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    status = (entry / "status").read_text()
+                except OSError:
+                    continue
+                if f"\nPPid:\t{self.worker.pid}\n" in status:
+                    found.add(int(entry.name))
+        return found
+
+    def states(self, ids: list[int]) -> dict[int, tuple[str, int, str | None]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(Match.id, Match.state, Match.attempt, Match.lease_owner)
+                                .where(Match.id.in_(ids))).all()
+        return {r.id: (r.state, r.attempt, r.lease_owner) for r in rows}
+
+    def wait_over(self, ids: list[int], timeout: float) -> dict[int, tuple[str, int, Any]]:
+        give_up = time.monotonic() + timeout
+        while True:
+            states = self.states(ids)
+            if all(s[0] in ("finished", "voided") for s in states.values()):
+                return states
+            if time.monotonic() > give_up:
+                logs = (self.tmp / "worker.log").read_text(errors="replace")[-3000:]
+                raise AssertionError(f"not over after {timeout} s: {states}\n{logs}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        for proc in (self.worker, self.beat):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in (self.worker, self.beat):
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def stack(pg_admin: Any, pg_session_prefix: str, tmp_path_factory: Any) -> Iterator[Stack]:
+    from support.ladder_db import pg_schema_url
+
+    from ladder.db import make_engine, migrate
+    from ladder.registry import ensure_house_bots
+
+    redis_ok()
+    schema = f"{pg_session_prefix}_celery"
+    with pg_admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url = pg_schema_url(schema)
+    bootstrap = make_engine(url)
+    migrate(bootstrap)
+    ensure_house_bots(bootstrap)
+    bootstrap.dispose()
+    running = Stack(url, tmp_path_factory.mktemp("celery"))
+    try:
+        yield running
+    finally:
+        running.close()
+        with pg_admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+def sleepy_bots(engine: Any, prefix: str, count: int) -> list[int]:
+    names = {f"{prefix}{i}": "sleepy" for i in range(count)}
+    claim_names(engine, names)
+    with engine.connect() as conn:
+        rows = dict(conn.execute(text("SELECT name, id FROM bots")).all())
+    return [rows[n] for n in names]
+
+
+def enqueue(stack: Stack, ids: list[int]) -> None:
+    from api.dispatch import CeleryDispatcher
+
+    dispatcher = CeleryDispatcher(REDIS, stack.queue)
+    try:
+        dispatcher.enqueue(ids)
+    finally:
+        dispatcher.close()
+
+
+def test_a_challenge_through_the_api_is_played_by_the_worker(stack, bot_url):
+    from api import create_app
+    from api.config import ServiceConfig
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,
+                                   ratelimit=False, allow_networks="127.0.0.0/8"))
+    try:
+        anon = Client(app)
+        alice = anon.owner("alice")
+        mine = alice.post("/api/v1/bots", json={"name": "alice-bot", "url": bot_url,
+                                                "games": ["toy-race"]}).json["id"]
+        answer = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                        "games": 4})
+        assert answer.status_code == 202
+        states = stack.wait_over(answer.json["match_ids"], 20)
+        assert {s[0] for s in states.values()} == {"finished"}
+        health = anon.get("/healthz").json
+        assert health["mode"] == "celery" and health["queue"]["running"] == 0
+        log = anon.get(f"/api/v1/matches/{answer.json['match_ids'][0]}/log")
+        assert log.status_code == 200
+    finally:
+        app.extensions["referee"].dispatcher.close()
+
+
+def test_workers_killed_mid_match_lose_nothing_and_count_nothing_twice(stack):
+    """20 trials: a pool process is SIGKILLed while it plays a match (at a random moment).
+    The lease expires, beat's sweeper re-enqueues the match, another attempt plays it; a
+    match killed three times is voided."""
+    rng = random.Random(20)
+    bot_ids = sleepy_bots(stack.engine, "k", 3)
+    pairs = [(bot_ids[0], bot_ids[1]), (bot_ids[1], bot_ids[2]), (bot_ids[0], bot_ids[2])]
+    seatings = [s for n, (a, b) in enumerate(pairs * 3) for s in rotations([a, b], 2, f"k{n}")]
+    ids = schedule(stack.engine, "toy-race", seatings, rated=True)
+    enqueue(stack, ids)
+    kills: list[tuple[int, int]] = []
+    tried: set[tuple[int, int]] = set()
+    give_up = time.monotonic() + 90
+    while len(kills) < 20 and time.monotonic() < give_up:
+        running = [(pk, s) for pk, s in stack.states(ids).items()
+                   if s[0] == "running" and s[2] and (pk, s[1]) not in tried]
+        if not running:
+            time.sleep(0.02)
+            continue
+        pk, (_, attempt, owner) = rng.choice(running)
+        pid = int(owner.split(":")[1])
+        if pid not in stack.children():
+            time.sleep(0.02)
+            continue
+        tried.add((pk, attempt))
+        time.sleep(rng.uniform(0.0, 0.08))  # somewhere in the match
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+        if stack.states([pk])[pk][:2] != ("finished", attempt):  # it died mid-match
+            kills.append((pk, attempt))
+    assert len(kills) == 20, f"only {len(kills)} kills landed mid-match"
+    states = stack.wait_over(ids, 45)
+    finished = [pk for pk, s in states.items() if s[0] == "finished"]
+    voided = [pk for pk, s in states.items() if s[0] == "voided"]
+    assert len(finished) + len(voided) == len(ids) and finished
+    assert all(s[1] <= 3 for s in states.values())
+    assert any(s[0] == "finished" and s[1] >= 2 for s in states.values())  # recovered ones
+    assert all(states[pk][1] > attempt for pk, attempt in kills if states[pk][0] == "finished")
+    with stack.engine.connect() as conn:
+        logs = conn.execute(select(MatchLog.match_pk, func.count()).where(
+            MatchLog.match_pk.in_(ids)).group_by(MatchLog.match_pk)).all()
+        steps = conn.execute(select(RatingHistory.match_pk, func.count()).where(
+            RatingHistory.match_pk.in_(ids)).group_by(RatingHistory.match_pk)).all()
+    assert sorted(pk for pk, n in logs if n == 1) == sorted(finished)
+    assert dict(steps) == {pk: 2 for pk in finished}  # one rating step each, voided none
+    before = [(r["bot"], round(r["rating"], 9), r["games"])
+              for r in leaderboard(stack.engine, "toy-race")]
+    recompute(stack.engine, "toy-race")
+    after = [(r["bot"], round(r["rating"], 9), r["games"])
+             for r in leaderboard(stack.engine, "toy-race")]
+    assert before == after
+    assert sum(r[2] for r in before if r[0].startswith("k")) == 2 * len(finished)
+
+
+def test_eight_concurrent_clients_challenging_the_same_bots(stack):
+    """Eight owners challenge the same two bots (a shared HTTP bot and the house random bot)
+    at the same moment, twice each: every match is recorded once and played once."""
+    from api import create_app
+    from api.config import ServiceConfig
+    from bots.server import BotApp, BotServer
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,
+                                   ratelimit=False, allow_networks="127.0.0.0/8"))
+    servers = [BotServer(BotApp("random", None, i), threads=2).start() for i in range(9)]
+    try:
+        anon = Client(app)
+        host = anon.owner("host")
+        shared = host.post("/api/v1/bots", json={"name": "shared", "url": servers[8].url,
+                                                 "games": ["toy-race"]})
+        assert shared.status_code == 201, shared.json
+        clients, own = [], []
+        for i, server in enumerate(servers[:8]):
+            client = anon.owner(f"client{i}")
+            bot = client.post("/api/v1/bots", json={"name": f"own{i}", "url": server.url,
+                                                    "games": ["toy-race"]})
+            assert bot.status_code == 201, bot.json
+            clients.append(client)
+            own.append(bot.json["id"])
+        barrier = threading.Barrier(8)
+        answers: list[list[Any]] = [[] for _ in range(8)]
+
+        def challenge(i: int) -> None:
+            mine = Client(app, clients[i].token)
+            barrier.wait()
+            for _ in range(2):
+                answers[i].append(mine.post("/api/v1/challenges", json={
+                    "game": "toy-race", "bots": [own[i], shared.json["id"], 1], "games": 3}))
+
+        threads = [threading.Thread(target=challenge, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(a.status_code == 202 for row in answers for a in row)
+        ids = [m for row in answers for a in row for m in a.json["match_ids"]]
+        assert len(ids) == len(set(ids)) == 48
+        states = stack.wait_over(ids, 40)
+        assert {s[0] for s in states.values()} == {"finished"}
+        assert {s[1] for s in states.values()} == {1}  # one attempt each: played once
+        with stack.engine.connect() as conn:
+            logged = conn.execute(select(func.count()).select_from(MatchLog)
+                                  .where(MatchLog.match_pk.in_(ids))).scalar_one()
+        assert logged == 48
+        for row in answers:
+            for a in row:
+                done = anon.get(f"/api/v1/challenges/{a.json['id']}").json
+                assert done["status"] == "finished"
+                assert sum(t["games"] for t in done["results"]) == 9  # 3 matches x 3 seats
+    finally:
+        for server in servers:
+            server.stop()
+        app.extensions["referee"].dispatcher.close()
+
+
+def test_celery_is_configured_for_exactly_once_delivery():
+    from api.config import ServiceConfig
+    from api.tasks import make_celery
+
+    app = make_celery(REDIS, "q", ServiceConfig(max_match_s=1800, sweep_s=20))
+    conf = app.conf
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1 and conf.task_default_queue == "q"
+    assert conf.broker_transport_options["visibility_timeout"] > 1800
+    assert conf.beat_schedule["referee-sweep"]["schedule"] == 20
+    app.close()
+
+
+def test_rate_limits_are_counted_in_redis_in_production(stack):
+    from api import create_app
+    from api.config import ServiceConfig
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue))
+    try:
+        anon = Client(app)
+        codes = [anon.http.post("/api/v1/owners", json={"name": f"rl{i}"}).status_code
+                 for i in range(6)]
+        assert codes == [201] * 5 + [429]
+        assert app.extensions["referee_limiter"]._storage.__class__.__name__ == "RedisStorage"
+        again = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS,
+                                         queue=stack.queue))  # another server process
+        try:
+            assert Client(again).http.post("/api/v1/owners",
+                                           json={"name": "rl9"}).status_code == 429
+        finally:
+            again.extensions["referee"].dispatcher.close()
+    finally:
+        app.extensions["referee"].dispatcher.close()
+
+
+@pytest.mark.parametrize("production", [False, True])
+def test_referee_serve_answers(stack, tmp_path, production):
+    """``referee serve``: waitress with the embedded pool on SQLite, or gunicorn with a
+    broker on PostgreSQL; either way one command that serves the API."""
+    import requests
+
+    from support.http_bots import free_port
+
+    port = free_port()
+    env = dict(stack.env)
+    args = ["serve", "--port", str(port)]
+    if production:
+        args += ["--workers", "2"]
+    else:
+        env.pop("REFEREE_BROKER")
+        env["REFEREE_DB"] = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "support.service_worker", *args], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        give_up = time.monotonic() + 30
+        while True:
+            try:
+                health = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).json()
+                break
+            except requests.RequestException:
+                if time.monotonic() > give_up or proc.poll() is not None:
+                    raise AssertionError((tmp_path / "serve.log").read_text()) from None
+                time.sleep(0.2)
+        assert health["mode"] == ("celery" if production else "embedded")
+        docs = requests.get(f"http://127.0.0.1:{port}/api/docs", timeout=5)
+        assert docs.status_code == 200 and "Referee API" in docs.text
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    if production:
+        assert "gunicorn" in (tmp_path / "serve.log").read_text().lower()

@@ -1,0 +1,119 @@
+"""The work state machine on both databases: claim and finish are compare-and-swaps, the
+sweeper re-enqueues and voids, ratings change only in the finishing transaction."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from ladder.models import Match, RatingHistory
+from ladder.registry import ensure_house_bots
+from ladder.store import leaderboard, recompute
+from ladder.work import (
+    MAX_ATTEMPTS, SweepPolicy, claim, finish, queue_stats, rotations, schedule, sweep,
+)
+from referee.netpolicy import UrlPolicy
+
+from service.conftest import fast_bot, migrated
+
+
+@pytest.fixture
+def engine(db_url: str) -> Any:
+    from ladder.store import open_db
+
+    engine = open_db(migrated(db_url))
+    ensure_house_bots(engine)
+    assert fast_bot(engine) == 4
+    yield engine
+    engine.dispose()
+
+
+def play(held) -> dict[str, Any]:
+    from api.execution import play as real_play
+
+    return real_play(held, UrlPolicy())
+
+
+def state(engine, pk):
+    with engine.connect() as conn:
+        return conn.execute(select(Match.state, Match.attempt, Match.void_reason)
+                            .where(Match.id == pk)).one()
+
+
+def test_one_claim_per_attempt_and_a_per_attempt_match_id(engine):
+    [pk] = schedule(engine, "toy-race", [([1, 4], 11, None)], rated=True)
+    held = claim(engine, pk, "w1", lease_s=30)
+    assert held is not None and held.attempt == 1 and held.attempt_id == f"m{pk}.1"
+    assert claim(engine, pk, "w2", lease_s=30) is None  # a duplicate delivery: nothing to do
+    log = play(held)
+    assert log["match_id"] == f"m{pk}.1"
+    assert finish(engine, held, log) is True
+    assert finish(engine, held, log) is False  # never twice
+    assert claim(engine, pk, "w3", lease_s=30) is None
+    assert state(engine, pk).state == "finished"
+
+
+def test_a_stale_attempt_cannot_finish_after_a_newer_one_took_over(engine):
+    [pk] = schedule(engine, "toy-race", [([1, 4], 12, None)], rated=True)
+    first = claim(engine, pk, "w1", lease_s=0.05)
+    time.sleep(0.1)
+    second = claim(engine, pk, "w2", lease_s=30)
+    assert second is not None and second.attempt == 2
+    assert finish(engine, first, play(first)) is False
+    assert finish(engine, second, play(second)) is True
+    with engine.connect() as conn:
+        rows = conn.execute(select(func.count()).select_from(RatingHistory)
+                            .where(RatingHistory.match_pk == pk)).scalar_one()
+    assert rows == 2  # one rating step, for two seats
+
+
+def test_the_sweeper_requeues_expired_leases_and_voids_after_three_attempts(engine):
+    [pk] = schedule(engine, "toy-race", [([1, 4], 13, None)], rated=True)
+    policy = SweepPolicy(requeue_after_s=3600, max_age_s=3600)
+    assert sweep(engine, policy) == []  # just enqueued
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        held = claim(engine, pk, f"w{attempt}", lease_s=0.05)
+        assert held is not None and held.attempt == attempt
+        assert sweep(engine, policy) == []  # the lease is live
+        time.sleep(0.1)
+        due = sweep(engine, policy)
+        assert due == ([pk] if attempt < MAX_ATTEMPTS else [])
+        assert sweep(engine, policy) == []  # enqueued once per expiry
+    assert state(engine, pk) == ("voided", MAX_ATTEMPTS,
+                                 f"no result after {MAX_ATTEMPTS} attempts")
+    assert claim(engine, pk, "late", lease_s=30) is None
+
+
+def test_the_sweeper_requeues_lost_enqueues_and_voids_old_matches(engine):
+    [pk, old] = schedule(engine, "toy-race", [([1, 4], 14, None), ([4, 1], 14, None)],
+                         rated=False)
+    assert sweep(engine, SweepPolicy(requeue_after_s=0, max_age_s=3600)) == [pk, old]
+    time.sleep(0.05)
+    assert sweep(engine, SweepPolicy(requeue_after_s=3600, max_age_s=0.01)) == []
+    assert state(engine, old).void_reason == "not over within the age cap"
+    assert queue_stats(engine)["scheduled"] == 0
+
+
+def test_ratings_of_worker_results_equal_a_recompute(engine):
+    ids = schedule(engine, "toy-race", rotations([1, 4], 8, "r") + rotations([4, 1], 4, "s"),
+                   rated=True)
+    for pk in reversed(ids):  # finished in another order than created
+        held = claim(engine, pk, "w", lease_s=30)
+        assert finish(engine, held, play(held))
+    before = leaderboard(engine, "toy-race")
+    recompute(engine, "toy-race")
+    after = leaderboard(engine, "toy-race")
+    assert [(r["bot"], r["rating"], r["games"]) for r in before] == \
+        [(r["bot"], r["rating"], r["games"]) for r in after]
+    assert before[0]["games"] == 12
+
+
+def test_unrated_matches_stay_out_of_the_fold(engine):
+    [pk] = schedule(engine, "toy-race", [([1, 4], 15, None)], rated=False)
+    held = claim(engine, pk, "w", lease_s=30)
+    assert finish(engine, held, play(held))
+    assert leaderboard(engine, "toy-race") == []
+    assert recompute(engine, "toy-race") == 0
