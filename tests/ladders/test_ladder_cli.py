@@ -96,7 +96,7 @@ def test_db_upgrade_current_downgrade(pg_url):
     out = CliRunner().invoke(main, ["db", "downgrade", "base", "--db", pg_url], input="n\n")
     assert out.exit_code == 1 and "drops every ladder table" in out.output
     assert "Aborted" in out.output and "postgres@" in out.output  # the database, named
-    assert run("db", "current", "--db", pg_url).output.startswith("0001")  # untouched
+    assert run("db", "current", "--db", pg_url).output.startswith("0002_service")  # untouched
     out = CliRunner().invoke(main, ["db", "downgrade", "base", "--db", pg_url], input="y\n")
     assert out.exit_code == 0 and "none (empty)" in out.output
     run("db", "upgrade", "--db", pg_url)
