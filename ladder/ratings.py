@@ -43,7 +43,7 @@ def outcomes(standing: Sequence[int], forfeited: Sequence[bool]) -> list[Outcome
     A win is first place alone, a draw is first place shared, anything else (and every
     forfeit, even when all seats forfeited) is a loss.
     """
-    played = [s for s, f in zip(standing, forfeited) if not f]
+    played = [s for s, f in zip(standing, forfeited) if not f] if any(forfeited) else standing
     if not played:
         return ["loss"] * len(standing)
     best = min(played)
