@@ -95,6 +95,12 @@ def elo_update(
     n = len(ratings)
     if n < 2 or len(games_before) != n or len(standing) != n:
         raise ValueError("an Elo update needs two or more seats with a rating, games and standing")
+    if n == 2:  # most ladders: the loop below unrolled, the same arithmetic (0.0 + x is x)
+        (a, b), (place_a, place_b) = ratings, standing
+        return [a + config.k_for(games_before[0]) * (
+                    pair_score(place_a, place_b) - expected_score(a, b)),
+                b + config.k_for(games_before[1]) * (
+                    pair_score(place_b, place_a) - expected_score(b, a))]
     new = []
     for i in range(n):
         rating, mine = ratings[i], standing[i]

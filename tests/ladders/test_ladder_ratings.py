@@ -109,6 +109,27 @@ def test_outcomes_win_draw_loss():
     assert outcome([3, 3], [True, True], 0) == "loss"  # nobody wins when all forfeit
 
 
+def elo_by_the_pairs(ratings, games, places, config):
+    """The pairwise rule as first written (a sum over the other seats): the reference."""
+    n = len(ratings)
+    return [ratings[i] + config.k_for(games[i]) / (n - 1) * sum(
+        pair_score(places[i], places[j]) - expected_score(ratings[i], ratings[j])
+        for j in range(n) if j != i) for i in range(n)]
+
+
+@settings(max_examples=1000)
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(500.0, 2500.0), min_size=n, max_size=n),
+    st.lists(st.integers(0, 15), min_size=n, max_size=n),
+    st.lists(st.integers(1, n + 1), min_size=n, max_size=n),
+)))
+def test_elo_update_equals_the_pairwise_sum_to_the_last_bit(match):
+    # the 2-seat shortcut and the loop must give what recorded ladders hold, exactly
+    ratings, games, places = match
+    config = EloConfig()
+    assert elo_update(ratings, games, places, config) == elo_by_the_pairs(ratings, games, places, config)
+
+
 # -- openskill --------------------------------------------------------------------------------
 
 def plackett_luce_two_equal_players() -> tuple[SkillRating, SkillRating]:
