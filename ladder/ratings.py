@@ -43,12 +43,16 @@ def outcomes(standing: Sequence[int], forfeited: Sequence[bool]) -> list[Outcome
     A win is first place alone, a draw is first place shared, anything else (and every
     forfeit, even when all seats forfeited) is a loss.
     """
-    played = [s for s, f in zip(standing, forfeited) if not f] if any(forfeited) else standing
-    if not played:
-        return ["loss"] * len(standing)
-    best = min(played)
-    top: Outcome = "win" if played.count(best) == 1 else "draw"
-    return [top if s == best and not f else "loss" for s, f in zip(standing, forfeited)]
+    if any(forfeited):
+        played = [s for s, f in zip(standing, forfeited) if not f]
+        if not played:
+            return ["loss"] * len(standing)
+        best = min(played)
+        top: Outcome = "win" if played.count(best) == 1 else "draw"
+        return [top if s == best and not f else "loss" for s, f in zip(standing, forfeited)]
+    best = min(standing)
+    top = "win" if standing.count(best) == 1 else "draw"
+    return [top if s == best else "loss" for s in standing]
 
 
 def outcome(standing: Sequence[int], forfeited: Sequence[bool], seat: int) -> Outcome:
@@ -139,11 +143,15 @@ class SkillRating(NamedTuple):
 INITIAL_SKILL = SkillRating(SKILL_MU, SKILL_SIGMA)
 """openskill's default prior for a new bot."""
 
+Skill = tuple[float, float]
+"""``(mu, sigma)``: what :func:`plackett_luce` takes and gives (a :class:`SkillRating` is one).
+Plain tuples, because building a named tuple costs more than the update's arithmetic."""
+
 _TAU_SQUARED = SKILL_TAU * SKILL_TAU
 _BETA_SQUARED = SKILL_BETA ** 2
 
 
-def plackett_luce(ratings: Sequence[SkillRating], standing: Sequence[int]) -> list[SkillRating]:
+def plackett_luce(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Skill]:
     """New ratings after one match: openskill's ``PlackettLuce().rate``, each seat a team of one.
 
     Weng & Lin (2011), Algorithm 4, written out for one-bot teams.  openskill 6.2 deep-copies
@@ -165,14 +173,14 @@ def plackett_luce(ratings: Sequence[SkillRating], standing: Sequence[int]) -> li
     spread = 0.0
     for seat in order:
         ranks.append(standing[seat])
-        sigma = ratings[seat].sigma
+        sigma = ratings[seat][1]
         sigma = math.sqrt(sigma * sigma + _TAU_SQUARED)  # sigma grows before the match
         variance = sigma ** 2
         sigmas.append(sigma)
         variances.append(variance)
         spread += variance + _BETA_SQUARED
     c = math.sqrt(spread)
-    strength = [math.exp(ratings[seat].mu / c) for seat in order]
+    strength = [math.exp(ratings[seat][0] / c) for seat in order]
     # per seat q: how many seats share its standing, and the strengths of the seats placed
     # at or below it, summed from its tie group down
     ties: list[int] = []
@@ -200,18 +208,19 @@ def plackett_luce(ratings: Sequence[SkillRating], standing: Sequence[int]) -> li
             else:
                 omega -= p / ties[q]
         seat = order[i]
-        new[seat] = _moved(ratings[seat].mu, sigmas[i], variances[i], omega, delta, c)
+        new[seat] = _moved(ratings[seat][0], sigmas[i], variances[i], omega, delta, c)
     return new
 
 
-def _plackett_luce_two(ratings: Sequence[SkillRating], standing: Sequence[int]) -> list[SkillRating]:
+def _plackett_luce_two(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Skill]:
     """:func:`plackett_luce` for two seats (most ladders), unrolled: the same operations in the
     same order (seat a is placed first, or is seat 0 in a tie), at half the cost."""
     a, b = (0, 1) if standing[0] <= standing[1] else (1, 0)
-    sigma_a = math.sqrt(ratings[a].sigma * ratings[a].sigma + _TAU_SQUARED)
-    sigma_b = math.sqrt(ratings[b].sigma * ratings[b].sigma + _TAU_SQUARED)
+    (mu_a, sigma_a), (mu_b, sigma_b) = ratings[a], ratings[b]
+    sigma_a = math.sqrt(sigma_a * sigma_a + _TAU_SQUARED)
+    sigma_b = math.sqrt(sigma_b * sigma_b + _TAU_SQUARED)
     c = math.sqrt((sigma_a ** 2 + _BETA_SQUARED) + (sigma_b ** 2 + _BETA_SQUARED))
-    strength_a, strength_b = math.exp(ratings[a].mu / c), math.exp(ratings[b].mu / c)
+    strength_a, strength_b = math.exp(mu_a / c), math.exp(mu_b / c)
     p_a = strength_a / (strength_a + strength_b)
     p_b = strength_b / (strength_a + strength_b)
     if standing[0] != standing[1]:  # a's terms over q = a; b's over q = a, then q = b (p = 1)
@@ -222,18 +231,18 @@ def _plackett_luce_two(ratings: Sequence[SkillRating], standing: Sequence[int]) 
         delta_a = p_a * (1 - p_a) / 2 + p_a * (1 - p_a) / 2
         omega_b = (0.0 - p_b / 2) + (1 - p_b) / 2
         delta_b = p_b * (1 - p_b) / 2 + p_b * (1 - p_b) / 2
-    new_a = _moved(ratings[a].mu, sigma_a, sigma_a ** 2, omega_a, delta_a, c)
-    new_b = _moved(ratings[b].mu, sigma_b, sigma_b ** 2, omega_b, delta_b, c)
+    new_a = _moved(mu_a, sigma_a, sigma_a ** 2, omega_a, delta_a, c)
+    new_b = _moved(mu_b, sigma_b, sigma_b ** 2, omega_b, delta_b, c)
     return [new_a, new_b] if a == 0 else [new_b, new_a]
 
 
 def _moved(mu: float, sigma: float, variance: float, omega: float, delta: float,
-           c: float) -> SkillRating:
+           c: float) -> Skill:
     """A seat's new rating from its summed terms (Algorithm 4's last step, gamma = sigma / c)."""
     omega *= variance / c
     delta *= variance / c ** 2
     delta *= math.sqrt(variance) / c
-    return SkillRating(mu + omega, sigma * math.sqrt(max(1 - delta, SKILL_KAPPA)))
+    return mu + omega, sigma * math.sqrt(max(1 - delta, SKILL_KAPPA))
 
 
 # -- Bradley-Terry --------------------------------------------------------------------------

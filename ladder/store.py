@@ -167,10 +167,11 @@ class RatingFold:
         self.states: dict[int, BotRating] = states if states is not None else {}
 
     def state(self, bot_id: int) -> BotRating:
-        if bot_id not in self.states:
-            self.states[bot_id] = BotRating(self.config.start, INITIAL_SKILL.mu,
-                                            INITIAL_SKILL.sigma)
-        return self.states[bot_id]
+        state = self.states.get(bot_id)
+        if state is None:
+            state = self.states[bot_id] = BotRating(self.config.start, INITIAL_SKILL.mu,
+                                                    INITIAL_SKILL.sigma)
+        return state
 
     def step(self, match_pk: int, played_at: datetime | None,
              seats: Sequence[Sequence[Any]]) -> list[HistoryValues]:
@@ -187,7 +188,7 @@ class RatingFold:
             forfeited.append(seat[2])
             elos.append(state.elo)
             games.append(state.games)
-            skills.append(SkillRating(state.mu, state.sigma))
+            skills.append((state.mu, state.sigma))
         elo = elo_update(elos, games, places, self.config)
         skill = plackett_luce(skills, places)
         results = outcomes(places, forfeited)
