@@ -148,7 +148,7 @@ def plackett_luce_two_equal_players() -> tuple[SkillRating, SkillRating]:
 
 
 def test_openskill_matches_the_plackett_luce_formulas():
-    winner, loser = plackett_luce([INITIAL_SKILL, INITIAL_SKILL], [1, 2])
+    winner, loser = map(SkillRating._make, plackett_luce([INITIAL_SKILL, INITIAL_SKILL], [1, 2]))
     want_winner, want_loser = plackett_luce_two_equal_players()
     assert winner.mu == pytest.approx(want_winner.mu, abs=1e-9)
     assert loser.mu == pytest.approx(want_loser.mu, abs=1e-9)
@@ -158,7 +158,7 @@ def test_openskill_matches_the_plackett_luce_formulas():
 
 
 def test_openskill_multiplayer_orders_by_place_and_ties_equal():
-    rated = plackett_luce([INITIAL_SKILL] * 4, [1, 2, 2, 4])
+    rated = [SkillRating(*r) for r in plackett_luce([INITIAL_SKILL] * 4, [1, 2, 2, 4])]
     assert rated[0].mu > rated[1].mu == rated[2].mu > rated[3].mu
 
 
@@ -166,7 +166,7 @@ def test_tied_seats_are_not_averaged_as_in_openskill_6():
     # openskill 6.2 means to give tied seats the average mu change, but subtracts each updated
     # rating from itself; the direct update follows what it does, not what it means
     strong, weak = SkillRating(30.0, 2.0), SkillRating(20.0, 8.0)
-    new_strong, new_weak = plackett_luce([strong, weak], [1, 1])
+    new_strong, new_weak = map(SkillRating._make, plackett_luce([strong, weak], [1, 1]))
     assert new_strong.mu - strong.mu < 0 < new_weak.mu - weak.mu
     assert new_strong.mu - strong.mu != -(new_weak.mu - weak.mu)
 
