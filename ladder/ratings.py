@@ -219,7 +219,8 @@ def _plackett_luce_two(ratings: Sequence[Skill], standing: Sequence[int]) -> lis
     (mu_a, sigma_a), (mu_b, sigma_b) = ratings[a], ratings[b]
     sigma_a = math.sqrt(sigma_a * sigma_a + _TAU_SQUARED)
     sigma_b = math.sqrt(sigma_b * sigma_b + _TAU_SQUARED)
-    c = math.sqrt((sigma_a ** 2 + _BETA_SQUARED) + (sigma_b ** 2 + _BETA_SQUARED))
+    variance_a, variance_b = sigma_a ** 2, sigma_b ** 2
+    c = math.sqrt((variance_a + _BETA_SQUARED) + (variance_b + _BETA_SQUARED))
     strength_a, strength_b = math.exp(mu_a / c), math.exp(mu_b / c)
     p_a = strength_a / (strength_a + strength_b)
     p_b = strength_b / (strength_a + strength_b)
@@ -231,8 +232,8 @@ def _plackett_luce_two(ratings: Sequence[Skill], standing: Sequence[int]) -> lis
         delta_a = p_a * (1 - p_a) / 2 + p_a * (1 - p_a) / 2
         omega_b = (0.0 - p_b / 2) + (1 - p_b) / 2
         delta_b = p_b * (1 - p_b) / 2 + p_b * (1 - p_b) / 2
-    new_a = _moved(mu_a, sigma_a, sigma_a ** 2, omega_a, delta_a, c)
-    new_b = _moved(mu_b, sigma_b, sigma_b ** 2, omega_b, delta_b, c)
+    new_a = _moved(mu_a, sigma_a, variance_a, omega_a, delta_a, c)
+    new_b = _moved(mu_b, sigma_b, variance_b, omega_b, delta_b, c)
     return [new_a, new_b] if a == 0 else [new_b, new_a]
 
 

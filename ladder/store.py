@@ -181,8 +181,9 @@ class RatingFold:
         ignored, so that a recompute can pass the rows it read as they are.
         """
         states, places, forfeited, elos, games, skills = [], [], [], [], [], []
+        known = self.states
         for seat in seats:  # one pass, not six list comprehensions: this runs a million times
-            state = self.state(seat[0])
+            state = known.get(seat[0]) or self.state(seat[0])
             states.append(state)
             places.append(seat[1])
             forfeited.append(seat[2])
@@ -196,9 +197,12 @@ class RatingFold:
         for state, new_elo, (mu, sigma), result in zip(states, elo, skill, results):
             values.append((state.elo, new_elo, mu, sigma))
             state.elo, state.mu, state.sigma = new_elo, mu, sigma
-            state.wins += result == "win"
-            state.draws += result == "draw"
-            state.losses += result == "loss"
+            if result == "win":
+                state.wins += 1
+            elif result == "draw":
+                state.draws += 1
+            else:
+                state.losses += 1
             state.games += 1
             state.last_match_pk, state.last_played = match_pk, played_at
         return values
