@@ -1,28 +1,44 @@
-"""The referee's own cost per HTTP decision, and its throughput with many matches at once.
+"""The referee's own CPU per HTTP decision, against bare ``requests`` loops sending the same bodies.
 
-1. Overhead ratio: one match whose seats are all HTTP bots (the built-in ``random`` behind
-   waitress, in a separate process so that it does not share the referee's GIL), timed; then a
-   bare loop of keep-alive ``requests`` POSTs of exactly the same bodies (``/start``, every
-   ``/decide``, ``/end``) to the same server, timed. The ratio of the two is what the runner,
-   the engine, the worker-thread deadline machinery and message building add on top of the
-   HTTP round trips themselves. Aim: at most 1.2.
-2. Throughput: decisions per second across ``--concurrent`` matches played at once.
+1. Overhead: one match whose seats are all HTTP bots (the built-in ``random`` behind waitress,
+   in a separate process so that it does not share the referee's GIL or CPU clock), against
+   two loops that send exactly the same requests (``/start``, every ``/decide``, ``/end``; the
+   bodies the referee sent, recorded once) to the same server:
 
-Usage: python bench/http_overhead.py [--game doubletrack] [--reps 5] [--concurrent 16]
+   - tuned: the referee's own session settings (``transport.new_session``: keep-alive, one
+     connection per seat, proxy lookup off) and its way of reading (``raw.read1``);
+   - plain: a default ``requests.Session()`` (proxy lookup from the environment on every call)
+     reading ``response.content``, the everyday loop.
+
+   Both loops send what the referee sends at once the same way: the ``/start`` and ``/end`` of
+   all seats, and the sealed bids of a simultaneous decision, concurrently from a thread pool
+   with one session per seat; a lone decision inline.  Every round uses a new match id (the
+   recorded bodies get it too), and the three arms run in a rotating order.  The figures are
+   CPU seconds of this process per decision (the bot server's work is not counted), and the
+   ratio of the match to each loop per round: median and range.  Target (issue 15): at most
+   1.10 against the tuned loop.
+2. Throughput: decisions per second with ``--concurrent`` matches at once (wall clock).
+
+Usage: python bench/http_overhead.py [--game doubletrack] [--seats N] [--reps 9] [--concurrent 16]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import requests
 
+from referee.core import Game
 from referee.games import find_game
 from referee.match import Runner, TimeControl
 from referee.transport import HEADERS, HttpPlayer, Transport, new_session
@@ -32,98 +48,161 @@ SERVER = (
     "s = BotServer(BotApp('random', sys.argv[1], seed=1, per_match=False), port=0, threads=64); "
     "print(s.url, flush=True); s.serve_forever()"
 )
+ID_WIDTH = 20
+"""Match ids all have this length, so that recorded bodies can take another id in place."""
 
 
 def start_server(game: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-c", SERVER, game], stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
+    if proc.stdout is None:
+        raise SystemExit("the bot server did not start")
     return proc, proc.stdout.readline().strip()
 
 
-_BOARDS: dict[str, Any] = {}
+def match_id(kind: str, number: int) -> str:
+    return f"bench-{kind}-{number}".ljust(ID_WIDTH, "x")
 
 
-def board_of(game: Any) -> Any:
-    if game.name not in _BOARDS:
-        _BOARDS[game.name] = game.load_board()
-    return _BOARDS[game.name]
+@dataclass(frozen=True)
+class Match:
+    game: Game
+    board: Any
+    seats: int
+    url: str
+    seed: int
 
 
-def play_once(game: Any, url: str, seed: int) -> tuple[float, float, int]:
+def play_once(match: Match, mid: str) -> tuple[float, float, int]:
     """Wall and CPU seconds of one all-HTTP match, and the number of decisions in it."""
-    seats = min(n for n in game.player_counts if n >= 2)  # solo modes need options
-    players = [HttpPlayer(name=f"seat{i}", url=url) for i in range(seats)]
+    players = [HttpPlayer(name=f"seat{i}", url=match.url) for i in range(match.seats)]
     try:
-        runner = Runner(game, players, seed, board=board_of(game),
-                        time_control=TimeControl(1000), match_id=f"bench-{seed}")
-        began, cpu = time.perf_counter(), time.process_time()  # board read outside the timing
+        runner = Runner(match.game, players, match.seed, board=match.board,
+                        time_control=TimeControl(1000), match_id=mid)
+        began, cpu = time.perf_counter(), time.process_time()
         record = runner.run()
         seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     finally:
         for p in players:
             p.close()
-    assert not record.log["faults"], record.log["faults"]
+    if record.log["faults"]:
+        raise SystemExit(f"faults in a bench match: {record.log['faults'][:3]}")
     return seconds, cpu, len(record.log["decisions"])
 
 
-def capture_bodies(game: Any, url: str, seed: int) -> list[tuple[str, bytes]]:
-    """Every (path, body) the referee sends in that match, in order."""
-    sent: list[tuple[str, bytes]] = []
+Group = list[tuple[int, str, bytes]]
+"""Requests the referee sends at once: (seat, path, body)."""
+
+
+def record_requests(match: Match, mid: str) -> list[Group]:
+    """Every request of one match, in order, grouped as the referee sends them."""
+    sent: list[tuple[Transport, str, bytes]] = []
+    lock = threading.Lock()
     original = Transport.call
 
     def recording(self: Transport, method: str, path: str, body: bytes | None,
                   budget_ms: float) -> Any:
-        sent.append((path, body or b""))
+        with lock:
+            sent.append((self, path, body or b""))
         return original(self, method, path, body, budget_ms)
 
     Transport.call = recording  # type: ignore[method-assign]
     try:
-        play_once(game, url, seed)
+        play_once(match, mid)
     finally:
         Transport.call = original  # type: ignore[method-assign]
-    return sent
+    seat_of = {id(t): json.loads(b)["seat"] for t, p, b in sent if p == "/start"}
+    groups: dict[str, Group] = {}
+    for transport, path, body in sent:
+        step = json.loads(body)["request_id"].rsplit(":", 2)[1] if path == "/decide" else path
+        groups.setdefault(step, []).append((seat_of[id(transport)], path, body))
+    return list(groups.values())
 
 
-def plain_loop(url: str, bodies: list[tuple[str, bytes]]) -> tuple[float, float]:
-    """Seconds to POST the same bodies with one keep-alive session, reading ``.content``:
-    the everyday ``requests`` loop the issue names as the baseline."""
-    session: requests.Session = new_session()
+def with_id(groups: list[Group], old: str, new: str) -> list[Group]:
+    before, after = old.encode(), new.encode()
+    return [[(s, p, b.replace(before, after)) for s, p, b in group] for group in groups]
+
+
+def read_like_the_referee(session: requests.Session, url: str, body: bytes) -> None:
+    response = session.post(url, data=body, stream=True, allow_redirects=False)
+    while response.raw.read1(65537, decode_content=False):
+        pass
+    response.raw.release_conn()
+
+
+def read_plainly(session: requests.Session, url: str, body: bytes) -> None:
+    session.post(url, data=body, headers=HEADERS).content  # noqa: B018
+
+
+def plain_session() -> requests.Session:
+    return requests.Session()
+
+
+def loop(url: str, groups: list[Group], seats: int, make: Callable[[], requests.Session],
+         send: Callable[[requests.Session, str, bytes], None]) -> tuple[float, float]:
+    """Wall and CPU seconds to send ``groups`` with one keep-alive session per seat."""
+    sessions = [make() for _ in range(seats)]
+    pool = ThreadPoolExecutor(max_workers=seats)
     began, cpu = time.perf_counter(), time.process_time()
-    for path, body in bodies:
-        response = session.post(url + path, data=body, headers=HEADERS, allow_redirects=False)
-        response.content  # noqa: B018
+    for group in groups:
+        if len(group) == 1:
+            seat, path, body = group[0]
+            send(sessions[seat], url + path, body)
+        else:
+            for future in [pool.submit(send, sessions[s], url + p, b) for s, p, b in group]:
+                future.result()
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
-    session.close()
+    pool.shutdown()
+    for session in sessions:
+        session.close()
     return seconds, cpu
 
 
-def bare_loop(url: str, bodies: list[tuple[str, bytes]]) -> tuple[float, float]:
-    """Seconds to POST the same bodies with one keep-alive session and read each answer.
-
-    The body is read the way the referee reads it (``raw.read1``, then the connection goes
-    back to the pool): a stricter baseline than ``response.content``, whose layers cost more,
-    so that the ratio isolates what the referee adds (engine, views, JSON, deadline threads).
-    """
-    session: requests.Session = new_session()
-    began, cpu = time.perf_counter(), time.process_time()
-    for path, body in bodies:
-        response = session.post(url + path, data=body, headers=HEADERS, allow_redirects=False,
-                                stream=True)
-        while response.raw.read1(65537, decode_content=False):
-            pass
-        response.raw.release_conn()
-    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
-    session.close()
-    return seconds, cpu
+def spread(values: list[float], fmt: str = ".2f") -> str:
+    return (f"{statistics.median(values):{fmt}} median "
+            f"({min(values):{fmt}}-{max(values):{fmt}}, n={len(values)})")
 
 
-def throughput(game: Any, url: str, concurrent: int, seed: int) -> tuple[float, int]:
-    """Decisions per second with ``concurrent`` matches at once, and the decisions played."""
+def overhead(match: Match, reps: int) -> None:
+    play_once(match, match_id("warm", 0))  # warm up both sides
+    recorded_id = match_id("rec", 0)
+    groups = record_requests(match, recorded_id)
+    calls = sum(len(g) for g in groups)
+    arms: dict[str, Callable[[int], tuple[float, float]]] = {
+        "match": lambda n: play_once(match, match_id("match", n))[:2],
+        "tuned": lambda n: loop(match.url, with_id(groups, recorded_id, match_id("tuned", n)),
+                                match.seats, new_session, read_like_the_referee),
+        "plain": lambda n: loop(match.url, with_id(groups, recorded_id, match_id("plain", n)),
+                                match.seats, plain_session, read_plainly),
+    }
+    order = list(arms)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in arms}
+    for rep in range(1, reps + 1):
+        for name in order[rep % 3:] + order[:rep % 3]:  # rotate, so that order cannot bias
+            times[name].append(arms[name](rep))
+    decisions = play_once(match, match_id("count", 0))[2]
+    print(f"{match.game.name}, {match.seats} seats: {decisions} decisions, {calls} HTTP calls "
+          f"per match; {reps} rounds, arms in rotating order")
+    for name, note in (("match", "the referee over HTTP"),
+                       ("tuned", "requests, the referee's session settings, raw.read1"),
+                       ("plain", "requests.Session() defaults, .content")):
+        cpu = [c / decisions * 1e6 for _, c in times[name]]
+        wall = [w / decisions * 1e6 for w, _ in times[name]]
+        print(f"  {name:<6} CPU {spread(cpu, '.0f')} us/decision, "
+              f"wall {spread(wall, '.0f')} us/decision  ({note})")
+    for base in ("tuned", "plain"):
+        cpu_ratio = [m[1] / b[1] for m, b in zip(times["match"], times[base])]
+        wall_ratio = [m[0] / b[0] for m, b in zip(times["match"], times[base])]
+        print(f"  match / {base}: CPU {spread(cpu_ratio)}x, wall {spread(wall_ratio)}x per round")
+
+
+def throughput(match: Match, concurrent: int) -> None:
+    """Decisions per second with ``concurrent`` matches at once (distinct match ids)."""
     counts: list[int] = []
     lock = threading.Lock()
 
     def one(i: int) -> None:
-        _, _, n = play_once(game, url, seed)
+        _, _, n = play_once(match, match_id("many", i))
         with lock:
             counts.append(n)
 
@@ -134,47 +213,28 @@ def throughput(game: Any, url: str, concurrent: int, seed: int) -> tuple[float, 
     for t in threads:
         t.join()
     seconds = time.perf_counter() - began
-    return sum(counts) / seconds, sum(counts)
+    print(f"  {concurrent} concurrent matches: {sum(counts)} decisions, "
+          f"{sum(counts) / seconds:,.0f} decisions/s (wall)")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--game", default="doubletrack")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="seats per match (default: the most the game allows)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--concurrent", type=int, default=16)
     args = parser.parse_args()
     game = find_game(args.game)
+    seats = args.seats or max(game.player_counts)
+    if seats not in game.player_counts or seats < 2:
+        raise SystemExit(f"{game.name} is not played by {seats} HTTP seats")
     proc, url = start_server(args.game)
     try:
-        play_once(game, url, args.seed)  # warm up both sides
-        bodies = capture_bodies(game, url, args.seed)
-        match_t, bare_t, plain_t = [], [], []
-        for _ in range(args.reps):  # interleaved, so that drift hits all alike
-            wall, cpu, decisions = play_once(game, url, args.seed)
-            match_t.append((wall, cpu))
-            bare_t.append(bare_loop(url, bodies))
-            plain_t.append(plain_loop(url, bodies))
-        calls = len(bodies)
-        print(f"{args.game}: {decisions} decisions, {calls} HTTP calls per match, "
-              f"best of {args.reps} (wall; CPU of the referee's process)")
-        # The minimum is the estimate least disturbed by other load on the machine (noise only
-        # ever adds time); the median ratio is printed too, to show how noisy the run was.
-        m, p, b = (min(t[0] for t in ts) for ts in (match_t, plain_t, bare_t))
-        mc, pc, bc = (min(t[1] for t in ts) for ts in (match_t, plain_t, bare_t))
-        for label, wall, cpu, note in (("match over HTTP", m, mc, ""),
-                                       ("requests loop", p, pc, "POST, .content"),
-                                       ("bare POST loop", b, bc, "POST, raw.read1 as the referee")):
-            print(f"  {label:<16} {wall * 1000:7.1f} ms  {wall / calls * 1e6:5.0f} us/call wall"
-                  f"  {cpu / calls * 1e6:5.0f} us/call CPU  {note}")
-        med = statistics.median
-        print(f"  overhead ratio   {m / p:7.2f}  vs the requests loop (aim: <= 1.2; ratio of "
-              f"medians {med(t[0] for t in match_t) / med(t[0] for t in plain_t):.2f})")
-        print(f"  overhead ratio   {m / b:7.2f}  vs the bare loop")
-        print(f"  referee's own CPU per call: {(mc - bc) / calls * 1e6:.0f} us "
-              f"(engine, views, JSON, deadline threads)")
-        rate, total = throughput(game, url, args.concurrent, args.seed)
-        print(f"  {args.concurrent} concurrent matches: {total} decisions, {rate:,.0f} decisions/s")
+        match = Match(game, game.load_board(), seats, url, args.seed)
+        overhead(match, args.reps)
+        throughput(match, args.concurrent)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

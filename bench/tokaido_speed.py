@@ -1,62 +1,41 @@
-"""Random-vs-random Tokaido Duo games in one process: games per second, decisions per second.
+"""Random Tokaido Duo games per CPU second, engine alone and through the match runner.
 
-Uses the engine directly (no runner, no views), choices drawn from a seeded generator, so the
-figure is the rules engine's own speed.  Target: at least 500 games/s on one core.  Both the
-wall-clock and the process CPU-time rates are printed: on a shared machine the CPU figure is
-the one-core speed.
-
-    python bench/tokaido_speed.py [--games N] [--seed S] [--solo LEVEL] [--profile]
+See ``random_games.py`` for the method (same games in both, CPU time, warm-up, paired rounds).
+Target (issue 15): 1,000 games per CPU second on one core, the runner costing at most 25% on
+top.  ``--solo LEVEL`` plays solo games against the Automa instead; ``--profile`` lists the
+functions with the most own time.
+Usage: python bench/tokaido_speed.py [--games 500] [--reps 5] [--solo LEVEL] [--profile [engine|runner]]
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
-import random
-import time
+import os
+import sys
 
-from referee.games import find_game
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from random_games import Setup, profile, report  # noqa: E402
 
-def play(n_games: int, seed: int, solo: int | None) -> tuple[int, float, float]:
-    """Play ``n_games``; return (decisions, wall seconds, CPU seconds of this process)."""
-    game = find_game("tokaido-duo")
-    board = game.load_board()
-    rng = random.Random(seed)
-    options = {"automa": solo} if solo else None
-    seats = 1 if solo else 2
-    decisions = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    for g in range(n_games):
-        state = game.new_state(seats, seed + g, board, options)
-        pending = state.pending()
-        while pending:
-            d = pending[0]
-            state.apply({d.seat: rng.choice(d.options).id})
-            decisions += 1
-            pending = state.pending()
-    return decisions, time.perf_counter() - start, time.process_time() - cpu
+from referee.games import find_game  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--solo", type=int, default=None, help="Automa level: solo games instead")
-    ap.add_argument("--profile", action="store_true", help="print the top of a cProfile run")
-    args = ap.parse_args()
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--games", type=int, default=500, help="games per round")
+    parser.add_argument("--reps", type=int, default=5, help="paired rounds")
+    parser.add_argument("--solo", type=int, default=None, metavar="LEVEL",
+                        help="Automa level: solo games instead")
+    parser.add_argument("--profile", nargs="?", const="engine", choices=("engine", "runner"))
+    args = parser.parse_args()
+    game = find_game("tokaido-duo")
+    options = {"automa": args.solo} if args.solo is not None else None
+    seats = 1 if options else 2
+    setup = Setup(game, game.load_board(), seats, options, range(1, args.games + 1))
     if args.profile:
-        prof = cProfile.Profile()
-        prof.runcall(play, args.games, args.seed, args.solo)
-        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
-        return
-    play(20, args.seed, args.solo)  # warm the option cache and imports
-    decisions, secs, cpu = play(args.games, args.seed, args.solo)
-    print(f"{args.games} games, {decisions / args.games:.1f} decisions/game")
-    print(f"wall {secs:.2f}s: {args.games / secs:.0f} games/s, {decisions / secs:.0f} decisions/s")
-    print(f"cpu  {cpu:.2f}s: {args.games / cpu:.0f} games/s, {decisions / cpu:.0f} decisions/s"
-          " (one core; the figure to quote on a busy machine)")
+        profile(setup, runner=args.profile == "runner")
+    else:
+        report(setup, args.reps, "tokaido-duo" + (f" solo, Automa level {args.solo}" if options else ""))
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import mul
-from typing import Literal, TypeVar
-
-from openskill.models import PlackettLuce
+from typing import Literal, NamedTuple, TypeVar
 
 from ladder.stats import pair_score
 
@@ -39,19 +37,27 @@ def standings(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
     return [last if f else int(r) for r, f in zip(ranks, forfeited)]
 
 
-def outcome(standing: Sequence[int], forfeited: Sequence[bool], seat: int) -> Outcome:
-    """Win/draw/loss for the leaderboard's counts.
+def outcomes(standing: Sequence[int], forfeited: Sequence[bool]) -> list[Outcome]:
+    """Every seat's win/draw/loss for the leaderboard's counts.
 
     A win is first place alone, a draw is first place shared, anything else (and every
     forfeit, even when all seats forfeited) is a loss.
     """
-    if forfeited[seat]:
-        return "loss"
-    best = min(s for s, f in zip(standing, forfeited) if not f)
-    if standing[seat] != best:
-        return "loss"
-    shared = sum(1 for s, f in zip(standing, forfeited) if s == best and not f) > 1
-    return "draw" if shared else "win"
+    if any(forfeited):
+        played = [s for s, f in zip(standing, forfeited) if not f]
+        if not played:
+            return ["loss"] * len(standing)
+        best = min(played)
+        top: Outcome = "win" if played.count(best) == 1 else "draw"
+        return [top if s == best and not f else "loss" for s, f in zip(standing, forfeited)]
+    best = min(standing)
+    top = "win" if standing.count(best) == 1 else "draw"
+    return [top if s == best else "loss" for s in standing]
+
+
+def outcome(standing: Sequence[int], forfeited: Sequence[bool], seat: int) -> Outcome:
+    """One seat's entry of :func:`outcomes`."""
+    return outcomes(standing, forfeited)[seat]
 
 
 # -- Elo ------------------------------------------------------------------------------------
@@ -93,20 +99,36 @@ def elo_update(
     n = len(ratings)
     if n < 2 or len(games_before) != n or len(standing) != n:
         raise ValueError("an Elo update needs two or more seats with a rating, games and standing")
+    if n == 2:  # most ladders: the loop below unrolled, the same arithmetic (0.0 + x is x)
+        (a, b), (place_a, place_b) = ratings, standing
+        return [a + config.k_for(games_before[0]) * (
+                    pair_score(place_a, place_b) - expected_score(a, b)),
+                b + config.k_for(games_before[1]) * (
+                    pair_score(place_b, place_a) - expected_score(b, a))]
     new = []
     for i in range(n):
-        surprise = sum(
-            pair_score(standing[i], standing[j]) - expected_score(ratings[i], ratings[j])
-            for j in range(n) if j != i
-        )
-        new.append(ratings[i] + config.k_for(games_before[i]) / (n - 1) * surprise)
+        rating, mine = ratings[i], standing[i]
+        surprise = 0.0
+        for j in range(n):
+            if j != i:
+                surprise += pair_score(mine, standing[j]) - expected_score(rating, ratings[j])
+        new.append(rating + config.k_for(games_before[i]) / (n - 1) * surprise)
     return new
 
 
-# -- openskill ------------------------------------------------------------------------------
+# -- openskill (Plackett-Luce) ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SkillRating:
+SKILL_MU = 25.0
+SKILL_SIGMA = 25.0 / 3.0
+SKILL_BETA = 25.0 / 6.0
+"""Performance spread: how far one game's result strays from the skill behind it."""
+SKILL_TAU = 25.0 / 300.0
+"""Additive dynamics: sigma grows by this much (in quadrature) before every match."""
+SKILL_KAPPA = 0.0001
+"""Floor of the factor that shrinks a variance, so that sigma never reaches zero."""
+
+
+class SkillRating(NamedTuple):
     """openskill's belief about a bot: mean ``mu`` and uncertainty ``sigma``."""
 
     mu: float
@@ -118,20 +140,110 @@ class SkillRating:
         return self.mu - 3.0 * self.sigma
 
 
-class OpenSkill:
-    """openskill's Plackett-Luce model with its default settings (mu 25, sigma 25/3)."""
+INITIAL_SKILL = SkillRating(SKILL_MU, SKILL_SIGMA)
+"""openskill's default prior for a new bot."""
 
-    def __init__(self) -> None:
-        self.model = PlackettLuce()
+Skill = tuple[float, float]
+"""``(mu, sigma)``: what :func:`plackett_luce` takes and gives (a :class:`SkillRating` is one).
+Plain tuples, because building a named tuple costs more than the update's arithmetic."""
 
-    def initial(self) -> SkillRating:
-        return SkillRating(self.model.mu, self.model.sigma)
+_TAU_SQUARED = SKILL_TAU * SKILL_TAU
+_BETA_SQUARED = SKILL_BETA ** 2
 
-    def rate(self, ratings: Sequence[SkillRating], standing: Sequence[int]) -> list[SkillRating]:
-        """New ratings after one match; each seat is a team of one, ties allowed."""
-        teams = [[self.model.create_rating([r.mu, r.sigma])] for r in ratings]
-        rated = self.model.rate(teams, ranks=[float(s) for s in standing])
-        return [SkillRating(team[0].mu, team[0].sigma) for team in rated]
+
+def plackett_luce(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Skill]:
+    """New ratings after one match: openskill's ``PlackettLuce().rate``, each seat a team of one.
+
+    Weng & Lin (2011), Algorithm 4, written out for one-bot teams.  openskill 6.2 deep-copies
+    its input and draws a uuid4 for every rating object it builds, which was most of the cost
+    of a ladder recompute; this computes the same expressions in the same order (seats sorted
+    by standing, stably, as openskill sorts them), so the results are equal to the last bit:
+    a property test compares the two on random matches with ties and forfeits.  Two
+    consequences of following openskill 6.2 exactly: tied seats' mu changes are not averaged
+    (its averaging subtracts each updated rating from itself, adding 0), and a bot's share of
+    its team's variance, 1 for a team of one, drops out of the updates.
+    """
+    n = len(ratings)
+    if n < 2 or len(standing) != n:
+        raise ValueError("a Plackett-Luce update needs two or more seats, each with a standing")
+    if n == 2:
+        return _plackett_luce_two(ratings, standing)
+    order = sorted(range(n), key=standing.__getitem__)
+    ranks, sigmas, variances = [], [], []
+    spread = 0.0
+    for seat in order:
+        ranks.append(standing[seat])
+        sigma = ratings[seat][1]
+        sigma = math.sqrt(sigma * sigma + _TAU_SQUARED)  # sigma grows before the match
+        variance = sigma ** 2
+        sigmas.append(sigma)
+        variances.append(variance)
+        spread += variance + _BETA_SQUARED
+    c = math.sqrt(spread)
+    strength = [math.exp(ratings[seat][0] / c) for seat in order]
+    # per seat q: how many seats share its standing, and the strengths of the seats placed
+    # at or below it, summed from its tie group down
+    ties: list[int] = []
+    below: list[float] = []
+    for q in range(n):
+        if q and ranks[q] == ranks[q - 1]:
+            ties.append(ties[-1])
+            below.append(below[-1])
+            continue
+        ties.append(ranks.count(ranks[q]))
+        total = strength[q]
+        for i in range(q + 1, n):
+            total += strength[i]
+        below.append(total)
+    new = list(ratings)
+    for i in range(n):
+        omega = delta = 0.0
+        for q in range(n):
+            if ranks[q] > ranks[i]:
+                break
+            p = strength[i] / below[q]  # P(i comes first among the seats placed at or below q)
+            delta += p * (1 - p) / ties[q]
+            if q == i:
+                omega += (1 - p) / ties[q]
+            else:
+                omega -= p / ties[q]
+        seat = order[i]
+        new[seat] = _moved(ratings[seat][0], sigmas[i], variances[i], omega, delta, c)
+    return new
+
+
+def _plackett_luce_two(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Skill]:
+    """:func:`plackett_luce` for two seats (most ladders), unrolled: the same operations in the
+    same order (seat a is placed first, or is seat 0 in a tie), at half the cost."""
+    a, b = (0, 1) if standing[0] <= standing[1] else (1, 0)
+    (mu_a, sigma_a), (mu_b, sigma_b) = ratings[a], ratings[b]
+    sigma_a = math.sqrt(sigma_a * sigma_a + _TAU_SQUARED)
+    sigma_b = math.sqrt(sigma_b * sigma_b + _TAU_SQUARED)
+    variance_a, variance_b = sigma_a ** 2, sigma_b ** 2
+    c = math.sqrt((variance_a + _BETA_SQUARED) + (variance_b + _BETA_SQUARED))
+    strength_a, strength_b = math.exp(mu_a / c), math.exp(mu_b / c)
+    p_a = strength_a / (strength_a + strength_b)
+    p_b = strength_b / (strength_a + strength_b)
+    if standing[0] != standing[1]:  # a's terms over q = a; b's over q = a, then q = b (p = 1)
+        omega_a, delta_a = 1 - p_a, p_a * (1 - p_a)
+        omega_b, delta_b = 0.0 - p_b, p_b * (1 - p_b)
+    else:  # one tie group of two: both seats take both terms, each divided by 2
+        omega_a = (1 - p_a) / 2 - p_a / 2
+        delta_a = p_a * (1 - p_a) / 2 + p_a * (1 - p_a) / 2
+        omega_b = (0.0 - p_b / 2) + (1 - p_b) / 2
+        delta_b = p_b * (1 - p_b) / 2 + p_b * (1 - p_b) / 2
+    new_a = _moved(mu_a, sigma_a, variance_a, omega_a, delta_a, c)
+    new_b = _moved(mu_b, sigma_b, variance_b, omega_b, delta_b, c)
+    return [new_a, new_b] if a == 0 else [new_b, new_a]
+
+
+def _moved(mu: float, sigma: float, variance: float, omega: float, delta: float,
+           c: float) -> Skill:
+    """A seat's new rating from its summed terms (Algorithm 4's last step, gamma = sigma / c)."""
+    omega *= variance / c
+    delta *= variance / c ** 2
+    delta *= math.sqrt(variance) / c
+    return mu + omega, sigma * math.sqrt(max(1 - delta, SKILL_KAPPA))
 
 
 # -- Bradley-Terry --------------------------------------------------------------------------

@@ -20,11 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import Connection, Engine, Row, and_, case, delete, func, insert, select, update
+from sqlalchemy import (
+    Connection, Engine, Row, and_, bindparam, case, delete, func, insert, select, update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 
@@ -33,12 +36,13 @@ from ladder.db import ensure_schema, lock_ladder, make_engine, reader, translate
 from ladder.models import FINISHED, Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
 from ladder.models import GAME_LEN, MATCH_ID_LEN, NAME_LEN, SPEC_LEN
 from ladder.ratings import (
-    BTEstimate, EloConfig, OpenSkill, SkillRating, bradley_terry, elo_update, outcome, standings,
+    INITIAL_SKILL, BTEstimate, EloConfig, SkillRating, bradley_terry, elo_update, outcomes,
+    plackett_luce, standings,
 )
 
 MAX_SEATS = 16
 CHUNK = 5_000
-"""Rows per executemany batch when rewriting a ladder."""
+"""Matches read (and history rows written) per batch when rewriting a ladder."""
 
 
 def open_db(url: str | None = None) -> Engine:
@@ -141,7 +145,11 @@ def _score(value: Any) -> float | None:
 
 # -- the fold ---------------------------------------------------------------------------------
 
-@dataclass
+HistoryValues = tuple[float, float, float, float]
+"""A seat's rating history entry for one match: elo_before, elo_after, mu, sigma."""
+
+
+@dataclass(slots=True)
 class BotRating:
     """A bot's running ratings and counts in one ladder."""
 
@@ -157,40 +165,63 @@ class BotRating:
 
 
 class RatingFold:
-    """The rating fold's state for one game; ``add`` is one step (one match)."""
+    """The rating fold's state for one game; ``step`` (or ``add``) is one match."""
 
     def __init__(self, game: str, config: EloConfig,
                  states: dict[int, BotRating] | None = None) -> None:
-        self.game, self.config, self.skill = game, config, OpenSkill()
+        self.game, self.config = game, config
         self.states: dict[int, BotRating] = states if states is not None else {}
 
     def state(self, bot_id: int) -> BotRating:
-        if bot_id not in self.states:
-            first = self.skill.initial()
-            self.states[bot_id] = BotRating(self.config.start, first.mu, first.sigma)
-        return self.states[bot_id]
+        state = self.states.get(bot_id)
+        if state is None:
+            state = self.states[bot_id] = BotRating(self.config.start, INITIAL_SKILL.mu,
+                                                    INITIAL_SKILL.sigma)
+        return state
+
+    def step(self, match_pk: int, played_at: datetime | None,
+             seats: Sequence[Sequence[Any]]) -> list[HistoryValues]:
+        """Apply one match; return each seat's ``(elo_before, elo_after, mu, sigma)``.
+
+        Each seat starts with ``(bot_id, standing, forfeited)``; anything after that is
+        ignored, so that a recompute can pass the rows it read as they are.
+        """
+        states, places, forfeited, elos, games, skills = [], [], [], [], [], []
+        known = self.states
+        for seat in seats:  # one pass, not six list comprehensions: this runs a million times
+            state = known.get(seat[0]) or self.state(seat[0])
+            states.append(state)
+            places.append(seat[1])
+            forfeited.append(seat[2])
+            elos.append(state.elo)
+            games.append(state.games)
+            skills.append((state.mu, state.sigma))
+        elo = elo_update(elos, games, places, self.config)
+        skill = plackett_luce(skills, places)
+        results = outcomes(places, forfeited)
+        values = []
+        for state, new_elo, (mu, sigma), result in zip(states, elo, skill, results):
+            values.append((state.elo, new_elo, mu, sigma))
+            state.elo, state.mu, state.sigma = new_elo, mu, sigma
+            if result == "win":
+                state.wins += 1
+            elif result == "draw":
+                state.draws += 1
+            else:
+                state.losses += 1
+            state.games += 1
+            state.last_match_pk, state.last_played = match_pk, played_at
+        return values
 
     def add(self, match_pk: int, played_at: datetime,
             seats: Sequence[tuple[int, int, bool]]) -> list[dict[str, Any]]:
-        """Apply one match (seats as ``(bot_id, standing, forfeited)``); return history rows."""
-        states = [self.state(bot_id) for bot_id, _, _ in seats]
-        places = [standing for _, standing, _ in seats]
-        forfeited = [f for _, _, f in seats]
-        elo = elo_update([s.elo for s in states], [s.games for s in states], places, self.config)
-        skill = self.skill.rate([SkillRating(s.mu, s.sigma) for s in states], places)
-        history = []
-        for i, ((bot_id, _, _), state) in enumerate(zip(seats, states)):
-            history.append({"match_pk": match_pk, "game": self.game, "bot_id": bot_id,
-                            "elo_before": state.elo, "elo_after": elo[i],
-                            "mu": skill[i].mu, "sigma": skill[i].sigma})
-            state.elo, state.mu, state.sigma = elo[i], skill[i].mu, skill[i].sigma
-            result = outcome(places, forfeited, i)
-            state.wins += result == "win"
-            state.draws += result == "draw"
-            state.losses += result == "loss"
-            state.games += 1
-            state.last_match_pk, state.last_played = match_pk, played_at
-        return history
+        """``step``, returning the match's rating history rows."""
+        return [
+            {"match_pk": match_pk, "game": self.game, "bot_id": bot_id, "elo_before": before,
+             "elo_after": after, "mu": mu, "sigma": sigma}
+            for (bot_id, _, _), (before, after, mu, sigma)
+            in zip(seats, self.step(match_pk, played_at, seats))
+        ]
 
 
 # -- recording --------------------------------------------------------------------------------
@@ -412,33 +443,140 @@ def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
         if config is None:
             return 0
         fold = RatingFold(game, config)
-        rows = conn.execute(
-            select(Match.id, Match.finished_at, MatchSeat.bot_id, MatchSeat.standing,
-                   MatchSeat.forfeited)
-            .join(MatchSeat, MatchSeat.match_pk == Match.id)
-            .where(*folded(game)).order_by(Match.rating_seq, MatchSeat.seat)
-        )
-        history: list[dict[str, Any]] = []
-        count = 0
-        for match_pk, seats in groupby(rows, key=lambda r: r[0]):
-            seat_rows = list(seats)
-            played = seat_rows[0][1]
-            if played is None:  # pragma: no cover - every folded match has finished
-                raise LadderError(f"match {match_pk} is folded but has no finish time")
-            history.extend(fold.add(match_pk, played,
-                                    [(r[2], int(r[3] or 0), bool(r[4])) for r in seat_rows]))
-            count += 1
-        conn.execute(delete(RatingHistory).where(RatingHistory.game == game))
+        matches, seats = _refold_history(conn, fold)
+        _drop_stale_history(conn, game, seats)
+        _fill_last_played(conn, fold.states)
         conn.execute(delete(Rating).where(Rating.game == game))
         _insert_chunked(conn, Rating, [_rating_row(game, b, s) for b, s in fold.states.items()])
-        _insert_chunked(conn, RatingHistory, history)
-        return count
+        return matches
 
 
-def folded(game: str) -> tuple[Any, ...]:
+def folded(game: Any) -> tuple[Any, ...]:
     """The matches the rating fold runs over: ``game``'s rated, finished ones."""
     return (Match.game == game, Match.state == FINISHED, Match.rated.is_(True),
             Match.rating_seq.is_not(None))
+
+
+def _refold_history(conn: Connection, fold: RatingFold) -> tuple[int, int]:
+    """Run ``fold`` over its game's matches in order, streaming the history it produces into
+    the database; return the numbers of matches and seats folded.
+
+    ``CHUNK`` matches at a time: a chunk's seats are read whole, with their stored history
+    rows, then only the rows that differ are written (rewritten in place, or inserted where a
+    seat has none), so memory stays flat however many results the ladder holds, no write
+    lands in a table while it is being read, and a recompute that changes nothing writes
+    nothing.  Rows travel as plain tuples (:class:`_DriverStatement`).
+    """
+    read = _DriverStatement(conn, _seats_with_history(), ("game", "after"))
+    rewrite = _DriverStatement(conn, _UPDATE_HISTORY, _UPDATE_HISTORY_FIELDS)
+    add = _DriverStatement(conn, _INSERT_HISTORY, _INSERT_HISTORY_FIELDS)
+    matches = seats = 0
+    after = 0
+    while chunk := read.fetchall((fold.game, after)):
+        changed: list[tuple[Any, ...]] = []
+        missing: list[tuple[Any, ...]] = []
+        for match_pk, rows in groupby(chunk, key=itemgetter(3)):
+            seat_rows = list(rows)
+            for row, new in zip(seat_rows, fold.step(match_pk, None, seat_rows)):
+                if row[4] is None:
+                    missing.append((match_pk, fold.game, row[0], *new))
+                elif new != row[5:9]:
+                    changed.append((*new, row[4]))
+            matches += 1
+            seats += len(seat_rows)
+        rewrite.executemany(changed)
+        add.executemany(missing)
+        after = chunk[-1][9]
+    return matches, seats
+
+
+def _seats_with_history() -> Any:
+    """The seats of the next ``CHUNK`` folded matches of a game after ``rating_seq`` ``after``,
+    in fold order: ``(bot_id, standing, forfeited, match_pk, history id, elo_before,
+    elo_after, mu, sigma, rating_seq)`` (a :meth:`RatingFold.step` seat first), the history
+    columns None where the seat has no history row."""
+    h = RatingHistory
+    next_matches = (select(Match.id).where(*folded(bindparam("game")),
+                                           Match.rating_seq > bindparam("after"))
+                    .order_by(Match.rating_seq).limit(CHUNK).scalar_subquery())
+    return (
+        select(MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited, MatchSeat.match_pk,
+               h.id, h.elo_before, h.elo_after, h.mu, h.sigma, Match.rating_seq)
+        .join(Match, Match.id == MatchSeat.match_pk)
+        .outerjoin(h, and_(h.match_pk == MatchSeat.match_pk, h.bot_id == MatchSeat.bot_id))
+        .where(MatchSeat.match_pk.in_(next_matches))
+        .order_by(Match.rating_seq, MatchSeat.seat)
+    )
+
+
+_HISTORY_VALUES = ("elo_before", "elo_after", "mu", "sigma")
+_UPDATE_HISTORY_FIELDS = (*(f"new_{name}" for name in _HISTORY_VALUES), "history_id")
+_UPDATE_HISTORY = update(RatingHistory).where(RatingHistory.id == bindparam("history_id")).values(
+    {name: bindparam(f"new_{name}") for name in _HISTORY_VALUES})
+_INSERT_HISTORY_FIELDS = ("match_pk", "game", "bot_id", *_HISTORY_VALUES)
+_INSERT_HISTORY = insert(RatingHistory).values(
+    {name: bindparam(name) for name in _INSERT_HISTORY_FIELDS})
+
+
+class _DriverStatement:
+    """A statement compiled once for the connection's driver, run with plain tuples.
+
+    SQLAlchemy converts every row's parameters and results in Python: about 3 us a row written
+    and 1 us a row read, more than the database's own work in a recompute.  The statements
+    run here take and give only ints, floats, strings and None, which both drivers (sqlite3,
+    psycopg) handle as they are; SQLite hands booleans back as 0 and 1.
+    """
+
+    def __init__(self, conn: Connection, stmt: Any, fields: Sequence[str]) -> None:
+        compiled = stmt.compile(dialect=conn.dialect)
+        self.conn, self.sql, self.fields = conn, str(compiled), tuple(fields)
+        self.defaults = dict(compiled.params)  # values SQLAlchemy bound itself (a LIMIT)
+        self.positions: list[str] | None = (
+            list(compiled.positiontup or ()) if compiled.positional else None)
+        self.as_is = self.positions == list(self.fields)
+
+    def params(self, row: tuple[Any, ...]) -> Any:
+        """``row`` (in ``fields`` order) as the driver wants it: a tuple or a dict."""
+        if self.as_is:
+            return row
+        named = {**self.defaults, **dict(zip(self.fields, row))}
+        return named if self.positions is None else tuple(named[n] for n in self.positions)
+
+    def fetchall(self, row: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        cursor = self.conn.connection.cursor()
+        try:
+            cursor.execute(self.sql, self.params(row))
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    def executemany(self, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            self.conn.exec_driver_sql(self.sql, [self.params(row) for row in rows])
+
+
+def _drop_stale_history(conn: Connection, game: str, seats: int) -> None:
+    """Delete history rows of ``game`` that belong to no seat (if the fold did not write them
+    all, there are more than ``seats``)."""
+    h = RatingHistory
+    stored = conn.execute(select(func.count()).select_from(h).where(h.game == game)).scalar_one()
+    if stored > seats:
+        seat = select(MatchSeat.match_pk).where(MatchSeat.match_pk == h.match_pk,
+                                                MatchSeat.bot_id == h.bot_id)
+        conn.execute(delete(h).where(h.game == game, ~seat.exists()))
+
+
+def _fill_last_played(conn: Connection, states: Mapping[int, BotRating]) -> None:
+    """Set each bot's ``last_played`` from its last match (the fold ran without the times:
+    reading one per seat was a fifth of a recompute)."""
+    last = sorted({s.last_match_pk for s in states.values()})
+    played: dict[int, datetime] = {}
+    for start in range(0, len(last), CHUNK):
+        rows = conn.execute(select(Match.id, Match.finished_at)
+                            .where(Match.id.in_(last[start:start + CHUNK])))
+        played.update((pk, at) for pk, at in rows if at is not None)
+    for state in states.values():
+        state.last_played = played[state.last_match_pk]
 
 
 def _insert_chunked(conn: Connection, model: Any, rows: list[dict[str, Any]]) -> None:

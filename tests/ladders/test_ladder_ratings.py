@@ -6,12 +6,13 @@ import math
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from openskill.models import PlackettLuce
 
 from ladder.ratings import (
-    ELO_SCALE, Z95, EloConfig, OpenSkill, SkillRating, bradley_terry, elo_update, expected_score,
-    outcome, pair_score, standings,
+    ELO_SCALE, INITIAL_SKILL, Z95, EloConfig, SkillRating, bradley_terry, elo_update, expected_score,
+    outcome, pair_score, plackett_luce, standings,
 )
 
 FLAT = EloConfig(k=24, k_provisional=24, provisional_games=0)
@@ -108,6 +109,27 @@ def test_outcomes_win_draw_loss():
     assert outcome([3, 3], [True, True], 0) == "loss"  # nobody wins when all forfeit
 
 
+def elo_by_the_pairs(ratings, games, places, config):
+    """The pairwise rule as first written (a sum over the other seats): the reference."""
+    n = len(ratings)
+    return [ratings[i] + config.k_for(games[i]) / (n - 1) * sum(
+        pair_score(places[i], places[j]) - expected_score(ratings[i], ratings[j])
+        for j in range(n) if j != i) for i in range(n)]
+
+
+@settings(max_examples=1000)
+@given(st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(500.0, 2500.0), min_size=n, max_size=n),
+    st.lists(st.integers(0, 15), min_size=n, max_size=n),
+    st.lists(st.integers(1, n + 1), min_size=n, max_size=n),
+)))
+def test_elo_update_equals_the_pairwise_sum_to_the_last_bit(match):
+    # the 2-seat shortcut and the loop must give what recorded ladders hold, exactly
+    ratings, games, places = match
+    config = EloConfig()
+    assert elo_update(ratings, games, places, config) == elo_by_the_pairs(ratings, games, places, config)
+
+
 # -- openskill --------------------------------------------------------------------------------
 
 def plackett_luce_two_equal_players() -> tuple[SkillRating, SkillRating]:
@@ -126,8 +148,7 @@ def plackett_luce_two_equal_players() -> tuple[SkillRating, SkillRating]:
 
 
 def test_openskill_matches_the_plackett_luce_formulas():
-    model = OpenSkill()
-    winner, loser = model.rate([model.initial(), model.initial()], [1, 2])
+    winner, loser = map(SkillRating._make, plackett_luce([INITIAL_SKILL, INITIAL_SKILL], [1, 2]))
     want_winner, want_loser = plackett_luce_two_equal_players()
     assert winner.mu == pytest.approx(want_winner.mu, abs=1e-9)
     assert loser.mu == pytest.approx(want_loser.mu, abs=1e-9)
@@ -137,9 +158,48 @@ def test_openskill_matches_the_plackett_luce_formulas():
 
 
 def test_openskill_multiplayer_orders_by_place_and_ties_equal():
-    model = OpenSkill()
-    rated = model.rate([model.initial()] * 4, [1, 2, 2, 4])
+    rated = [SkillRating(*r) for r in plackett_luce([INITIAL_SKILL] * 4, [1, 2, 2, 4])]
     assert rated[0].mu > rated[1].mu == rated[2].mu > rated[3].mu
+
+
+def test_tied_seats_are_not_averaged_as_in_openskill_6():
+    # openskill 6.2 means to give tied seats the average mu change, but subtracts each updated
+    # rating from itself; the direct update follows what it does, not what it means
+    strong, weak = SkillRating(30.0, 2.0), SkillRating(20.0, 8.0)
+    new_strong, new_weak = map(SkillRating._make, plackett_luce([strong, weak], [1, 1]))
+    assert new_strong.mu - strong.mu < 0 < new_weak.mu - weak.mu
+    assert new_strong.mu - strong.mu != -(new_weak.mu - weak.mu)
+
+
+def openskill_rate(ratings: list[SkillRating], places: list[int]) -> list[SkillRating]:
+    """What the ladder computed before issue 15: openskill's own PlackettLuce, default model."""
+    model = PlackettLuce()
+    teams = [[model.create_rating([r.mu, r.sigma])] for r in ratings]
+    rated = model.rate(teams, ranks=[float(p) for p in places])
+    return [SkillRating(team[0].mu, team[0].sigma) for team in rated]
+
+
+skills = st.builds(SkillRating, st.floats(-40.0, 90.0), st.floats(0.01, 20.0))
+matches = st.integers(2, 4).flatmap(lambda n: st.tuples(
+    st.lists(skills, min_size=n, max_size=n),
+    st.lists(st.integers(1, n), min_size=n, max_size=n),  # ranks, ties included
+    st.lists(st.booleans(), min_size=n, max_size=n),  # forfeits
+))
+
+
+@settings(max_examples=2000)
+@given(matches)
+def test_plackett_luce_equals_openskill_to_the_last_bit(match):
+    ratings, ranks, forfeited = match
+    places = standings(ranks, forfeited)
+    assert plackett_luce(ratings, places) == openskill_rate(ratings, places)
+
+
+def test_plackett_luce_refuses_a_lone_seat_and_mismatched_standings():
+    with pytest.raises(ValueError, match="two or more seats"):
+        plackett_luce([INITIAL_SKILL], [1])
+    with pytest.raises(ValueError, match="two or more seats"):
+        plackett_luce([INITIAL_SKILL] * 3, [1, 2])
 
 
 # -- Bradley-Terry ----------------------------------------------------------------------------

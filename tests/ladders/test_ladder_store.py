@@ -7,13 +7,14 @@ import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from support.ladder_db import make_log, random_logs, record_all
 
 from bots.random_bot import RandomBot
 from ladder import LadderError
-from ladder.models import Match, MatchSeat, Rating, RatingHistory
+from ladder import store
+from ladder.models import Bot, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
 from ladder.store import history, leaderboard, open_db, recompute, record_match
 from referee.match import Runner
@@ -104,13 +105,60 @@ def test_bad_logs_are_refused_with_one_line(ladder_engine, mutate, message):
     assert count(ladder_engine, Match) == 0
 
 
-def test_recompute_equals_incremental(ladder_engine):
+@pytest.mark.parametrize("chunk", [5000, 7, 1])
+def test_recompute_equals_incremental(ladder_engine, monkeypatch, chunk):
+    # 2-4 seats with ties and forfeits; small chunks put batch boundaries everywhere
+    monkeypatch.setattr(store, "CHUNK", chunk)
     logs = random_logs(3, 60, BOTS, "rc")
     assert all(record_match(ladder_engine, log) for log in logs)
     incremental = ratings_snapshot(ladder_engine)
     assert recompute(ladder_engine, "toy-race") == 60
     assert ratings_snapshot(ladder_engine) == incremental
     assert recompute(ladder_engine) == 60  # every game
+    assert ratings_snapshot(ladder_engine) == incremental
+
+
+def history_writes(engine: Engine) -> list[str]:
+    """A list that fills with every statement that writes rating history on ``engine``."""
+    seen: list[str] = []
+
+    def spy(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if "rating_history" in statement and not statement.lstrip().upper().startswith("SELECT"):
+            seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", spy)
+    return seen
+
+
+def test_recompute_that_changes_nothing_writes_no_history(ladder_engine):
+    for log in random_logs(4, 30, BOTS, "same"):
+        record_match(ladder_engine, log)
+    before = ratings_snapshot(ladder_engine)
+    writes = history_writes(ladder_engine)
+    recompute(ladder_engine, "toy-race")
+    assert ratings_snapshot(ladder_engine) == before
+    assert writes == []
+
+
+def test_recompute_restores_lost_history_and_drops_stale_rows(ladder_engine, monkeypatch):
+    monkeypatch.setattr(store, "CHUNK", 4)
+    for log in random_logs(6, 25, BOTS, "fix"):
+        record_match(ladder_engine, log)
+    incremental = ratings_snapshot(ladder_engine)
+    with ladder_engine.begin() as conn:
+        ids = list(conn.execute(select(RatingHistory.id).order_by(RatingHistory.id)).scalars())
+        conn.execute(delete(RatingHistory).where(RatingHistory.id.in_(ids[3::5])))  # lost
+        conn.execute(update(RatingHistory).where(RatingHistory.id.in_(ids[1::7]))
+                     .values(mu=0.0, elo_after=1.0))  # corrupted
+        first = conn.execute(select(func.min(Match.id))).scalar_one()
+        seated = select(MatchSeat.bot_id).where(MatchSeat.match_pk == first)
+        stranger = conn.execute(select(Bot.id).where(Bot.id.not_in(seated))).scalars().first()
+        conn.execute(insert(RatingHistory).values(  # a row for a bot that did not play
+            match_pk=first, game="toy-race", bot_id=stranger, elo_before=1500.0, elo_after=1600.0,
+            mu=30.0, sigma=5.0))
+    assert ratings_snapshot(ladder_engine) != incremental
+    recompute(ladder_engine, "toy-race")
+    assert ratings_snapshot(ladder_engine) == incremental
 
 
 def test_recompute_with_new_k_rebuilds_under_the_new_settings(ladder_engine):

@@ -1,0 +1,116 @@
+"""Random games per CPU second, engine alone and through the match runner: the shared part of
+``tokaido_speed.py`` and ``doubletrack_speed.py``.
+
+Every seat picks uniformly among the offered options from its own generator, seeded as the
+runner's in-process ``random`` bot is, so the engine-only loop and the runner play exactly the
+same games (the random bot never reads its view, so no view is built in either).  The figure is
+process CPU time, which other load on a shared machine disturbs far less than the wall clock;
+a warm-up game comes first (imports, board tables, caches), then ``reps`` rounds, each timing
+the engine and then the runner on the same seeds, so that drift hits both alike.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import random
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bots.random_bot import RandomBot
+from referee.core import Game
+from referee.match import Runner
+from referee.players import InProcessPlayer
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What to play: the game, its board, seats, options, and the seeds of the games."""
+
+    game: Game
+    board: Any
+    seats: int
+    options: Mapping[str, Any] | None
+    seeds: range
+
+    def bot_seed(self, seed: int, seat: int) -> int:
+        return seed * 10 + seat
+
+
+def play_engine(setup: Setup, seed: int) -> int:
+    """One random game on the bare engine; returns its number of decisions."""
+    state = setup.game.new_state(setup.seats, seed, setup.board, setup.options)
+    choosers = [random.Random(setup.bot_seed(seed, s)).choice for s in range(setup.seats)]
+    decisions = 0
+    pending = state.pending()
+    while pending:
+        state.apply({d.seat: choosers[d.seat](d.options).id for d in pending})
+        decisions += len(pending)
+        pending = state.pending()
+    return decisions
+
+
+def play_runner(setup: Setup, seed: int) -> int:
+    """The same game through the match runner, in-process random bots; its decisions."""
+    players = [
+        InProcessPlayer(name=f"random-{s}", bot=RandomBot(setup.game.name, setup.bot_seed(seed, s)))
+        for s in range(setup.seats)
+    ]
+    record = Runner(setup.game, players, seed, board=setup.board, options=setup.options,
+                    match_id=f"bench-{seed}").run()
+    return len(record.log["decisions"])
+
+
+def cpu_rate(play: Callable[[Setup, int], int], setup: Setup) -> tuple[float, int]:
+    """Games per CPU second over ``setup.seeds``, and the decisions played."""
+    began = time.process_time()
+    decisions = sum(play(setup, seed) for seed in setup.seeds)
+    return len(setup.seeds) / (time.process_time() - began), decisions
+
+
+def spread(values: list[float], fmt: str = ".0f") -> str:
+    return (f"{statistics.median(values):{fmt}} median "
+            f"({min(values):{fmt}}-{max(values):{fmt}}, n={len(values)})")
+
+
+def report(setup: Setup, reps: int, label: str) -> None:
+    """Warm up, then ``reps`` paired rounds: print both rates and the runner's extra cost."""
+    play_engine(setup, setup.seeds[0])
+    play_runner(setup, setup.seeds[0])
+    engine, runner, extra = [], [], []
+    decisions = 0
+    for _ in range(reps):
+        rate, decisions = cpu_rate(play_engine, setup)
+        through, runner_decisions = cpu_rate(play_runner, setup)
+        if runner_decisions != decisions:
+            raise SystemExit(f"the runner played other games ({runner_decisions} decisions "
+                             f"against {decisions}): the comparison is void")
+        engine.append(rate)
+        runner.append(through)
+        extra.append(rate / through - 1.0)
+    games = len(setup.seeds)
+    print(f"{label}: {games} random games per round, {decisions / games:.1f} decisions per game,"
+          f" {reps} rounds after a warm-up (CPU time of this process)")
+    print(f"  engine alone    {spread(engine)} games per CPU second")
+    print(f"  through runner  {spread(runner)} games per CPU second")
+    print(f"  the runner costs {spread([100 * e for e in extra])} % on top of the engine "
+          f"(per round)")
+
+
+def profile(setup: Setup, runner: bool, top: int = 25) -> None:
+    """Where the CPU time goes: the functions with the most own time, and their shares."""
+    play = play_runner if runner else play_engine
+    play(setup, setup.seeds[0])
+    profiler = cProfile.Profile()
+    profiler.runcall(lambda: [play(setup, seed) for seed in setup.seeds])
+    entries = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(tt for _cc, _nc, tt, _ct, _callers in entries.values())
+    ranked = sorted(entries.items(), key=lambda item: -item[1][2])[:top]
+    print(f"{'own %':>6} {'cum %':>6} {'calls':>10}  function (cProfile, {total:.2f} s in all)")
+    for (path, line, name), (_cc, calls, own, cumulative, _callers) in ranked:
+        where = f"{path.split('site-packages/')[-1].split('referee/')[-1]}:{line}"
+        print(f"{100 * own / total:6.1f} {100 * cumulative / total:6.1f} {calls:10d}  "
+              f"{name} ({where})")
