@@ -314,10 +314,10 @@ def play_spec(settings: Settings, spec: MatchSpec) -> Outcome:
 
 def registry_snapshot() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """The game and bot registries as this process sees them (tests and plug-ins add entries)."""
-    import bots
-    from referee import games
+    from bots import registered_bots
+    from referee.games import registered_games
 
-    return dict(games._MODULES), {k: dict(v) for k, v in bots._BOTS.items()}
+    return registered_games(), registered_bots()
 
 
 def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]],
@@ -328,14 +328,16 @@ def init_worker(snapshot: tuple[dict[str, str], dict[str, dict[str, str]]],
     The terminal sends SIGINT to the whole process group; workers ignore it so that only the
     parent reacts (it cancels the rest and stops the pool) and no worker prints a traceback.
     """
-    import bots
-    from referee import games
+    from bots import register_bot
+    from referee.games import register_game
 
     exit_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    games._MODULES.update(snapshot[0])
+    for name, module in snapshot[0].items():
+        register_game(name, module)
     for name, by_game in snapshot[1].items():
-        bots._BOTS.setdefault(name, {}).update(by_game)
+        for game, target in by_game.items():
+            register_bot(name, target, game)
 
 
 # -- running many -----------------------------------------------------------------------------
