@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Iterable
 
+from referee.errors import RefereeError
 from referee.players import Bot
 
 # name -> {game name or "*": "module:Class"}
@@ -42,7 +43,7 @@ the same moves for the same seed on any machine, so they are never struck for ti
 :attr:`~referee.players.Bot.timed`); a time-budgeted bot is held to the limit like any bot."""
 
 
-class UnknownBotError(LookupError):
+class UnknownBotError(RefereeError, LookupError):
     """A bot name that is not built in (or not for that game); the message lists the names."""
 
 

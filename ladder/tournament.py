@@ -37,6 +37,7 @@ from ladder.stats import pair_score
 from ladder.watchdog import exit_with_parent
 from referee.core import Game
 from referee.display import HIDDEN, redact
+from referee.errors import RefereeError
 from referee.lineup import is_url, make_player, split_name
 from referee.match import Runner, TimeControl
 from referee.players import Player
@@ -44,7 +45,7 @@ from referee.players import Player
 STATE_FORMAT = "referee-tournament-state"
 
 
-class TournamentError(ValueError):
+class TournamentError(RefereeError, ValueError):
     """A tournament that cannot be set up or resumed; the message says why, in one line."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from referee import yamldata
+from referee.errors import RefereeError
 
 MAX_BOARD_BYTES = 256 * 1024
 """A board file is a few KiB of YAML (the packaged ones 2 and 4 KiB); reading stops past this
@@ -108,7 +109,7 @@ def ranks_from_keys(keys: list[Any]) -> list[int]:
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
-class RulesError(ValueError):
+class RulesError(RefereeError, ValueError):
     """Base of every error a rules engine raises on bad input."""
 
 
@@ -133,7 +134,7 @@ class GameOptionsError(RulesError):
     """Unknown, missing or out-of-range game options (never silently defaulted)."""
 
 
-class UnknownGameError(LookupError):
+class UnknownGameError(RefereeError, LookupError):
     """``find_game`` with a name that is not registered; the message lists the known names."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core import Decision, Result, RulesError, State, UnknownGameError
+from referee.errors import RefereeError
 from referee.games import find_game
 from referee.match import LOG_FORMAT, apply_forfeits
 from referee.players import FAULTS, FORFEITED, OK
@@ -27,7 +28,7 @@ LIFECYCLE_STRIKES = ("start",)
 """Lifecycle calls whose failure is a strike (``/end`` never is: the game is over)."""
 
 
-class LogError(ValueError):
+class LogError(RefereeError, ValueError):
     """A file that is not a readable match log; the message says what is wrong."""
 
 

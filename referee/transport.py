@@ -45,6 +45,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from referee import __version__, protocol
 from referee.display import printable, redact
+from referee.errors import RefereeError
 from referee.players import OK, Answer, DecisionRequest, MatchInfo, Player
 
 MAX_BODY = 64 * 1024
@@ -61,7 +62,7 @@ HEADERS = {
 }
 
 
-class BotUrlError(ValueError):
+class BotUrlError(RefereeError, ValueError):
     """A bot address that cannot be a protocol v1 base URL; the message says why."""
 
 
