@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
@@ -19,6 +19,7 @@ import click
 from cli.params import GAME, game_option
 from referee.core import Game, RulesError
 from referee.display import printable, redact
+from referee.faults import Fault
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -83,8 +84,8 @@ def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) 
     except BotUrlError as exc:
         raise click.ClickException(str(exc)) from exc
     info, fault = fetch_info(url)
-    if fault and fault.startswith(("connection_error", "timeout")):
-        raise click.ClickException(f"cannot reach {redact(url)}: {fault.split(': ', 1)[1]}")
+    if fault is not None and fault.reason.unreachable:
+        raise click.ClickException(f"cannot reach {redact(url)}: {fault.detail}")
     problems = [printable(p) for p in info_problems(info, fault, game.name)]
     name = bot_name(info)
     click.echo(f"GET /: '{name}'" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
@@ -108,7 +109,7 @@ def bot_name(info: Any) -> str:
     return printable(name[:64]) if isinstance(name, str) and name else "bot"
 
 
-def info_problems(info: Any, fault: str | None, game: str) -> list[str]:
+def info_problems(info: Any, fault: Fault | None, game: str) -> list[str]:
     """What is wrong with the ``GET /`` answer, each naming the field."""
     from referee.protocol import info_errors
 
@@ -131,7 +132,7 @@ class CheckReport:
         self.notes: list[str] = []
         self.matches: list[str] = []
 
-    def add(self, log: dict[str, Any], seat: int, notes: Sequence[str]) -> None:
+    def add(self, log: Mapping[str, Any], seat: int, notes: Sequence[str]) -> None:
         for d in log["decisions"]:
             if d["seat"] == seat and d["status"] != "forfeited":
                 self.latencies[d["kind"]].append(d["ms"])

@@ -10,6 +10,7 @@ import click
 
 from referee.core import BoardError, Game, UnknownGameError
 from referee.display import printable, redact
+from referee.faults import Fault
 from referee.games import find_game, game_names
 from referee.lineup import is_url
 
@@ -82,10 +83,10 @@ def check_http_bots(urls: Sequence[str], game: str, allow_dead: bool) -> dict[st
     return infos
 
 
-def liveness_problem(info: Any, fault: str | None, game: str) -> str | None:
+def liveness_problem(info: Any, fault: Fault | None, game: str) -> str | None:
     """Why a bot's ``GET /`` answer says it cannot play ``game`` now, or ``None``."""
     if fault is not None:
-        return f"does not answer GET / ({printable(fault)})"
+        return f"does not answer GET / ({printable(str(fault))})"
     if not isinstance(info, dict):
         return "answers GET / with something that is not a JSON object"
     games = info.get("games")

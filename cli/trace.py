@@ -6,8 +6,9 @@ from typing import Any
 
 import click
 
-from referee.frames import LogError, build_frames
+from referee.frames import build_frames
 from referee.frames.trace import trace_lines
+from referee.matchlog import LogError
 
 
 def print_trace(log_file: str, log: Any) -> None:

@@ -16,7 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 import click
 
 from api.viewer import render_page
-from referee.frames import LogError, build_frames
+from referee.frames import build_frames
+from referee.matchlog import LogError
 
 
 @click.command()

@@ -17,12 +17,14 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
 from referee.core import Decision, Option
+from referee.faults import Fault, FaultReason, body_excerpt
+from referee.matchlog import (
+    LOG_SCHEMA, MAX_LOG_CHARS, RESULT_SCHEMA, SCHEMA_BASE, TIME_CONTROL_SCHEMA,
+)
 from referee.players import DecisionRequest, MatchInfo
 from referee.view_schemas import VIEW_OF_GAME, VIEW_SCHEMAS
 
 PROTOCOL_VERSION = 1
-MAX_LOG_CHARS = 4096
-"""A bot's ``log`` text is kept up to this many characters (the match log stores it)."""
 
 
 # -- messages the referee sends -------------------------------------------------------------
@@ -125,12 +127,12 @@ def encode(message: Any) -> bytes:
 
 
 class ParsedAnswer(NamedTuple):
-    """A ``/decide`` answer: ``fault`` is ``None`` or ``(reason, detail)``; ``notes`` are
-    protocol deviations that are not strikes (a non-string ``log``, which is dropped)."""
+    """A ``/decide`` answer: ``fault`` is ``None`` when it is usable; ``notes`` are protocol
+    deviations that are not strikes (a non-string ``log``, which is dropped)."""
 
     choice: str | None
     log: str | None
-    fault: tuple[str, str] | None
+    fault: Fault | None
     notes: tuple[str, ...] = ()
 
 
@@ -143,13 +145,13 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
     try:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        return ParsedAnswer(None, None, ("bad_json", f"not JSON ({exc}): {_preview(body)}"))
+        return _bad(body, f"not JSON ({exc}): {_preview(body)}")
     if not isinstance(doc, dict):
-        return ParsedAnswer(None, None, ("bad_json", f"expected a JSON object, got {_kind(doc)}"))
+        return _bad(body, f"expected a JSON object, got {_kind(doc)}")
     choice = doc.get("choice")
     if not isinstance(choice, str):
         what = "missing" if "choice" not in doc else f"a {_kind(choice)}, not a string"
-        return ParsedAnswer(None, None, ("bad_json", f"field 'choice' is {what}"))
+        return _bad(body, f"field 'choice' is {what}")
     log, notes = doc.get("log"), cast(tuple[str, ...], ())
     if log is not None and not isinstance(log, str):
         log, notes = None, (f"field 'log' is a {_kind(doc['log'])}, not a string (ignored)",)
@@ -157,10 +159,14 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
         log = log[:MAX_LOG_CHARS]
     if choice not in option_ids:
         shown = ", ".join(option_ids[:8]) + (", ..." if len(option_ids) > 8 else "")
-        return ParsedAnswer(
-            choice, log, ("unknown_option", f"{choice[:80]!r} is not one of: {shown}"), notes
-        )
+        fault = Fault(FaultReason.UNKNOWN_OPTION, f"{choice[:80]!r} is not one of: {shown}",
+                      body_excerpt(body))
+        return ParsedAnswer(choice, log, fault, notes)
     return ParsedAnswer(choice, log, None, notes)
+
+
+def _bad(body: bytes, detail: str) -> ParsedAnswer:
+    return ParsedAnswer(None, None, Fault(FaultReason.BAD_JSON, detail, body_excerpt(body)))
 
 
 def info_errors(doc: Any) -> list[str]:
@@ -207,40 +213,12 @@ def _preview(body: bytes, limit: int = 60) -> str:
     return repr(text) + ("..." if len(body) > limit else "")
 
 
-# -- JSON Schemas (draft 2020-12), one per message, and the match log ----------------------
+# -- JSON Schemas (draft 2020-12), one per message (the match log's is in referee.matchlog) --
 
-_ID = "https://referee.invalid/schemas/"
+_ID = SCHEMA_BASE
 _STR = {"type": "string"}
 _NAT = {"type": "integer", "minimum": 0}
 _PROTO = {"const": PROTOCOL_VERSION}
-
-_RESULT = {
-    "type": "object",
-    "required": ["seats", "winners", "end", "rounds"],
-    "properties": {
-        "seats": {"type": "array", "items": {
-            "type": "object",
-            "required": ["seat", "score", "breakdown", "rank"],
-            "properties": {
-                "seat": _NAT, "score": {"type": "integer"}, "rank": {"type": "integer", "minimum": 1},
-                "breakdown": {"type": "object", "additionalProperties": {"type": "integer"}},
-            },
-        }},
-        "winners": {"type": "array", "items": _NAT},
-        "end": {"enum": ["normal", "forfeit", "turn_limit"]},
-        "rounds": _NAT,
-        "turns": _NAT,
-        "reason": _STR,
-        "extra": {"type": "object"},
-    },
-}
-_TIME_CONTROL = {
-    "type": "object",
-    "required": ["decision_ms", "bank_ms"],
-    "properties": {"decision_ms": {"type": "integer", "minimum": 1}, "bank_ms": _NAT},
-}
-_FAULT_REASONS = ["timeout", "connection_error", "http_status", "bad_json", "too_large",
-                  "unknown_option", "bot_error"]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "info": {
@@ -273,7 +251,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "object", "required": ["seat", "name"],
                 "properties": {"seat": _NAT, "name": _STR},
             }},
-            "time_control": _TIME_CONTROL,
+            "time_control": TIME_CONTROL_SCHEMA,
             "board": {"type": ["object", "null"]},
         },
     },
@@ -319,52 +297,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "required": ["match_id", "result"],
         "properties": {
-            "protocol": _PROTO, "match_id": _STR, "game": _STR, "seat": _NAT, "result": _RESULT,
+            "protocol": _PROTO, "match_id": _STR, "game": _STR, "seat": _NAT,
+            "result": RESULT_SCHEMA,
         },
     },
-    "match-log": {
-        "$id": _ID + "match-log.json",
-        "title": "A match log: replayable from seed and choices",
-        "type": "object",
-        "required": ["format", "version", "match_id", "game", "rules_version", "seed", "options",
-                     "board", "time_control", "strike_limit", "players", "decisions", "faults",
-                     "forfeited", "game_result", "result"],
-        "properties": {
-            "format": {"const": "referee-match-log"},
-            "version": {"const": 1},
-            "match_id": _STR, "game": _STR, "rules_version": _STR,
-            "seed": {"type": "integer"},
-            "options": {"type": "object"},
-            "board": {"type": ["object", "null"]},
-            "time_control": _TIME_CONTROL,
-            "strike_limit": {"type": "integer", "minimum": 1},
-            "players": {"type": "array", "items": {
-                "type": "object", "required": ["seat", "name", "strikes", "forfeited"],
-                "properties": {"seat": _NAT, "name": _STR, "strikes": _NAT,
-                               "forfeited": {"type": "boolean"}},
-            }},
-            "decisions": {"type": "array", "items": {
-                "type": "object",
-                "required": ["step", "seat", "kind", "options", "choice", "ms", "status"],
-                "properties": {
-                    "step": _NAT, "seat": _NAT, "kind": _STR, "options": _NAT, "choice": _STR,
-                    "ms": {"type": "number", "minimum": 0},
-                    "status": {"enum": ["ok", "forfeited", *_FAULT_REASONS]},
-                    "log": {"type": "string", "maxLength": MAX_LOG_CHARS},
-                },
-            }},
-            "faults": {"type": "array", "items": {
-                "type": "object", "required": ["step", "seat", "kind", "reason", "detail"],
-                "properties": {
-                    "step": {"type": ["integer", "null"]}, "seat": _NAT, "kind": _STR,
-                    "reason": {"enum": _FAULT_REASONS}, "detail": _STR,
-                },
-            }},
-            "forfeited": {"type": "array", "items": _NAT},
-            "game_result": _RESULT,
-            "result": _RESULT,
-        },
-    },
+    "match-log": LOG_SCHEMA,
 }
 
 

@@ -12,7 +12,8 @@ from bots.random_bot import RandomBot
 from referee.core import Decision, EndReason
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
-from referee.replay import LogError, replay
+from referee.matchlog import LogError
+from referee.replay import replay
 
 
 class Stubborn(Bot):
