@@ -35,9 +35,8 @@ from waitress.server import create_server
 from bots import BotSpecError, UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
 from referee.core import MAX_BOARD_JSON, RulesError
-from referee.display import redact
 from referee.games import find_game, game_names
-from referee.players import Bot, Player
+from referee.players import Bot
 from referee.protocol import (
     PROTOCOL_VERSION, MessageError, decode_message, parse_decide, parse_end, parse_start,
 )
@@ -340,28 +339,3 @@ def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
               per_match: bool = True, host: str = "127.0.0.1", port: int = 0) -> BotServer:
     """Start a built-in bot on a background thread and return its running server."""
     return BotServer(BotApp(spec, game, seed, per_match), host, port).start()
-
-
-def serve_seats(specs: list[str], game: str, seed: int, names: list[str] | None = None
-                ) -> tuple[list[Player], list[BotServer]]:
-    """``--over-http``: every built-in bot in ``specs`` behind its own loopback server, seeded
-    exactly as in-process (so the match is the same one), and the URLs among them as they are;
-    seat ``i`` is called ``names[i]`` (default: its spec, a URL's credentials hidden).
-    Returns the players and the servers to stop afterwards."""
-    from referee.lineup import bot_seed, is_url, make_player
-
-    players: list[Player] = []
-    servers: list[BotServer] = []
-    try:
-        for seat, spec in enumerate(specs):
-            url = spec
-            if not is_url(spec):
-                servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
-                url = servers[-1].url
-            name = names[seat] if names else redact(spec)
-            players.append(make_player(url, game, seed, seat, name=name))
-    except BaseException:
-        for server in servers:
-            server.stop()
-        raise
-    return players, servers

@@ -16,6 +16,6 @@ def print_trace(log_file: str, log: Any) -> None:
     try:
         doc = build_frames(log)
     except LogError as exc:
-        raise click.ClickException(f"{log_file}: {exc}") from exc
+        raise LogError(f"{log_file}: {exc}") from exc
     for line in trace_lines(doc):
         click.echo(line)

@@ -17,7 +17,7 @@ from typing import Literal, TypeVar
 
 from openskill.models import PlackettLuce
 
-from ladder.stats import pair_score
+from tournaments.stats import pair_score
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength: P(win) = 1 / (1 + 10^(-diff/400))."""

@@ -86,11 +86,8 @@ class MatchRecord:
     result: Result
     log: MatchLog
     seats: list[SeatRecord]
-
-    @property
-    def faults(self) -> list[FaultRecord]:
-        """Every seat's faults, in the order they happened within each seat."""
-        return [f for seat in self.seats for f in seat.faults]
+    faults: list[FaultRecord] = field(default_factory=list)
+    """Every seat's faults in the order they happened (the log's ``faults``, typed)."""
 
     def summary(self) -> dict[str, Any]:
         """The ``referee match --json`` object."""
@@ -168,7 +165,7 @@ class Runner:
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
-        return MatchRecord(result, log, self.seats)
+        return MatchRecord(result, log, self.seats, self.faults)
 
     # -- asking ---------------------------------------------------------------------------
 

@@ -8,18 +8,16 @@ import pytest
 from click.testing import CliRunner
 from dt_support import GAME
 from support.cli import assert_clean_error
+from support.matches import play_bots
 
 from bots import find_bot
 from cli import main
-from referee.lineup import make_players
-from referee.match import Runner
 from referee.players import LazyView
 from referee.replay import replay
 
 
 def test_runner_plays_a_match_and_replay_reproduces_it():
-    players = make_players(("random", "greedy", "random", "greedy"), "doubletrack", 17)
-    record = Runner(GAME, players, 17).run()
+    record = play_bots("doubletrack", ("random", "greedy", "random", "greedy"), 17)
     assert record.log["board"]["version"] == "reconstruction-1"
     assert any(d["kind"] == "bid" for d in record.log["decisions"])
     outcome = replay(json.loads(json.dumps(record.log)))

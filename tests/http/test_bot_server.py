@@ -13,7 +13,7 @@ import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots.server import BotApp, serve_bot, serve_seats
+from bots.server import BotApp, serve_bot
 from referee.protocol import decide_message, start_message
 from referee.players import DecisionRequest, MatchInfo
 
@@ -168,18 +168,6 @@ def test_the_server_body_matches_what_the_referee_sends(app, toy_game):
                               lambda: state.view(decision.seat), 1000, 0)
     status, doc = call(app, "/decide", json.dumps(decide_message(request)).encode())
     assert status == 200 and doc["choice"] in decision.option_ids()
-
-
-def test_over_http_seats_are_named_by_their_spec(toy_game):
-    players, servers = serve_seats(["random", "mcts:playouts=5"], toy_game.name, 3)
-    try:
-        assert [p.name for p in players] == ["random", "mcts:playouts=5"]
-        assert all(getattr(p, "remote", False) for p in players)
-    finally:
-        for p in players:
-            p.close()
-        for s in servers:
-            s.stop()
 
 
 def test_a_served_spec_lists_only_the_games_that_take_its_parameters():
