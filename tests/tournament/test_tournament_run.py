@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 import tournament_bots
@@ -198,3 +199,57 @@ def test_a_taken_id_is_refused(tmp_path):
     Tournament.start(make_plan(["strong", "weak"], 2), store(tmp_path))
     with pytest.raises(TournamentError, match="exists already"):
         Tournament.start(make_plan(["strong", "weak"], 2), store(tmp_path))
+
+
+class MemoryStore:
+    """A state store that is not a file: what a database-backed store implements."""
+
+    def __init__(self, tournament_id: str) -> None:
+        self.tournament_id = tournament_id
+        self.plan: Plan | None = None
+        self.lines: list[dict] = []
+        self.held = False
+
+    def create(self, plan: Plan) -> None:
+        if self.plan is not None:
+            raise TournamentError("taken")
+        self.plan = json.loads(json.dumps(plan.to_dict()))
+
+    def load(self):
+        from tournaments.fixtures import Outcome
+
+        if self.plan is None:
+            raise TournamentError("no such tournament")
+        return Plan.from_dict(self.plan), {o.index: o for o in map(Outcome.from_line, self.lines)}
+
+    def append(self, outcome) -> None:
+        self.lines.append(json.loads(json.dumps(outcome.to_line())))
+
+    @contextmanager
+    def exclusive(self):
+        if self.held:
+            raise TournamentError("being played")
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False
+
+
+def test_any_state_store_serves_a_tournament_and_its_resume(tmp_path):
+    bots = ["noisy", "other-noisy", "weak"]
+    on_file = finished_report(Tournament.start(make_plan(bots, 4), store(tmp_path)))
+    memory = MemoryStore(TID)
+    t = Tournament.start(make_plan(bots, 4), memory)
+
+    def stop_after_5(outcome, table):
+        if table.played == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted):
+        t.run(1, progress=stop_after_5)
+    assert len(memory.lines) == 5 and not memory.held
+    resumed = Tournament.resume(memory)
+    with resumed.playing(), pytest.raises(TournamentError, match="being played"):
+        Tournament.resume(memory).run(1)
+    assert report(resumed, resumed.run(1)) == on_file
