@@ -343,7 +343,7 @@ class Transport:
     def _work(self, call: _Call, method: str, path: str, body: bytes | None,
               timeout_s: float) -> Exchange:
         if call.aborted:
-            return Exchange(None, Fault(FaultReason.TIMEOUT, "deadline passed before the call started"), 0.0)
+            return _fault(FaultReason.TIMEOUT, "deadline passed before the call started")
         _current.call = call
         try:
             with self._session_lock:
@@ -363,7 +363,8 @@ class Transport:
             return _fault(FaultReason.TIMEOUT, "read timed out")
         except requests.exceptions.SSLError as exc:
             if call.aborted:
-                return _fault(FaultReason.TIMEOUT, "cut off at the deadline during the TLS handshake")
+                return _fault(FaultReason.TIMEOUT,
+                              "cut off at the deadline during the TLS handshake")
             return _fault(FaultReason.CONNECTION_ERROR, _tls_failure(exc))
         except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
             if call.aborted:
@@ -387,11 +388,13 @@ class Transport:
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             response.close()
-            return _fault(FaultReason.BAD_JSON, f"compressed body refused (Content-Encoding: {encoding})")
+            return _fault(FaultReason.BAD_JSON,
+                          f"compressed body refused (Content-Encoding: {encoding})")
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body:
             response.close()
-            return _fault(FaultReason.TOO_LARGE, f"Content-Length {declared} > cap of {self.max_body} bytes")
+            return _fault(FaultReason.TOO_LARGE,
+                          f"Content-Length {declared} > cap of {self.max_body} bytes")
         data = bytearray()
         while True:
             chunk = raw.read1(self.max_body + 1 - len(data), decode_content=False)
