@@ -1,60 +1,48 @@
-"""The one place the service turns a match into a played match, and a URL into a probe.
+"""The service's side of match play: a claimed match becomes an execution-layer description.
 
-Everything else in the service goes through :func:`play`, :func:`probe` and :func:`check`;
-nothing else constructs players or runners, so that replacing them with the execution
-layer's ``play_match(description)`` is a change to this module alone.  HTTP seats connect
-through the service's URL policy (``referee.netpolicy``); built-in seats play in-process.
+Everything in the service that plays or checks a bot goes through :func:`play`, :func:`probe`
+and :func:`check`, which call the execution layer (:mod:`arena`) with the service's URL policy
+(``referee.netpolicy``) as the guard of every HTTP connection; built-in seats play in-process.
 """
 
 from __future__ import annotations
 
-import functools
-import math
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
+from arena.conformance import ConformanceReport
 from ladder.work import Claim
+from referee.faults import Fault
 from referee.netpolicy import UrlPolicy
 
 PROBE_MS = 5000
 """Budget of the registration probe (``GET /``), whose body is capped at 64 KiB."""
-EXCERPT = 500
-CHECK_DECISIONS = 3
+
+
+def description(claim: Claim) -> MatchDescription:
+    """The execution layer's description of one attempt of a claimed match.
+
+    Bots are told the attempt's id (``m12.2``), never the public id alone, so that a bot
+    keeping state per match is not confused by a re-run.
+    """
+    settings = claim.settings
+    seats = sorted(claim.seats, key=lambda plan: plan.seat)
+    return MatchDescription(
+        game=claim.game, seed=claim.seed, match_id=claim.attempt_id,
+        seats=tuple(Seat(plan.url or plan.spec, plan.name) for plan in seats),
+        options=dict(settings.get("options") or {}),
+        time_control=TimeControl(int(settings.get("time_ms", 1000)),
+                                 int(settings.get("bank_ms", 0))),
+        strikes=int(settings.get("strikes", 3)),
+    )
 
 
 def play(claim: Claim, policy: UrlPolicy) -> dict[str, Any]:
-    """Play one attempt of a claimed match and return its log (the match-log contract).
-
-    Bots are told the attempt's id (``m12.2``), never the public id alone.
-    """
-    from referee.games import find_game
-    from referee.lineup import make_player
-    from referee.match import Runner, TimeControl
-    from referee.players import Player
-    from referee.transport import HttpPlayer
-
-    game = find_game(claim.game)
-    settings = claim.settings
-    players: list[Player] = []
-    try:
-        for plan in claim.seats:
-            if plan.url:
-                players.append(HttpPlayer(name=plan.name, url=plan.url, guard=policy.pin))
-            else:
-                players.append(make_player(plan.spec, game.name, claim.seed, plan.seat,
-                                           name=plan.name))
-        record = Runner(
-            game, players, claim.seed, options=settings.get("options") or {},
-            time_control=TimeControl(int(settings.get("time_ms", 1000)),
-                                     int(settings.get("bank_ms", 0))),
-            strikes=int(settings.get("strikes", 3)), match_id=claim.attempt_id,
-        ).run()
-    finally:
-        for p in players:
-            p.close()
-    return record.log
+    """Play one attempt of a claimed match and return its log (the match-log contract)."""
+    log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin).log)
+    return log
 
 
 @dataclass
@@ -62,8 +50,13 @@ class Probe:
     """What ``GET /`` of a bot gave: the document or a fault, and how long it took."""
 
     info: Any
-    fault: str | None
+    fault: Fault | None
     ms: float
+
+    @property
+    def problem(self) -> str | None:
+        """The fault in words (``"timeout: no answer within 5000 ms"``), or ``None``."""
+        return None if self.fault is None else f"{self.fault.reason.value}: {self.fault.detail}"
 
 
 def probe(url: str, policy: UrlPolicy, budget_ms: float = PROBE_MS) -> Probe:
@@ -75,97 +68,31 @@ def probe(url: str, policy: UrlPolicy, budget_ms: float = PROBE_MS) -> Probe:
     return Probe(info, fault, (time.perf_counter() - began) * 1000)
 
 
-@dataclass
-class CheckReport:
-    """The conformance check: per call status and latency, what was wrong, a verdict."""
-
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-
-    def add(self, call: str, status: str, ms: float, detail: str = "") -> None:
-        self.calls.append({"call": call, "status": status, "ms": round(ms, 3),
-                           "detail": detail[:EXCERPT]})
-        if status != "ok":
-            self.problems.append(f"{call}: {status}{': ' + detail[:EXCERPT] if detail else ''}")
-
-    def to_dict(self) -> dict[str, Any]:
-        decide = [c["ms"] for c in self.calls if c["call"].startswith("POST /decide")
-                  and c["status"] == "ok"]
-        return {"ok": not self.problems, "calls": self.calls, "problems": self.problems,
-                "latency_ms": {"p50": _pct(decide, 50), "p95": _pct(decide, 95),
-                               "n": len(decide)}}
+def check(url: str, game: str, policy: UrlPolicy, nonce: str | None = None,
+          time_ms: int = 1000) -> dict[str, Any]:
+    """The execution layer's conformance check (``GET /``, then a match against ``random``)
+    through the URL policy, as the API answers it; with ``nonce``, the bot's ``GET /`` must
+    also echo it (``"verify"``), the optional ownership proof."""
+    report = check_bot(url, game, time_ms=time_ms, games=1, guard=policy.pin)
+    problems = report.problems
+    if nonce is not None and report.reachable and (
+            not isinstance(report.info, dict) or report.info.get("verify") != nonce):
+        problems = [f"protocol error: verify: expected the ownership nonce {nonce!r}",
+                    *problems]
+    return answer(report, problems)
 
 
-def check(url: str, game_name: str, policy: UrlPolicy, nonce: str | None = None,
-          time_ms: int = 1000) -> CheckReport:
-    """``GET /`` (and its ownership nonce, if one is given), ``/start``, then the bot's first
-    :data:`CHECK_DECISIONS` decisions of a real game (the other seats play randomly)."""
-    from referee.games import find_game
-    from referee.players import MatchInfo
-    from referee.protocol import info_errors
-    from referee.transport import HttpPlayer
-
-    report = CheckReport()
-    found = probe(url, policy)
-    if found.fault:
-        report.add("GET /", found.fault.split(":", 1)[0], found.ms, found.fault)
-        return report
-    errors = info_errors(found.info)
-    if nonce is not None and isinstance(found.info, dict) and found.info.get("verify") != nonce:
-        errors.append(f"verify: expected the ownership nonce {nonce!r}")
-    report.add("GET /", "ok" if not errors else "bad_info", found.ms, "; ".join(errors))
-    game = find_game(game_name)
-    seats = min((n for n in game.player_counts if n >= 2), default=min(game.player_counts))
-    state = game.new_state(seats, 1, game.load_board(), {})
-    match_id = f"check-{int(time.time() * 1000)}"
-    player = HttpPlayer(name="checked", url=url, guard=policy.pin)
-    try:
-        began = time.perf_counter()
-        fault = player.start(MatchInfo(match_id, game.name, 0,
-                                       tuple((i, f"seat{i}") for i in range(seats)),
-                                       {"decision_ms": time_ms, "bank_ms": 0}))
-        report.add("POST /start", "ok" if fault is None else fault.split(":", 1)[0],
-                   (time.perf_counter() - began) * 1000, fault or "")
-        _first_decisions(state, game.name, player, report, match_id, time_ms)
-    finally:
-        player.close()
-    return report
-
-
-def _first_decisions(state: Any, game_name: str, player: Any, report: CheckReport,
-                     match_id: str, time_ms: int) -> None:
-    """Play the game with random choices, putting seat 0's decisions to the bot."""
-    import random
-
-    from referee.players import OK, DecisionRequest
-
-    rng = random.Random(0)
-    asked = step = 0
-    while asked < CHECK_DECISIONS and step < 500 and state.pending():
-        choices = {}
-        for d in state.pending():
-            choice = rng.choice(d.options).id
-            if d.seat == 0:
-                answer = player.decide(DecisionRequest(
-                    match_id=match_id, game=game_name, seat=0,
-                    request_id=f"{match_id}:{step}:0", decision=d,
-                    view=functools.partial(state.view, d.seat), deadline_ms=time_ms,
-                    bank_ms=0))
-                if answer.status == OK and answer.choice not in d.option_ids():
-                    answer.status, answer.detail = "unknown_option", repr(answer.choice)
-                report.add(f"POST /decide {d.kind}", answer.status, answer.elapsed_ms,
-                           answer.detail)
-                if answer.status == OK:
-                    choice = answer.choice
-                asked += 1
-            choices[d.seat] = choice
-        state.apply(choices)
-        step += 1
-
-
-def _pct(values: Sequence[float], pct: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
-
+def answer(report: ConformanceReport, problems: list[str]) -> dict[str, Any]:
+    """``POST /bots/{id}/check``'s answer: per call status counts and latency, the first 500
+    characters of a bad body, latency per decision kind, strikes, and the verdict."""
+    decide = next((c for c in report.calls if c.call == "/decide"), None)
+    return {
+        "ok": report.reachable and not problems,
+        "reachable": report.reachable,
+        "calls": [c.to_dict() for c in report.calls],
+        "kinds": [k.to_dict() for k in report.kinds],
+        "problems": problems,
+        "latency_ms": {"p50": decide.p50_ms if decide else None,
+                       "p95": decide.p95_ms if decide else None,
+                       "n": decide.count if decide else 0},
+    }

@@ -206,10 +206,25 @@ class BotPage(Page):
 
 
 class CheckCall(ma.Schema):
+    """One kind of call over the whole check: status counts, latency, the first bad body."""
+
     call = fields.String(required=True)
-    status = fields.String(required=True)
-    ms = fields.Float(required=True)
-    detail = fields.String(required=True)
+    count = fields.Integer(required=True)
+    statuses = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    p50_ms = fields.Float(allow_none=True, required=True)
+    p95_ms = fields.Float(allow_none=True, required=True)
+    max_ms = fields.Float(allow_none=True, required=True)
+    bad_body = fields.String(allow_none=True, required=True)
+
+
+class CheckKind(ma.Schema):
+    """The bot's answer times for one kind of decision."""
+
+    kind = fields.String(required=True)
+    count = fields.Integer(required=True)
+    p50_ms = fields.Float(required=True)
+    p95_ms = fields.Float(required=True)
+    max_ms = fields.Float(required=True)
 
 
 class Latency(ma.Schema):
@@ -220,8 +235,10 @@ class Latency(ma.Schema):
 
 class CheckOut(ma.Schema):
     ok = fields.Boolean(required=True)
+    reachable = fields.Boolean(required=True)
     game = fields.String(required=True)
     calls = fields.List(fields.Nested(CheckCall), required=True)
+    kinds = fields.List(fields.Nested(CheckKind), required=True)
     problems = fields.List(fields.String(), required=True)
     latency_ms = fields.Nested(Latency, required=True)
 

@@ -33,11 +33,13 @@ GAME = "tokaido-duo"
 
 
 def tournament_rate(urls: list[str], matches: int, folder: Path) -> float:
-    from ladder.tournament import Entrant, Plan, Settings, Tournament
+    from tournaments.plan import Entrant, Plan
+    from tournaments.store import JsonlStateStore, new_tournament_id
+    from tournaments.tournament import Tournament
 
     plan = Plan(GAME, (Entrant("a", urls[0]), Entrant("b", urls[1])), matches, 2,
-                secrets.randbits(63), Settings(GAME))
-    t = Tournament.start(plan, folder)
+                secrets.randbits(63))
+    t = Tournament.start(plan, JsonlStateStore(folder, new_tournament_id()))
     began = time.perf_counter()
     t.run(1)
     return matches / (time.perf_counter() - began) * 60

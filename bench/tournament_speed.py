@@ -17,9 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ladder.tournament import Plan, Settings, Tournament, parse_entrants
+from arena import TimeControl
 from referee.core import UnknownGameError
 from referee.games import find_game
+from tournaments.plan import Plan, parse_entrants
+from tournaments.store import JsonlStateStore, new_tournament_id
+from tournaments.tournament import Tournament
 
 DEFAULT_BOTS = ["random", "r2=random", "r3=random", "r4=random"]
 
@@ -38,9 +41,10 @@ def pick_game() -> str:
 
 
 def games_per_second(game: str, bots: list[str], games: int, concurrency: int) -> tuple[int, float]:
-    plan = Plan(game, tuple(parse_entrants(bots)), games, 2, 1, Settings(game, time_ms=60_000))
+    plan = Plan(game, tuple(parse_entrants(bots)), games, 2, 1,
+                time_control=TimeControl(60_000))
     with tempfile.TemporaryDirectory() as state_dir:
-        t = Tournament.start(plan, Path(state_dir))
+        t = Tournament.start(plan, JsonlStateStore(Path(state_dir), new_tournament_id()))
         began = time.perf_counter()
         table = t.run(concurrency)
         return table.played, table.played / (time.perf_counter() - began)

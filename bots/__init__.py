@@ -3,6 +3,11 @@
 ``random`` and ``mcts`` play every game; ``greedy`` has one heuristic per game. Every bot reads
 only the decision and the view it is given, like a bot behind HTTP. A name may carry numeric
 parameters after a colon: ``mcts:ms=500`` or ``mcts:playouts=200``.
+
+The registry maps a name to a ``module:Class`` per game (``"*"``: any game), imported only when
+the bot is asked for. Only this module writes it: other code adds bots with
+:func:`register_bot`, and a process started apart gets the same bots from
+:func:`registered_bots` (see ``arena.registry``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import math
 import re
 from collections.abc import Iterable
 
+from referee.errors import RefereeError
 from referee.players import Bot
 
 # name -> {game name or "*": "module:Class"}
@@ -37,7 +43,7 @@ the same moves for the same seed on any machine, so they are never struck for ti
 :attr:`~referee.players.Bot.timed`); a time-budgeted bot is held to the limit like any bot."""
 
 
-class UnknownBotError(LookupError):
+class UnknownBotError(RefereeError, LookupError):
     """A bot name that is not built in (or not for that game); the message lists the names."""
 
 
@@ -47,6 +53,40 @@ class BotSpecError(UnknownBotError):
     A subclass of :class:`UnknownBotError` so that every caller that turns a bad bot name into
     a one-line error (the CLI catches ``LookupError``) does the same for a bad parameter.
     """
+
+
+def register_bot(name: str, target: str, game: str = "*") -> None:
+    """Register the bot ``name`` for ``game`` (``"*"``: every game): ``target`` is
+    ``"module:Class"``, a :class:`~referee.players.Bot` taking ``game`` and ``seed`` (and its
+    numeric parameters) as keywords.
+
+    Registering the same target again does nothing (set-up code may run twice); another target
+    for a name and game already registered raises ``ValueError``, as a name must keep meaning
+    one bot.
+    """
+    module, sep, cls = target.partition(":")
+    if not name or not game or not sep or not module or not cls:
+        raise ValueError(f"register_bot needs a name, a game and a 'module:Class' target, got "
+                         f"{name!r}, {game!r} and {target!r}")
+    if ":" in name or "=" in name or "://" in name:
+        raise ValueError(f"bot name {name!r}: a name holds no ':', '=' or '://' (they separate "
+                         "parameters, seat names and URLs)")
+    known = _BOTS.get(name, {}).get(game)
+    if known is not None and known != target:
+        raise ValueError(f"bot {name!r} is already registered for {game!r} ({known})")
+    _BOTS.setdefault(name, {})[game] = target
+
+
+def unregister_bot(name: str) -> None:
+    """Forget the bot ``name`` for every game (nothing happens for an unknown name): for set-up
+    code that registered a bot for a while, such as a test."""
+    _BOTS.pop(name, None)
+
+
+def registered_bots() -> dict[str, dict[str, str]]:
+    """Every registered bot's ``module:Class`` by name and game (a copy: a worker process
+    started apart registers the same bots from it)."""
+    return {name: dict(by_game) for name, by_game in _BOTS.items()}
 
 
 def bot_names() -> list[str]:

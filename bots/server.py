@@ -10,8 +10,8 @@ that was never started, for people driving the server by hand) and dropped at ``
 
 Anyone who can reach the port can send anything, so the server holds only what it needs and
 never answers 500 for a request it cannot use: bodies are capped per route (waitress refuses
-larger ones before reading them), ``/start`` keeps only the fields of the protocol (at most
-:data:`MAX_SEATS` players, names cut to 64 characters), a board equal to the packaged one is not
+larger ones before reading them), ``/start`` keeps only the fields of the protocol (parsed and
+bounded by :mod:`referee.protocol`), a board equal to the packaged one is not
 kept per match at all, the matches held are bounded in number and in board bytes, numbers in a
 view are bounded before a bot reads it, whatever a bot raises on a request is that request's
 400, idle connections are closed after :data:`IDLE_TIMEOUT_S`, and the connection limit is
@@ -22,22 +22,24 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from waitress.server import create_server
 
 from bots import BotSpecError, UnknownBotError, bot_games, find_bot, parse_bot_spec
 from referee import __version__
-from referee.core import MAX_BOARD_JSON, Decision, Option, RulesError
-from referee.display import redact
-from referee.players import Bot, MatchInfo, Player
-from referee.protocol import PROTOCOL_VERSION
+from referee.core import MAX_BOARD_JSON, RulesError
+from referee.games import find_game, game_names
+from referee.players import Bot
+from referee.protocol import (
+    PROTOCOL_VERSION, MessageError, decode_message, parse_decide, parse_end, parse_start,
+)
 
 MAX_BODY = {"/start": MAX_BOARD_JSON + 64 * 1024, "/decide": 1024 * 1024, "/end": 64 * 1024}
 """Request bodies per route: a ``/start`` carries the board (capped on load, see
@@ -47,13 +49,6 @@ MAX_MATCHES = 256
 """Matches kept in memory at once; the oldest is dropped when a referee never sent /end."""
 MAX_HELD_BYTES = 32 * 1024 * 1024
 """Board bytes (as sent) the matches held may carry together; the oldest go first past it."""
-MAX_SEATS = 16
-MAX_NAME = 64
-MAX_MATCH_ID = 256
-MAX_NUMBER = 10**6
-"""No number in a real view comes near this (money, positions and counts are small); a
-bigger one would have a bot's simulation allocate or loop in proportion to it."""
-MAX_VIEW_NODES = 100_000
 IDLE_TIMEOUT_S = 30
 """An idle connection is closed after this (waitress's default, 300 s, lets a hundred
 half-open connections hold the server for five minutes). The referee keeps one connection per
@@ -117,7 +112,7 @@ class BotApp:
             if method != "POST":
                 return _json(start_response, "405 Method Not Allowed", {"error": "use POST"})
             return _json(start_response, "200 OK", handler(_read_json(environ, MAX_BODY[path])))
-        except BadRequest as exc:
+        except (BadRequest, MessageError) as exc:
             return _json(start_response, "400 Bad Request", {"error": str(exc)})
         except Exception as exc:  # the bot's own bug: a 500 the referee strikes, server lives on
             return _json(start_response, "500 Internal Server Error", {"error": repr(exc)[:500]})
@@ -125,27 +120,14 @@ class BotApp:
     # -- routes -----------------------------------------------------------------------------
 
     def _start(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Keeps the protocol's fields only, bounded, and the board only if it is not the
-        packaged one (which the bots share through the game's cache)."""
-        match_id, game, seat = _match_id(msg), _field(msg, "game", str), _seat(msg)
-        raw_players = _field(msg, "players", list, [])
-        if len(raw_players) > MAX_SEATS:
-            raise BadRequest(f"field players has {len(raw_players)} entries; at most {MAX_SEATS}")
-        players = []
-        for i, p in enumerate(raw_players):
-            where = f"players[{i}]."
-            players.append((_seat(_object(p, where), where),
-                            _field(p, "name", str, "", where)[:MAX_NAME]))
-        clock = _field(msg, "time_control", dict, {})
-        board = _field(msg, "board", (dict, type(None)), None)
-        info = MatchInfo(
-            match_id=match_id, game=game, seat=seat, players=tuple(players),
-            time_control={k: int(v) for k, v in clock.items()
-                          if k in ("decision_ms", "bank_ms") and _is_int(v)},
-            board=None if board is None or _is_packaged(game, board) else board,
-        )
+        """Keeps the protocol's fields only (:func:`~referee.protocol.parse_start`), and the
+        board only if it is not the packaged one (which the bots share through the game's
+        cache)."""
+        info = parse_start(msg)
+        if info.board is not None and _is_packaged(info.game, dict(info.board)):
+            info = replace(info, board=None)
         kept = 0 if info.board is None else len(_canonical(info.board))
-        bot, lock = self._bot(msg, create=True, fresh=True, board_bytes=kept)
+        bot, lock = self._bot(info.match_id, info.seat, info.game, fresh=True, board_bytes=kept)
         with lock:
             try:
                 bot.start(info)
@@ -155,32 +137,29 @@ class BotApp:
         return {"ok": True}
 
     def _decide(self, msg: dict[str, Any]) -> dict[str, Any]:
-        decision, view = _decision(msg), _field(msg, "view", dict)
-        _check_bounded(view, "view")
-        _check_bounded(msg["decision"], "decision")
-        bot, lock = self._bot(msg, create=True)
+        request = parse_decide(msg)
+        bot, lock = self._bot(request.match_id, request.seat, request.game)
         with lock:
             try:
-                out = bot.decide(decision, view)
+                out = bot.decide(request.decision, request.view())
             except Exception as exc:  # a request the bot cannot read, however it fails on it
                 raise BadRequest(
                     f"the bot cannot read this decision or view ({type(exc).__name__}: {exc}); "
-                    f"send what the referee sends for {msg['game']!r}"[:500]
+                    f"send what the referee sends for {request.game!r}"[:500]
                 ) from None
         if isinstance(out, tuple):
             return {"choice": out[0], "log": out[1]}
         return {"choice": out}
 
     def _end(self, msg: dict[str, Any]) -> dict[str, Any]:
-        key = _match_id(msg), _seat(msg, default=0)  # the end schema has no seat
         with self._lock:
-            self._drop(key)
+            self._drop(parse_end(msg))
         return {"ok": True}
 
-    def _bot(self, msg: dict[str, Any], create: bool, fresh: bool = False,
+    def _bot(self, match_id: str, seat: int, game: str, fresh: bool = False,
              board_bytes: int = 0) -> tuple[Bot, threading.Lock]:
-        key = _key(msg)
-        game = _field(msg, "game", str)
+        """The bot of (match, seat), made (with its seed) if it is new or ``fresh``."""
+        key = match_id, seat
         if self.game and game != self.game:
             raise BadRequest(f"this server plays {self.game!r}, not {game!r}")
         with self._lock:
@@ -217,26 +196,9 @@ class _Held(NamedTuple):
     board_bytes: int
 
 
-def _key(msg: dict[str, Any]) -> tuple[str, int]:
-    return _match_id(msg), _seat(msg)
-
-
-def _match_id(msg: dict[str, Any]) -> str:
-    match_id: str = _field(msg, "match_id", str)
-    if len(match_id) > MAX_MATCH_ID:
-        raise BadRequest(f"field match_id is {len(match_id)} characters; at most {MAX_MATCH_ID}")
-    return match_id
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**9
-
-
 @functools.lru_cache(maxsize=8)
 def _packaged_board(game: str) -> str | None:
     """The packaged board of ``game`` as canonical JSON (``None`` for an unknown game)."""
-    from referee.games import find_game
-
     try:
         return _canonical(find_game(game).load_board().data)
     except (LookupError, RulesError, TypeError, ValueError):
@@ -254,77 +216,6 @@ def _is_packaged(game: str, board: dict[str, Any]) -> bool:
         return False
 
 
-def _check_bounded(doc: Any, where: str) -> None:
-    """:class:`BadRequest` for a number beyond :data:`MAX_NUMBER` or more than
-    :data:`MAX_VIEW_NODES` values anywhere in ``doc`` (iteratively: no recursion limit)."""
-    stack, seen = [doc], 0
-    while stack:
-        value = stack.pop()
-        seen += 1
-        if seen > MAX_VIEW_NODES:
-            raise BadRequest(f"field {where} holds more than {MAX_VIEW_NODES} values")
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool) and (
-                not math.isfinite(value) or abs(value) > MAX_NUMBER):
-            raise BadRequest(f"field {where} holds the number {value!r:.40}, beyond "
-                             f"±{MAX_NUMBER}: no game's view does")
-
-
-# -- checking a request's fields: each mistake is a 400 naming the field --------------------
-
-_MISSING = object()
-_KIND_NAMES = {str: "a string", int: "an integer", dict: "an object", list: "an array"}
-
-
-def _field(doc: dict[str, Any], name: str, kind: type | tuple[type, ...],
-           default: Any = _MISSING, where: str = "") -> Any:
-    """``doc[name]`` if it is a ``kind`` (a boolean is no integer); ``default`` if absent and
-    one is given; otherwise :class:`BadRequest` naming the field as ``where + name``."""
-    value = doc.get(name, _MISSING)
-    if value is _MISSING and default is not _MISSING:
-        return default
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
-        return value
-    expected = " or ".join(_KIND_NAMES.get(k, "null") for k in kinds)
-    raise BadRequest(f"field {where}{name} is " + (
-        "missing" if value is _MISSING else f"not {expected}"))
-
-
-def _object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise BadRequest(f"field {where.rstrip('.')} is not an object")
-    return value
-
-
-def _seat(doc: dict[str, Any], where: str = "", default: Any = _MISSING) -> int:
-    seat: int = _field(doc, "seat", int, default, where)
-    if seat < 0:
-        raise BadRequest(f"field {where}seat is negative")
-    return seat
-
-
-def _decision(msg: dict[str, Any]) -> Decision:
-    """The ``decision`` of a ``/decide`` body. ``label``, ``prompt`` and ``data`` may be left
-    out (for people driving the server by hand), but not given with the wrong type."""
-    d = _field(msg, "decision", dict)
-    raw = _field(d, "options", list, _MISSING, "decision.")
-    if not raw:
-        raise BadRequest("field decision.options is empty")
-    options = []
-    for i, o in enumerate(raw):
-        where = f"decision.options[{i}]."
-        _object(o, where)
-        options.append(Option(_field(o, "id", str, _MISSING, where),
-                              _field(o, "label", str, "", where),
-                              _field(o, "data", dict, {}, where)))
-    return Decision(_seat(msg), _field(d, "kind", str, _MISSING, "decision."),
-                    _field(d, "prompt", str, "", "decision."), tuple(options))
-
-
 def _read_json(environ: dict[str, Any], limit: int = MAX_REQUEST) -> dict[str, Any]:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -332,15 +223,7 @@ def _read_json(environ: dict[str, Any], limit: int = MAX_REQUEST) -> dict[str, A
         raise BadRequest("bad Content-Length") from None
     if not 0 <= length <= limit:
         raise BadRequest(f"Content-Length must be 0 to {limit} bytes here")
-    try:
-        doc = json.loads(environ["wsgi.input"].read(length) or b"null")
-    except ValueError as exc:  # also bad UTF-8 (UnicodeDecodeError is a ValueError)
-        raise BadRequest(f"body is not JSON: {exc}") from None
-    except RecursionError:
-        raise BadRequest("body is not JSON this server reads: nested too deep") from None
-    if not isinstance(doc, dict):
-        raise BadRequest("body must be a JSON object")
-    return doc
+    return decode_message(environ["wsgi.input"].read(length))
 
 
 def _json(start_response: StartResponse, status: str, doc: Any) -> list[bytes]:
@@ -354,8 +237,6 @@ def _games_of(spec: str) -> list[str]:
     """The registered games the built-in bot ``spec`` plays: those it has a version for that
     take its parameters (``mcts:horizon=2`` is a parameter of the Doubletrack search only).
     Raises the spec's own error where it plays none."""
-    from referee.games import game_names
-
     by_game = bot_games(parse_bot_spec(spec)[0])
     if by_game is None:
         find_bot(spec, "", 0)  # raises the unknown-bot error that lists the names
@@ -458,28 +339,3 @@ def serve_bot(spec: str, game: str | None = None, seed: int | None = None,
               per_match: bool = True, host: str = "127.0.0.1", port: int = 0) -> BotServer:
     """Start a built-in bot on a background thread and return its running server."""
     return BotServer(BotApp(spec, game, seed, per_match), host, port).start()
-
-
-def serve_seats(specs: list[str], game: str, seed: int, names: list[str] | None = None
-                ) -> tuple[list[Player], list[BotServer]]:
-    """``--over-http``: every built-in bot in ``specs`` behind its own loopback server, seeded
-    exactly as in-process (so the match is the same one), and the URLs among them as they are;
-    seat ``i`` is called ``names[i]`` (default: its spec, a URL's credentials hidden).
-    Returns the players and the servers to stop afterwards."""
-    from referee.lineup import bot_seed, is_url, make_player
-
-    players: list[Player] = []
-    servers: list[BotServer] = []
-    try:
-        for seat, spec in enumerate(specs):
-            url = spec
-            if not is_url(spec):
-                servers.append(serve_bot(spec, game, bot_seed(seed, seat), per_match=False))
-                url = servers[-1].url
-            name = names[seat] if names else redact(spec)
-            players.append(make_player(url, game, seed, seat, name=name))
-    except BaseException:
-        for server in servers:
-            server.stop()
-        raise
-    return players, servers

@@ -2,6 +2,12 @@
 
 Lazy loading keeps ``referee match`` from importing the database layer, and one module per
 command keeps each command's options beside its code.
+
+Every error a user can cause reaches here as a :class:`~referee.errors.RefereeError` (an unknown
+bot, a bad URL, a board file that does not load, a ladder database that cannot be used, ...):
+the group turns it into click's one-line ``Error: ...`` and exit status 1, in one place
+(:meth:`LazyGroup.invoke`). Commands catch such an error themselves only to add where it
+happened (which file, which ``--db``).
 """
 
 from __future__ import annotations
@@ -9,6 +15,8 @@ from __future__ import annotations
 import importlib
 
 import click
+
+from referee.errors import RefereeError
 
 # command name -> "module:attribute"; each module defines one click command or group.
 COMMANDS: dict[str, str] = {
@@ -39,6 +47,12 @@ class LazyGroup(click.Group):
         module_name, attr = target.split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
         return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except RefereeError as exc:
+            raise click.ClickException(str(exc)) from exc
 
 
 @click.group(cls=LazyGroup)

@@ -8,17 +8,12 @@ strikes with their reasons). It exits 0 only for a clean bot, so it can gate a C
 
 from __future__ import annotations
 
-import math
-import secrets
-from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
-
 import click
 
+from arena.conformance import ConformanceReport, check_bot
 from cli.params import GAME, game_option
-from referee.core import Game, RulesError
-from referee.display import printable, redact
+from referee.core import Game
+from referee.display import printable
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -45,14 +40,11 @@ def bot() -> None:
 def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
           threads: int, connections: int | None) -> None:
     """Serve the built-in bot NAME (e.g. random, greedy, mcts:ms=200) over HTTP."""
-    from bots import UnknownBotError
     from bots.server import BotApp, BotServer
 
+    app = BotApp(name, game.name if game else None, seed)  # an unknown bot: one line, cli.main
     try:
-        app = BotApp(name, game.name if game else None, seed)
         server = BotServer(app, host=host, port=port, threads=threads, connections=connections)
-    except UnknownBotError as exc:
-        raise click.ClickException(str(exc)) from exc
     except (OSError, OverflowError, ValueError) as exc:  # waitress: ValueError for a bad host
         why = getattr(exc, "strerror", None) or str(exc)
         raise click.ClickException(f"cannot listen on {host}:{port}: {why}") from exc
@@ -76,120 +68,37 @@ def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
 @click.option("--seed", type=int, default=None, help="Seed of the first match (drawn if absent).")
 def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) -> None:
     """Check the bot at URL: its GET / document, then short matches against random."""
-    from referee.transport import BotUrlError, check_url, fetch_info
-
-    try:
-        url = check_url(url)
-    except BotUrlError as exc:
-        raise click.ClickException(str(exc)) from exc
-    info, fault = fetch_info(url)
-    if fault and fault.startswith(("connection_error", "timeout")):
-        raise click.ClickException(f"cannot reach {redact(url)}: {fault.split(': ', 1)[1]}")
-    problems = [printable(p) for p in info_problems(info, fault, game.name)]
-    name = bot_name(info)
-    click.echo(f"GET /: '{name}'" + ("  ok" if not problems else f"  {len(problems)} problem(s)"))
-    for problem in problems:
+    report = check_bot(url, game.name, time_ms, num_games, seed)
+    if not report.reachable:
+        assert report.info_fault is not None
+        raise click.ClickException(f"cannot reach {report.url}: {report.info_fault.detail}")
+    shown = [printable(p) for p in report.info_problems]
+    click.echo(f"GET /: '{report.name}'" + ("  ok" if not shown else f"  {len(shown)} problem(s)"))
+    for problem in shown:
         click.echo(f"  protocol error: {problem}")
-    seed = secrets.randbits(63) if seed is None else seed
-    try:
-        report = play_checks(url, name, game, time_ms, num_games, seed)
-    except RulesError as exc:
-        raise click.ClickException(str(exc)) from exc
-    problems += report.print()
-    if problems:
-        click.echo(f"FAIL: {len(problems)} problem(s); fix them and run this again")
+    print_report(report)
+    if not report.passed:
+        click.echo(f"FAIL: {len(report.problems)} problem(s); fix them and run this again")
         raise SystemExit(1)
-    click.echo(f"PASS: {name} speaks bot protocol v1 for {game.name}")
+    click.echo(f"PASS: {report.name} speaks bot protocol v1 for {game.name}")
 
 
-def bot_name(info: Any) -> str:
-    """The name a bot gives in ``GET /``, fit to print (escaped, at most 64 characters)."""
-    name = info.get("name") if isinstance(info, dict) else None
-    return printable(name[:64]) if isinstance(name, str) and name else "bot"
-
-
-def info_problems(info: Any, fault: str | None, game: str) -> list[str]:
-    """What is wrong with the ``GET /`` answer, each naming the field."""
-    from referee.protocol import info_errors
-
-    if fault:
-        return [f"GET /: {fault}"]
-    problems = [f"info.{e}" if not e.startswith("(") else f"info: {e}" for e in info_errors(info)]
-    games = info.get("games") if isinstance(info, dict) else None
-    if isinstance(games, list) and game not in games:
-        problems.append(f"info.games: {game!r} is not listed (the bot says it plays {games})")
-    return problems
-
-
-class CheckReport:
-    """What the check matches showed about the bot's seat."""
-
-    def __init__(self, time_ms: int) -> None:
-        self.time_ms = time_ms
-        self.latencies: dict[str, list[float]] = defaultdict(list)
-        self.faults: list[dict[str, Any]] = []
-        self.notes: list[str] = []
-        self.matches: list[str] = []
-
-    def add(self, log: dict[str, Any], seat: int, notes: Sequence[str]) -> None:
-        for d in log["decisions"]:
-            if d["seat"] == seat and d["status"] != "forfeited":
-                self.latencies[d["kind"]].append(d["ms"])
-        self.faults += [f for f in log["faults"] if f["seat"] == seat]
-        self.notes += [n for n in notes if n not in self.notes]
-        rank = log["result"]["seats"][seat]["rank"]
-        forfeit = " (forfeited)" if seat in log["forfeited"] else ""
-        self.matches.append(f"seed {log['seed']} seat {seat}: rank {rank} of "
-                            f"{len(log['players'])}{forfeit}")
-
-    def print(self) -> list[str]:
-        """Print the report; returns the problems found."""
-        for line in self.matches:
-            click.echo(f"match {line}")
-        click.echo(f"latency per decision kind (limit {self.time_ms} ms):")
-        for kind, values in sorted(self.latencies.items()):
-            p50, p95 = percentile(values, 50), percentile(values, 95)
-            click.echo(f"  {kind:<24} n={len(values):<4} p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
-                       f"  max {max(values):7.1f} ms")
-        strikes = [f for f in self.faults if f["kind"] != "end"]
-        problems = [f"strike: {f['kind']} ({f['reason']}) {f['detail']}" for f in strikes]
-        # the protocol never strikes an /end failure (the game is over), but /end must be 2xx
-        problems += [f"protocol error: /end failed, {f['reason']}: {f['detail']} (not a strike)"
-                     for f in self.faults if f["kind"] == "end"]
-        problems += [f"protocol error: {n}" for n in self.notes]
-        for problem in problems:
-            click.echo(f"  {problem}")
-        if not strikes:
-            click.echo("strikes: none")
-        return problems
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile (no interpolation: a reported time was really measured)."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(pct / 100 * len(ordered)) - 1)]
-
-
-def play_checks(url: str, name: str, game: Game, time_ms: int, num_games: int,
-                seed: int) -> CheckReport:
-    """``num_games`` matches of the bot against ``random`` in the fewest seats the game allows."""
-    from referee.lineup import make_player
-    from referee.match import Runner, TimeControl
-    from referee.players import Player
-    from referee.transport import HttpPlayer
-
-    seats = min((n for n in game.player_counts if n >= 2), default=min(game.player_counts))
-    report = CheckReport(time_ms)
-    for n in range(num_games):
-        match_seed, bot_seat = seed + n, n % seats
-        http = HttpPlayer(name=name, url=url)
-        players: list[Player] = [
-            http if s == bot_seat else make_player("random", game.name, match_seed, s)
-            for s in range(seats)
-        ]
-        try:
-            record = Runner(game, players, match_seed, time_control=TimeControl(time_ms)).run()
-        finally:
-            http.close()
-        report.add(record.log, bot_seat, http.notes)
-    return report
+def print_report(report: ConformanceReport) -> None:
+    """The check matches: each match, latency per decision kind and per call, the problems."""
+    for m in report.matches:
+        click.echo(f"match {m.line()}")
+    click.echo(f"latency per decision kind (limit {report.time_ms} ms):")
+    for k in report.kinds:
+        click.echo(f"  {k.kind:<24} n={k.count:<4} p50 {k.p50_ms:7.1f} ms  p95 {k.p95_ms:7.1f} ms"
+                   f"  max {k.max_ms:7.1f} ms")
+    click.echo("calls:")
+    for c in report.calls:
+        statuses = ", ".join(f"{status} {n}" for status, n in sorted(c.statuses.items()))
+        timing = "" if c.p50_ms is None else f"  p50 {c.p50_ms:7.1f} ms  p95 {c.p95_ms:7.1f} ms"
+        click.echo(f"  {c.call:<8} {statuses}{timing}")
+        if c.bad_body is not None:
+            click.echo(f"    first bad body: {c.bad_body[:200]}")
+    for problem in report.match_problems:
+        click.echo(f"  {problem}")
+    if not report.strikes:
+        click.echo("strikes: none")

@@ -39,20 +39,15 @@ def require_database(url: str | None) -> None:
 
 @contextmanager
 def database(url: str | None, read_only: bool = False) -> Iterator[Engine]:
-    """The ladder database, with every storage failure as a one-line error; ``read_only``
-    commands refuse a missing SQLite file instead of creating it."""
+    """The ladder database (a storage failure is a :class:`~ladder.LadderError`, one line);
+    ``read_only`` commands refuse a missing SQLite file instead of creating it."""
     from ladder.store import open_db
 
     if read_only:
         require_database(url)
-    try:
-        engine = open_db(url)
-    except LadderError as exc:
-        raise click.ClickException(str(exc)) from exc
+    engine = open_db(url)
     try:
         yield engine
-    except LadderError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         engine.dispose()
 

@@ -1,17 +1,22 @@
-"""Shared click parameter types: each fails with the reason, never a traceback."""
+"""Shared click options and parameter types: each fails with the reason, never a traceback.
+
+The checks themselves are domain functions (``arena``, ``referee.matchlog``) that raise typed
+errors; here they become click's usage errors where the user typed the value, and the
+group turns every other :class:`~referee.errors.RefereeError` into one line (``cli.LazyGroup``).
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
 
-from referee.core import BoardError, Game, UnknownGameError
-from referee.display import printable, redact
+from arena import DescriptionError, Probe, parse_option_pairs, probe
+from bots import did_you_mean
+from referee.core import Game, UnknownGameError
 from referee.games import find_game, game_names
-from referee.lineup import is_url
+from referee.matchlog import LogError, check_log_path
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,84 +32,10 @@ class GameType(click.ParamType):
         try:
             return find_game(value)
         except UnknownGameError as exc:
-            from bots import did_you_mean
-
             self.fail(str(exc) + did_you_mean(value, game_names()), param, ctx)
 
 
 GAME = GameType()
-
-
-def bad_bot_url(spec: str) -> str | None:
-    """Why ``spec`` cannot be a bot's base URL, or None (also for a built-in bot's name)."""
-    if not is_url(spec):
-        return None
-    from referee.transport import BotUrlError, check_url  # loads requests: only for URLs
-
-    try:
-        check_url(spec)
-    except BotUrlError as exc:
-        return str(exc)
-    return None
-
-
-def allow_dead_option() -> Callable[[F], F]:
-    return click.option(
-        "--allow-dead", is_flag=True,
-        help="Play even when an HTTP bot does not answer GET / before the first game (its "
-             "decisions are then struck and played by the fallback).",
-    )
-
-
-def check_http_bots(urls: Sequence[str], game: str, allow_dead: bool) -> dict[str, Any]:
-    """``GET /`` of every HTTP bot before the first game (the protocol's own check): a bot
-    that does not answer, or does not play ``game``, stops the command in one line unless
-    ``allow_dead``; a dead bot would otherwise "play" a whole match of fallback moves.
-    Returns the ``GET /`` documents of the bots that answered, by URL."""
-    if not urls:
-        return {}
-    from referee.transport import fetch_infos
-
-    infos: dict[str, Any] = {}
-    dead = []
-    for url, (info, fault) in fetch_infos(urls).items():
-        problem = liveness_problem(info, fault, game)
-        if problem:
-            dead.append(f"bot {redact(url)} {problem}")
-        else:
-            infos[url] = info
-    if dead and not allow_dead:
-        raise click.ClickException(
-            f"{'; '.join(dead)}: check it with `referee bot check URL --game {game}`, or "
-            "pass --allow-dead to play anyway")
-    for line in dead:
-        click.echo(f"warning: {line}; playing anyway (--allow-dead)", err=True)
-    return infos
-
-
-def liveness_problem(info: Any, fault: str | None, game: str) -> str | None:
-    """Why a bot's ``GET /`` answer says it cannot play ``game`` now, or ``None``."""
-    if fault is not None:
-        return f"does not answer GET / ({printable(fault)})"
-    if not isinstance(info, dict):
-        return "answers GET / with something that is not a JSON object"
-    games = info.get("games")
-    if isinstance(games, list) and game not in games:
-        return f"does not play {game} (its GET / lists {printable(repr(games))[:200]})"
-    return None
-
-
-def capacity_warnings(infos: Mapping[str, Any], needed: Mapping[str, int],
-                      advice: str) -> list[str]:
-    """A line for every bot whose ``GET /`` announces fewer ``max_connections`` than the
-    matches will hold open to it at once (one kept-alive connection per seat per match)."""
-    lines = []
-    for url, need in needed.items():
-        cap = infos.get(url, {}).get("max_connections") if isinstance(infos.get(url), dict) else None
-        if isinstance(cap, int) and not isinstance(cap, bool) and need > cap:
-            lines.append(f"warning: bot {redact(url)} takes at most {cap} connections (its GET /), "
-                         f"but the matches may hold {need} open to it at once: {advice}")
-    return lines
 
 
 def game_option(**kwargs: Any) -> Any:
@@ -114,14 +45,6 @@ def game_option(**kwargs: Any) -> Any:
     )
 
 
-def load_board(game: Game, path: str | None) -> Any:
-    """The game's board from ``--board FILE`` (or the packaged default), as a one-line error."""
-    try:
-        return game.load_board(path)
-    except BoardError as exc:
-        raise click.ClickException(f"bad board file {path}: {exc}") from exc
-
-
 def board_option() -> Any:
     return click.option(
         "--board", "board_path", type=click.Path(dir_okay=False), default=None,
@@ -129,28 +52,34 @@ def board_option() -> Any:
     )
 
 
+def _options(ctx: click.Context, param: click.Parameter, pairs: tuple[str, ...]) -> dict[str, Any]:
+    try:
+        return parse_option_pairs(pairs)
+    except DescriptionError as exc:
+        raise click.BadParameter(str(exc), ctx, param_hint="--option") from None
 
 
 def game_options_option() -> Callable[[F], F]:
-    """``--option KEY=VALUE`` (repeatable), read by :func:`parse_options`."""
+    """``--option KEY=VALUE`` (repeatable), given to the command as ``options``, a dict."""
     return click.option(
-        "--option", "option_pairs", multiple=True, metavar="KEY=VALUE",
+        "--option", "options", multiple=True, metavar="KEY=VALUE", callback=_options,
         help="A game option, e.g. automa=2 for Tokaido Duo's solo mode.",
     )
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``key=value`` pairs; values read as JSON when they parse (``2`` is a number)."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--option")
+def _log_path(ctx: click.Context, param: click.Parameter, path: str | None) -> str | None:
+    """Refuse, before playing, a ``--log`` that could not be written after the match."""
+    if path is not None:
         try:
-            options[key] = json.loads(raw)
-        except ValueError:
-            options[key] = raw
-    return options
+            check_log_path(path)
+        except LogError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+    return path
+
+
+def log_option() -> Callable[[F], F]:
+    return click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
+                        callback=_log_path, help="Write the match log here.")
 
 
 def clock_options(bank: bool = True) -> Callable[[F], F]:
@@ -165,3 +94,23 @@ def clock_options(bank: bool = True) -> Callable[[F], F]:
         return click.option("--time-ms", type=click.IntRange(1), default=1000,
                             show_default=True, help="Time per decision.")(func)
     return decorate
+
+
+def allow_dead_option() -> Callable[[F], F]:
+    return click.option(
+        "--allow-dead", is_flag=True,
+        help="Play even when an HTTP bot does not answer GET / before the first game (its "
+             "decisions are then struck and played by the fallback).",
+    )
+
+
+def require_live(urls: Sequence[str], game: str, allow_dead: bool) -> Probe:
+    """``GET /`` of every HTTP bot before the first game: a bot that does not answer, or does
+    not play ``game``, stops the command (:class:`~arena.DeadBotError`) unless ``allow_dead``,
+    which prints a warning for it instead."""
+    found = probe(urls, game)
+    if not allow_dead:
+        found.require_alive()
+    for line in found.dead:
+        click.echo(f"warning: {line}; playing anyway (--allow-dead)", err=True)
+    return found

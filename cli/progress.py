@@ -19,7 +19,8 @@ from contextlib import contextmanager
 
 import click
 
-from ladder.tournament import Outcome, Standings
+from tournaments.fixtures import Outcome
+from tournaments.standings import Standings
 
 Update = Callable[[Outcome, Standings], None]
 

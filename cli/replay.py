@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from referee.matchlog import LogError, read_log
 from referee.replay import replay as replay_log
 
 
@@ -16,14 +15,11 @@ from referee.replay import replay as replay_log
 def replay(log_file: str, trace: bool = False) -> None:
     """Replay LOG_FILE from its seed and choices, checking every decision, fault and the
     result; exit 1 at the first difference (it names the step)."""
+    log = read_log(log_file)
     try:
-        with open(log_file, encoding="utf-8") as fh:
-            log = json.load(fh)
         outcome = replay_log(log)
-    except (OSError, ValueError) as exc:  # LogError is a ValueError, as is bad JSON
-        raise click.ClickException(f"{log_file}: {exc}") from exc
-    except RecursionError:  # the JSON decoder recurses once per level of nesting
-        raise click.ClickException(f"{log_file}: not a match log: nested too deep") from None
+    except LogError as exc:
+        raise LogError(f"{log_file}: {exc}") from exc
     if trace and outcome.matches:
         from cli.trace import print_trace
 

@@ -18,13 +18,13 @@ import click
 
 from cli.params import (
     allow_dead_option, board_option, clock_options, game_option, game_options_option,
-    load_board, parse_options,
 )
 from cli.progress import eta_seconds, format_duration
-from cli.tournament import check_bots, check_live
-from ladder import stats
-from ladder.tournament import Interrupted, Plan, Settings, SprtRun, parse_entrants, run_sprt
-from referee.core import Game, RulesError
+from cli.tournament import check_live, match_terms
+from tournaments import Interrupted, stats
+from tournaments.plan import Plan, check_entrants, parse_entrants
+from tournaments.sprt import SprtRun, run_sprt
+from referee.core import Game
 
 
 def trace_lines(test: SprtRun, every: int) -> list[str]:
@@ -82,24 +82,20 @@ def document(test: SprtRun, new: str, base: str, game: str, seed: int) -> dict[s
 def sprt(
     new: str, base: str, game: Game, elo0: float, elo1: float, alpha: float, beta: float,
     model: str, max_pairs: int, concurrency: int, seed: int | None, board_path: str | None,
-    option_pairs: tuple[str, ...], time_ms: int, strikes: int, as_json: bool,
+    options: dict[str, Any], time_ms: int, strikes: int, as_json: bool,
     allow_dead: bool,
 ) -> None:
     """Play game pairs NEW vs BASE until the SPRT accepts or rejects "NEW is stronger"."""
     if 2 not in game.player_counts:
         raise click.ClickException(f"sprt needs a two-seat game; {game.name} is played by "
                                    f"{', '.join(map(str, game.player_counts))}")
-    try:
-        stats.validate_sprt(elo0, elo1, alpha, beta, model)
-        entrants = parse_entrants([new, base])
-        load_board(game, board_path)
-        options = game.validate_options(parse_options(option_pairs))
-        settings = Settings(game.name, board_path, options, time_ms, 0, strikes)
-    except (ValueError, RulesError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    check_bots(entrants, game)
-    check_live(Plan(game.name, tuple(entrants), 2, 2, 0, settings), concurrency, allow_dead)
+    stats.validate_sprt(elo0, elo1, alpha, beta, model)
+    entrants = parse_entrants([new, base])
+    terms = match_terms(game, board_path, options, time_ms, 0, strikes)
+    check_entrants(entrants, game.name)
     seed = seed if seed is not None else secrets.randbits(63)
+    plan = Plan(game.name, tuple(entrants), 2, 2, seed, **terms)
+    check_live(plan, concurrency, allow_dead)
     lo, hi = stats.sprt_bounds(alpha, beta)
     click.echo(f"sprt {entrants[0].name} vs {entrants[1].name} on {game.name}: "
                f"elo0 {elo0:g} elo1 {elo1:g} ({model}), alpha {alpha:g} beta {beta:g}, "
@@ -109,8 +105,7 @@ def sprt(
     interrupted = False
     live = Progress(max_pairs, tty=sys.stderr.isatty())
     try:
-        run_sprt(test, entrants[0], entrants[1], settings, seed, max_pairs, concurrency,
-                 progress=live)
+        run_sprt(test, plan, max_pairs, concurrency, progress=live)
     except Interrupted:
         interrupted = True
     if live.tty:

@@ -16,54 +16,43 @@ from typing import Any
 
 import click
 
+from arena import TimeControl, capacity_warnings, load_board
 from cli.params import (
-    allow_dead_option, bad_bot_url, board_option, capacity_warnings, check_http_bots,
-    clock_options, game_option, game_options_option, load_board, parse_options,
+    allow_dead_option, board_option, clock_options, game_option, game_options_option,
+    require_live,
 )
 from cli.progress import game_progress, progress_mode
-from ladder.stats import format_elo
-from ladder.tournament import (
-    Entrant, Interrupted, MatchSpec, Outcome, Plan, Settings, Standings, Tournament,
-    TournamentError, check_plan, default_seats, default_state_dir, parse_entrants, report,
-)
-from referee.core import Game, RulesError
+from ladder import LadderError
+from referee.core import Game
 from referee.display import redact
+from referee.errors import RefereeError
+from tournaments import Interrupted, TournamentError
+from tournaments.fixtures import Fixture, Outcome
+from tournaments.plan import (
+    Entrant, Plan, check_entrants, check_plan, default_seats, parse_entrants,
+)
+from tournaments.standings import Standings
+from tournaments.stats import format_elo
+from tournaments.store import JsonlStateStore, default_state_dir, new_tournament_id
+from tournaments.tournament import Tournament, report
 
 CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points", "score",
               "elo", "elo_error", "los")
-
-
-def check_bots(entrants: Sequence[Entrant], game: Game) -> None:
-    """Fail now, in one line, for a bot that does not exist for this game or a URL that cannot
-    be a bot's address, rather than in the middle of the first match."""
-    from bots import find_bot
-
-    for e in entrants:
-        problem = bad_bot_url(e.bot)
-        if problem:
-            raise click.ClickException(f"entrant {e.name}: {problem}")
-        if not e.remote:
-            try:
-                find_bot(e.bot, game.name, 0)
-            except LookupError as exc:
-                raise click.ClickException(f"entrant {e.name}: {exc.args[0]}") from exc
 
 
 def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> None:
     """``GET /`` of every HTTP entrant before the first game (one line if one is dead), and a
     warning for a bot that announces fewer connections than the matches will hold open."""
     urls = [e.bot for e in plan.entrants if e.remote]
-    infos = check_http_bots(urls, plan.game, allow_dead)
+    found = require_live(urls, plan.game, allow_dead)
     needed = {url: concurrency * min(plan.seats, urls.count(url)) for url in set(urls)}
     advice = f"lower --concurrency (now {concurrency}) or let the bot take more"
-    for line in capacity_warnings(infos, needed, advice):
-        click.echo(line, err=True)
+    for line in capacity_warnings(found.infos, needed, advice):
+        click.echo(f"warning: {line}", err=True)
 
 
-def build_plan(
-    bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, seed: int | None,
-    settings: Settings,
-) -> Plan:
+def build_plan(bots: tuple[str, ...], game: Game, games: int | None, seats: int | None,
+               seed: int | None, terms: dict[str, Any]) -> Plan:
     if not bots:
         raise click.UsageError("name at least two BOTS (or --resume ID)")
     if games is None:
@@ -71,10 +60,20 @@ def build_plan(
     entrants = parse_entrants(bots)
     seats = seats or default_seats(game, len(entrants))
     plan = Plan(game.name, tuple(entrants), games, seats,
-                seed if seed is not None else secrets.randbits(63), settings)
+                seed if seed is not None else secrets.randbits(63), **terms)
     check_plan(game, plan)
-    check_bots(entrants, game)
+    check_entrants(entrants, game.name)
     return plan
+
+
+def match_terms(game: Game, board_path: str | None, options: dict[str, Any], time_ms: int,
+                bank_ms: int, strikes: int, keep_logs: bool = False) -> dict[str, Any]:
+    """The plan's terms of every match, checked now (the board loads, the game takes the
+    options) rather than in the first match."""
+    load_board(game.name, board_path)
+    return {"board": board_path, "options": game.validate_options(options),
+            "time_control": TimeControl(time_ms, bank_ms), "strikes": strikes,
+            "keep_logs": keep_logs}
 
 
 def check_resume(plan: Plan, given: dict[str, Any]) -> None:
@@ -95,7 +94,6 @@ class LadderRecorder:
         self.engine, self.url = engine, url
 
     def claim(self, entrants: Sequence[Entrant], new_version: bool) -> None:
-        from ladder import LadderError
         from ladder.store import claim_names
 
         try:
@@ -103,20 +101,18 @@ class LadderRecorder:
         except LadderError as exc:
             raise click.ClickException(f"--db: {exc}") from exc
 
-    def record(self, outcome: Outcome, spec: MatchSpec) -> None:
-        from ladder import LadderError
+    def record(self, outcome: Outcome, fixture: Fixture) -> None:
         from ladder.store import record_match
 
         assert outcome.log is not None
         try:
-            record_match(self.engine, outcome.log, bots=dict(enumerate(spec.names)),
-                         specs=dict(enumerate(spec.bots)))
+            record_match(self.engine, outcome.log, bots=dict(enumerate(fixture.names)),
+                         specs=dict(enumerate(s.bot for s in fixture.match.seats)))
         except LadderError as exc:
-            raise click.ClickException(f"--db: match {spec.match_id}: {exc}") from exc
+            raise click.ClickException(f"--db: match {fixture.match_id}: {exc}") from exc
 
     def stored(self, match_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Results already in the ladder (recorded just before a crash): taken, not replayed."""
-        from ladder import LadderError
         from ladder.store import stored_logs
 
         try:
@@ -131,7 +127,6 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
     if url is None:
         yield None
         return
-    from ladder import LadderError
     from ladder.db import describe
     from ladder.store import open_db
 
@@ -175,7 +170,7 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
                    "version of it (otherwise that is refused).")
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
-    seed: int | None, board_path: str | None, option_pairs: tuple[str, ...], time_ms: int,
+    seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
     new_version: bool,
@@ -194,11 +189,11 @@ def tournament(
                 t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
                 check_live(t.plan, concurrency, allow_dead)
             else:
-                settings = new_settings(game, board_path, option_pairs, time_ms, bank_ms,
-                                        strikes, db)
-                plan = build_plan(bots, game, games, seats, seed, settings)
+                terms = match_terms(game, board_path, options, time_ms, bank_ms, strikes,
+                                    keep_logs=db is not None)
+                plan = build_plan(bots, game, games, seats, seed, terms)
                 check_live(plan, concurrency, allow_dead)
-                t = Tournament.start(plan, state_dir)
+                t = Tournament.start(plan, JsonlStateStore(state_dir, new_tournament_id()))
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
             with t.playing():
@@ -208,12 +203,10 @@ def tournament(
                 click.echo(f"results recorded in the ladder at {ladder.url}: see `referee "
                            f"ladder show --game {t.plan.game}"
                            f"{' --db URL' if db else ''}`", err=True)
-    except (TournamentError, RulesError) as exc:
-        raise click.ClickException(str(exc)) from exc
     except Interrupted:
         hint = resume_command(t, db, state_dir if state_dir != default_dir else None,
                               concurrency)
-        click.echo(f"interrupted after {len(t.done)} of {len(t.specs)} games; finish with:\n"
+        click.echo(f"interrupted after {len(t.done)} of {len(t.fixtures)} games; finish with:\n"
                    f"  {hint}", err=True)
         sys.exit(130)
     except KeyboardInterrupt:
@@ -222,20 +215,12 @@ def tournament(
     output(report(t, table), as_json, csv_path)
 
 
-def new_settings(game: Game, board_path: str | None, option_pairs: tuple[str, ...],
-                 time_ms: int, bank_ms: int, strikes: int, db: str | None) -> Settings:
-    load_board(game, board_path)
-    options = game.validate_options(parse_options(option_pairs))
-    return Settings(game.name, board_path, options, time_ms, bank_ms, strikes,
-                    want_log=db is not None)
-
-
 def resume_tournament(
     state_dir: Path, resume_id: str, bots: tuple[str, ...], game: Game, games: int | None,
     seats: int | None, seed: int | None, db: str | None,
 ) -> Tournament:
     """The tournament to finish, after checking the command names the same one."""
-    t = Tournament.resume(state_dir, resume_id)
+    t = Tournament.resume(JsonlStateStore(state_dir, resume_id))
     if bots:
         t.plan = t.plan.with_entrants(parse_entrants(bots))
     elif t.plan.hidden_credentials():
@@ -243,10 +228,10 @@ def resume_tournament(
             f"--resume: the bot URL of {', '.join(t.plan.hidden_credentials())} has credentials, "
             "which the state file does not keep: name every bot again, as it was started")
     check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed})
-    if db is not None and not t.plan.settings.want_log:
+    if db is not None and not t.plan.keep_logs:
         raise TournamentError("--db: this tournament was started without --db, so the logs "
                               "of its finished matches were not kept")
-    if db is None and t.plan.settings.want_log:
+    if db is None and t.plan.keep_logs:
         raise TournamentError("this tournament records its results in the ladder: resume it "
                               "with --db as it was started")
     return t
@@ -256,12 +241,12 @@ def play(t: Tournament, concurrency: int, ladder: LadderRecorder | None,
          progress: bool | None) -> Standings:
     """Run the missing games with progress on stderr; a failing match becomes one line."""
     try:
-        with game_progress(len(t.specs), len(t.done), progress_mode(progress)) as update:
+        with game_progress(len(t.fixtures), len(t.done), progress_mode(progress)) as update:
             return t.run(concurrency, record=ladder.record if ladder else None, progress=update,
                          stored=ladder.stored if ladder else None)
-    except (RulesError, LookupError, OSError, BrokenExecutor) as exc:
+    except (RefereeError, OSError, BrokenExecutor) as exc:
         raise click.ClickException(
-            f"{exc}; {len(t.done)} of {len(t.specs)} games are kept, finish them with "
+            f"{exc}; {len(t.done)} of {len(t.fixtures)} games are kept, finish them with "
             f"--resume {t.tournament_id}") from exc
 
 
@@ -270,7 +255,7 @@ def announce(t: Tournament, resumed: bool) -> None:
     verb = "resuming" if resumed else "tournament"
     click.echo(
         f"{verb} {t.tournament_id}: {len(plan.entrants)} entrants, {plan.seats} seats, "
-        f"{len(t.specs) - len(t.done)} of {len(t.specs)} games to play, seed {plan.seed}"
+        f"{len(t.fixtures) - len(t.done)} of {len(t.fixtures)} games to play, seed {plan.seed}"
         f" (resume with --resume {t.tournament_id})", err=True,
     )
 

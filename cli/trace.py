@@ -6,8 +6,9 @@ from typing import Any
 
 import click
 
-from referee.frames import LogError, build_frames
+from referee.frames import build_frames
 from referee.frames.trace import trace_lines
+from referee.matchlog import LogError
 
 
 def print_trace(log_file: str, log: Any) -> None:
@@ -15,6 +16,6 @@ def print_trace(log_file: str, log: Any) -> None:
     try:
         doc = build_frames(log)
     except LogError as exc:
-        raise click.ClickException(f"{log_file}: {exc}") from exc
+        raise LogError(f"{log_file}: {exc}") from exc
     for line in trace_lines(doc):
         click.echo(line)

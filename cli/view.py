@@ -16,7 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 import click
 
 from api.viewer import render_page
-from referee.frames import LogError, build_frames
+from referee.frames import build_frames
+from referee.matchlog import LogError, read_log
 
 
 @click.command()
@@ -47,14 +48,11 @@ def view(log_file: str, out_path: str | None, ply: int, serve: bool, port: int) 
 
 def load_frames(log_file: str) -> dict[str, Any]:
     """The frames of the log in ``log_file``; any unreadable or inconsistent log is one line."""
+    log = read_log(log_file)
     try:
-        with open(log_file, encoding="utf-8") as fh:
-            log = json.load(fh)
         return build_frames(log)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{log_file}: cannot read: {exc}") from exc
-    except (LogError, ValueError) as exc:  # bad JSON is a ValueError too
-        raise click.ClickException(f"{log_file}: {exc}") from exc
+    except LogError as exc:
+        raise LogError(f"{log_file}: {exc}") from exc
 
 
 def serve_frames(doc: dict[str, Any], port: int, ply: int) -> None:

@@ -8,8 +8,10 @@ SQLAlchemy loads only when a store module is imported.
 
 from __future__ import annotations
 
+from referee.errors import RefereeError
 
-class LadderError(Exception):
+
+class LadderError(RefereeError):
     """A bad input or an unusable database, with a one-line message fit for the CLI."""
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from operator import mul
 from typing import Literal, NamedTuple, TypeVar
 
-from ladder.stats import pair_score
+from tournaments.stats import pair_score
 
 ELO_SCALE = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength: P(win) = 1 / (1 + 10^(-diff/400))."""

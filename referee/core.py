@@ -18,9 +18,10 @@ from abc import ABC, abstractmethod
 from importlib import resources
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, NotRequired, TypedDict
 
 from referee import yamldata
+from referee.errors import RefereeError
 
 MAX_BOARD_BYTES = 256 * 1024
 """A board file is a few KiB of YAML (the packaged ones 2 and 4 KiB); reading stops past this
@@ -68,6 +69,28 @@ class SeatResult:
     rank: int
 
 
+class SeatResultDoc(TypedDict):
+    """A seat's result as JSON (the match log, ``/end``)."""
+
+    seat: int
+    score: int
+    breakdown: dict[str, int]
+    rank: int
+
+
+class ResultDoc(TypedDict):
+    """A :class:`Result` as JSON: what :meth:`Result.to_dict` gives (the schema is
+    ``referee.matchlog.RESULT_SCHEMA``)."""
+
+    seats: list[SeatResultDoc]
+    winners: list[int]
+    end: str
+    rounds: int
+    reason: str
+    extra: dict[str, Any]
+    turns: NotRequired[int]
+
+
 @dataclass(frozen=True)
 class Result:
     """A finished game: per-seat results in seat order, the winners, and why it ended."""
@@ -88,8 +111,8 @@ class Result:
         """``seat``'s share of the win: 1, 1/k for a k-way tie for first, else 0."""
         return 1 / len(self.winners) if seat in self.winners else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> ResultDoc:
+        doc: ResultDoc = {
             "seats": [
                 {"seat": s.seat, "score": s.score, "breakdown": dict(s.breakdown), "rank": s.rank}
                 for s in self.seats
@@ -99,8 +122,10 @@ class Result:
             "rounds": self.rounds,
             "reason": self.reason,
             "extra": dict(self.extra),
-            **({} if self.turns is None else {"turns": self.turns}),
         }
+        if self.turns is not None:
+            doc["turns"] = self.turns
+        return doc
 
 
 def ranks_from_keys(keys: list[Any]) -> list[int]:
@@ -108,7 +133,7 @@ def ranks_from_keys(keys: list[Any]) -> list[int]:
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
-class RulesError(ValueError):
+class RulesError(RefereeError, ValueError):
     """Base of every error a rules engine raises on bad input."""
 
 
@@ -133,7 +158,7 @@ class GameOptionsError(RulesError):
     """Unknown, missing or out-of-range game options (never silently defaulted)."""
 
 
-class UnknownGameError(LookupError):
+class UnknownGameError(RefereeError, LookupError):
     """``find_game`` with a name that is not registered; the message lists the known names."""
 
 

@@ -10,18 +10,22 @@ played out by the fallback so the other seats still get their result.
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from referee.core import Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, ranks_from_keys
 from referee.display import printable
-from referee.players import FORFEITED, OK, Answer, DecisionRequest, MatchInfo, Player
+from referee.faults import Fault, FaultReason
+from referee.matchlog import (
+    FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, DecisionEntry, FaultEntry, MatchLog,
+    TimeControlDoc, summary_of,
+)
+from referee.players import Answer, DecisionRequest, MatchInfo, Player
 
-LOG_FORMAT = "referee-match-log"
-LOG_VERSION = 1
 MAX_STEPS = 1_000_000
 """A guard against an engine bug that never ends a game; no real game comes near it."""
 
@@ -33,68 +37,61 @@ class TimeControl:
     decision_ms: int = 1000
     bank_ms: int = 0
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> TimeControlDoc:
         return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms}
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    """A fault of one seat in a match: at decision ``step`` (of ``kind``), or at ``/start``
+    or ``/end`` (``step`` ``None``, ``kind`` ``"start"`` or ``"end"``). The typed form of a
+    log's ``faults`` entry, with the start of a bad body, which the log does not keep."""
+
+    step: int | None
+    seat: int
+    kind: str
+    fault: Fault
+
+    @property
+    def reason(self) -> FaultReason:
+        return self.fault.reason
+
+    def to_log(self) -> FaultEntry:
+        return {"step": self.step, "seat": self.seat, "kind": self.kind,
+                "reason": self.fault.reason.value, "detail": printable(self.fault.detail)}
 
 
 @dataclass
 class SeatRecord:
-    """Running tally for one seat during a match."""
+    """Running tally for one seat during a match, and what its calls showed."""
 
     name: str
     strikes: int = 0
     bank_ms: float = 0.0
     forfeited: bool = False
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    start_ms: float | None = None
+    """How long ``/start`` took (``None``: not called)."""
+    end_ms: float | None = None
+    """How long ``/end`` took (``None``: not called)."""
+    notes: list[str] = field(default_factory=list)
+    """The player's protocol deviations that are not strikes (see ``arena.conformance``)."""
 
 
 @dataclass
 class MatchRecord:
-    """A finished match: the final result (forfeits applied) and the log document."""
+    """A finished match: the final result (forfeits applied), the log document, and each
+    seat's tally (its faults typed, its lifecycle timings and notes: what the log leaves out)."""
 
     result: Result
-    log: dict[str, Any]
+    log: MatchLog
     seats: list[SeatRecord]
+    faults: list[FaultRecord] = field(default_factory=list)
+    """Every seat's faults in the order they happened (the log's ``faults``, typed)."""
 
     def summary(self) -> dict[str, Any]:
         """The ``referee match --json`` object."""
         return summary_of(self.log)
-
-
-def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``--json`` summary of a match log (one place, used by the CLI and replay).
-
-    The result's ``extra`` (e.g. that the solo Automa played placeholder numbers) is kept when
-    it says anything: a reader of the JSON must learn what a reader of the text learns.
-    """
-    result = log["result"]
-    players = log["players"]
-    # A result seat with no player is played by the engine (Tokaido Duo's solo Automa).
-    engine_seat = {"name": "automa", "strikes": 0}
-    extra = result.get("extra") or {}
-    return {
-        "game": log["game"],
-        "seed": log["seed"],
-        "seats": [
-            {
-                "seat": s["seat"],
-                "bot": (players[s["seat"]] if s["seat"] < len(players) else engine_seat)["name"],
-                "score": s["score"],
-                "breakdown": s["breakdown"],
-                "rank": s["rank"],
-                "strikes": (players[s["seat"]] if s["seat"] < len(players) else engine_seat)
-                .get("strikes", 0),
-            }
-            for s in result["seats"]
-        ],
-        "winners": result["winners"],
-        "end": result["end"],
-        "rounds": result["rounds"],
-        **({"turns": result["turns"]} if "turns" in result else {}),
-        "reason": result.get("reason", ""),
-        "faults": log.get("faults", []),
-        **({"extra": dict(extra)} if extra else {}),
-    }
 
 
 def apply_forfeits(result: Result, forfeited: Sequence[int]) -> Result:
@@ -139,8 +136,8 @@ class Runner:
         self.match_id = match_id or uuid.uuid4().hex
         self.fallback_rng = random.Random(f"{seed}:fallback")
         self.seats = [SeatRecord(p.name, bank_ms=time_control.bank_ms) for p in self.players]
-        self.decisions: list[dict[str, Any]] = []
-        self.faults: list[dict[str, Any]] = []
+        self.decisions: list[DecisionEntry] = []
+        self.faults: list[FaultRecord] = []
         self._pool: ThreadPoolExecutor | None = None
 
     def run(self) -> MatchRecord:
@@ -161,12 +158,14 @@ class Runner:
             assert game_result is not None
             forfeited = [i for i, s in enumerate(self.seats) if s.forfeited]
             result = apply_forfeits(game_result, forfeited)
+            self._announce_end(result)  # before the log: an /end failure is in it
             log = self._log(game_result, result, forfeited)
-            self._announce_end(result)
+            for seat, player in zip(self.seats, self.players):
+                seat.notes = list(player.notes)
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
-        return MatchRecord(result, log, self.seats)
+        return MatchRecord(result, log, self.seats, self.faults)
 
     # -- asking ---------------------------------------------------------------------------
 
@@ -196,53 +195,62 @@ class Runner:
             bank_ms=bank,
         )
 
-    def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer:
+    def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer | None:
+        """The seat's answer, its fault set if it cannot be used; ``None`` for a seat that has
+        forfeited (it is not asked)."""
         if self.seats[decision.seat].forfeited:
-            return Answer(None, FORFEITED)
+            return None
         player = self.players[decision.seat]
         answer = player.decide(request)
-        if answer.status == OK and answer.elapsed_ms > request.deadline_ms and player.clocked:
-            answer.status, answer.detail = "timeout", f"answered after {answer.elapsed_ms:.0f} ms"
-        if answer.status == OK and answer.choice not in decision.option_ids():
-            answer.status = "unknown_option"
-            answer.detail = f"{answer.choice!r} is not an offered id"
+        if answer.fault is None and answer.elapsed_ms > request.deadline_ms and player.clocked:
+            answer.fault = Fault(FaultReason.TIMEOUT, f"answered after {answer.elapsed_ms:.0f} ms")
+        if answer.fault is None and answer.choice not in decision.option_ids():
+            answer.fault = Fault(FaultReason.UNKNOWN_OPTION,
+                                 f"{answer.choice!r} is not an offered id")
         return answer
 
-    def _settle(self, decision: Decision, answer: Answer, step: int) -> str:
+    def _settle(self, decision: Decision, answer: Answer | None, step: int) -> str:
         """Book time and strikes; return the id to apply (the bot's, or the fallback)."""
         seat = self.seats[decision.seat]
+        if answer is None:  # forfeited: the fallback plays the seat, no time is booked
+            return self._book(decision, step, self.fallback_rng.choice(decision.options).id,
+                              0.0, FORFEITED, None)
         over = answer.elapsed_ms - self.time_control.decision_ms
-        if over > 0 and answer.status != FORFEITED and self.players[decision.seat].clocked:
+        if over > 0 and self.players[decision.seat].clocked:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
-        choice = answer.choice
-        if answer.status != OK:
-            choice = self.fallback_rng.choice(decision.options).id
-        if answer.status not in (OK, FORFEITED):
+        if answer.fault is None:
+            assert answer.choice is not None
+            return self._book(decision, step, answer.choice, answer.elapsed_ms, OK, answer.log)
+        choice = self.fallback_rng.choice(decision.options).id
+        self._strike(FaultRecord(step, decision.seat, decision.kind, answer.fault))
+        return self._book(decision, step, choice, answer.elapsed_ms, answer.fault.reason.value,
+                          answer.log)
+
+    def _strike(self, record: FaultRecord, strike: bool = True) -> None:
+        """Record a fault; a strike counts towards the seat's forfeit."""
+        seat = self.seats[record.seat]
+        seat.faults.append(record)
+        self.faults.append(record)
+        if strike:
             seat.strikes += 1
-            fault = {
-                "step": step,
-                "seat": decision.seat,
-                "kind": decision.kind,
-                "reason": answer.status,
-                "detail": printable(answer.detail),
-            }
-            seat.faults.append(fault)
-            self.faults.append(fault)
             if seat.strikes >= self.strike_limit:
                 seat.forfeited = True
-        entry: dict[str, Any] = {
+
+    def _book(self, decision: Decision, step: int, choice: str, elapsed_ms: float, status: str,
+              log: str | None) -> str:
+        """Log one decision as settled; returns the id to apply."""
+        entry: DecisionEntry = {
             "step": step,
             "seat": decision.seat,
             "kind": decision.kind,
             "options": len(decision.options),
             "choice": choice,
-            "ms": round(answer.elapsed_ms, 3),
-            "status": answer.status,
+            "ms": round(elapsed_ms, 3),
+            "status": status,
         }
-        if answer.log:
-            entry["log"] = answer.log[:4096]
+        if log:
+            entry["log"] = log[:MAX_LOG_CHARS]
         self.decisions.append(entry)
-        assert choice is not None
         return choice
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -255,48 +263,45 @@ class Runner:
     def _announce_start(self) -> None:
         names = tuple((i, p.name) for i, p in enumerate(self.players))
 
-        def start(seat: int, player: Player) -> str | None:
+        def start(seat: int, player: Player) -> Fault | None:
             info = MatchInfo(
-                self.match_id, self.game.name, seat, names, self.time_control.to_dict(),
+                self.match_id, self.game.name, seat, names,
+                cast(Mapping[str, int], self.time_control.to_dict()),
                 board_data(self.board),
             )
             return player.start(info)
 
-        for seat, fault in enumerate(self._each_player(start)):
-            if fault:
-                self._lifecycle_fault(seat, "start", fault, strike=True)
+        for seat, (fault, ms) in enumerate(self._each_player(start)):
+            self.seats[seat].start_ms = ms
+            if fault is not None:  # recorded, never fatal; a failed start is a strike
+                self._strike(FaultRecord(None, seat, "start", fault))
 
     def _announce_end(self, result: Result) -> None:
         data = result.to_dict()
         faults = self._each_player(lambda seat, player: player.end(self.match_id, data))
-        for seat, fault in enumerate(faults):
-            if fault:
-                self._lifecycle_fault(seat, "end", fault, strike=False)
+        for seat, (fault, ms) in enumerate(faults):
+            self.seats[seat].end_ms = ms
+            if fault is not None:  # recorded, never a strike: the game is over
+                self._strike(FaultRecord(None, seat, "end", fault), strike=False)
 
-    def _each_player(self, call: Callable[[int, Player], str | None]) -> list[str | None]:
-        """``call`` for every seat; remote seats concurrently, so that one bot that is down
-        (waiting out its connect timeout) does not delay the others' ``/start`` or ``/end``."""
+    def _each_player(self, call: Callable[[int, Player], Fault | None]
+                     ) -> list[tuple[Fault | None, float]]:
+        """``call`` for every seat, with how long it took; remote seats concurrently, so that
+        one bot that is down (waiting out its connect timeout) does not delay the others'
+        ``/start`` or ``/end``."""
+        def timed(seat: int, player: Player) -> tuple[Fault | None, float]:
+            began = time.perf_counter()
+            fault = call(seat, player)
+            return fault, (time.perf_counter() - began) * 1000
+
         remote = [s for s, p in enumerate(self.players) if p.remote]
-        futures = {s: self._executor().submit(call, s, self.players[s]) for s in remote}
+        futures = {s: self._executor().submit(timed, s, self.players[s]) for s in remote}
         return [
-            futures[s].result() if s in futures else call(s, p)
+            futures[s].result() if s in futures else timed(s, p)
             for s, p in enumerate(self.players)
         ]
 
-    def _lifecycle_fault(self, seat: int, call: str, fault: str, strike: bool) -> None:
-        """``/start`` and ``/end`` failures are recorded, never fatal; a failed start is a strike."""
-        record = self.seats[seat]
-        reason, _, detail = fault.partition(":")
-        entry = {"step": None, "seat": seat, "kind": call, "reason": reason,
-                 "detail": printable(detail.strip() or fault)}
-        self.faults.append(entry)
-        record.faults.append(entry)
-        if strike:
-            record.strikes += 1
-            if record.strikes >= self.strike_limit:
-                record.forfeited = True
-
-    def _log(self, game_result: Result, result: Result, forfeited: list[int]) -> dict[str, Any]:
+    def _log(self, game_result: Result, result: Result, forfeited: list[int]) -> MatchLog:
         return {
             "format": LOG_FORMAT,
             "version": LOG_VERSION,
@@ -313,7 +318,7 @@ class Runner:
                 for i, s in enumerate(self.seats)
             ],
             "decisions": self.decisions,
-            "faults": self.faults,
+            "faults": [f.to_log() for f in self.faults],
             "forfeited": forfeited,
             "game_result": game_result.to_dict(),
             "result": result.to_dict(),

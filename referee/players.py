@@ -2,7 +2,7 @@
 
 The runner knows nothing of HTTP or of any bot's insides. It hands a player a
 :class:`DecisionRequest` and gets an :class:`Answer` back, always: a player never raises for a
-bot's fault, it reports the fault as the answer's ``status`` (one of :data:`FAULTS`).
+bot's fault, it reports it as the answer's :class:`~referee.faults.Fault`.
 In-process bots are wrapped by :class:`InProcessPlayer`; HTTP bots have their own player in the
 transport module.
 """
@@ -16,20 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.core import Decision
-
-OK = "ok"
-FAULTS = (
-    "timeout",
-    "connection_error",
-    "http_status",
-    "bad_json",
-    "too_large",
-    "unknown_option",
-    "bot_error",
-)
-"""Why an answer was struck. ``bot_error``: an in-process bot raised."""
-FORFEITED = "forfeited"
-"""Status of a decision taken by the fallback because the seat had already forfeited."""
+from referee.faults import Fault, FaultReason
 
 
 @dataclass(frozen=True)
@@ -61,13 +48,13 @@ class DecisionRequest:
 
 @dataclass
 class Answer:
-    """A player's reply: the chosen id (``None`` if none usable), ``status`` ok or a fault."""
+    """A player's reply: the chosen id (``None`` if none usable), how long it took, the bot's
+    own ``log`` text, and the :class:`~referee.faults.Fault` if the answer cannot be used."""
 
     choice: str | None
-    status: str = OK
     elapsed_ms: float = 0.0
     log: str | None = None
-    detail: str = ""
+    fault: Fault | None = None
 
 
 @dataclass
@@ -76,22 +63,24 @@ class Player(ABC):
 
     name: str
     remote: bool = field(default=False, init=False)
+    notes: list[str] = field(default_factory=list, init=False)
+    """Protocol deviations that are not strikes (read by the bot check)."""
 
     @property
     def clocked(self) -> bool:
         """Whether the time limit applies: an answer later than the deadline is a strike."""
         return True
 
-    def start(self, info: MatchInfo) -> str | None:
-        """Announce the match. Returns a fault description, or ``None`` when fine."""
+    def start(self, info: MatchInfo) -> Fault | None:
+        """Announce the match. Returns the fault, or ``None`` when fine."""
         return None
 
     @abstractmethod
     def decide(self, request: DecisionRequest) -> Answer:
         """Answer one decision; never raises for the bot's own faults."""
 
-    def end(self, match_id: str, result: Mapping[str, Any]) -> str | None:
-        """Announce the result. Returns a fault description, or ``None`` when fine."""
+    def end(self, match_id: str, result: Mapping[str, Any]) -> Fault | None:
+        """Announce the result. Returns the fault, or ``None`` when fine."""
         return None
 
     def close(self) -> None:
@@ -146,7 +135,7 @@ class Bot(ABC):
 
 @dataclass
 class InProcessPlayer(Player):
-    """Runs a :class:`Bot` in the referee's process; a bot exception becomes a ``bot_error``."""
+    """Runs a :class:`Bot` in the referee's process; a bot exception is a ``bot_error`` fault."""
 
     bot: Bot | None = None
 
@@ -154,12 +143,12 @@ class InProcessPlayer(Player):
     def clocked(self) -> bool:
         return self.bot is None or self.bot.timed
 
-    def start(self, info: MatchInfo) -> str | None:
+    def start(self, info: MatchInfo) -> Fault | None:
         try:
             assert self.bot is not None
             self.bot.start(info)
         except Exception as exc:  # a broken bot must not break the referee
-            return f"bot_error: {exc!r}"
+            return Fault(FaultReason.BOT_ERROR, repr(exc))
         return None
 
     def decide(self, request: DecisionRequest) -> Answer:
@@ -169,8 +158,8 @@ class InProcessPlayer(Player):
             out = self.bot.decide(request.decision, LazyView(request.view))
         except Exception as exc:  # a broken bot must not break the referee
             elapsed = (time.perf_counter() - began) * 1000
-            return Answer(None, "bot_error", elapsed, detail=repr(exc))
+            return Answer(None, elapsed, fault=Fault(FaultReason.BOT_ERROR, repr(exc)))
         elapsed = (time.perf_counter() - began) * 1000
         if isinstance(out, tuple):
-            return Answer(out[0], OK, elapsed, log=out[1])
-        return Answer(out, OK, elapsed)
+            return Answer(out[0], elapsed, log=out[1])
+        return Answer(out, elapsed)

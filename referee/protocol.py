@@ -1,6 +1,9 @@
-"""Bot protocol v1: the wire messages, built by named functions, and the bot's answers parsed.
+"""Bot protocol v1, both ways: the wire messages built by named functions, and parsed back.
 
-One module owns the shape of every message so that the HTTP transport, the bot server, the
+The referee builds ``/start``, ``/decide`` and ``/end`` bodies and parses the bot's answers; a
+bot server (``bots.server``) parses those bodies (:func:`parse_start`, :func:`parse_decide`,
+:func:`parse_end`, each the inverse of its builder) and builds the answers. One module owns the
+shape of every message so that the HTTP transport, the bot server, the
 starter kit's documentation and the JSON Schemas (``docs/schemas``) cannot drift apart: the
 schemas are kept here as data (:data:`SCHEMAS`), written out to ``docs/schemas`` by
 ``python -m referee.protocol DIR``, and the tests check both that the files are current and
@@ -12,17 +15,21 @@ The seed is never sent (it would reveal the dice); a bot sees only its decision 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
 from referee.core import Decision, Option
+from referee.errors import RefereeError
+from referee.faults import Fault, FaultReason, body_excerpt
+from referee.matchlog import (
+    LOG_SCHEMA, MAX_LOG_CHARS, RESULT_SCHEMA, SCHEMA_BASE, TIME_CONTROL_SCHEMA,
+)
 from referee.players import DecisionRequest, MatchInfo
 from referee.view_schemas import VIEW_OF_GAME, VIEW_SCHEMAS
 
 PROTOCOL_VERSION = 1
-MAX_LOG_CHARS = 4096
-"""A bot's ``log`` text is kept up to this many characters (the match log stores it)."""
 
 
 # -- messages the referee sends -------------------------------------------------------------
@@ -125,12 +132,12 @@ def encode(message: Any) -> bytes:
 
 
 class ParsedAnswer(NamedTuple):
-    """A ``/decide`` answer: ``fault`` is ``None`` or ``(reason, detail)``; ``notes`` are
-    protocol deviations that are not strikes (a non-string ``log``, which is dropped)."""
+    """A ``/decide`` answer: ``fault`` is ``None`` when it is usable; ``notes`` are protocol
+    deviations that are not strikes (a non-string ``log``, which is dropped)."""
 
     choice: str | None
     log: str | None
-    fault: tuple[str, str] | None
+    fault: Fault | None
     notes: tuple[str, ...] = ()
 
 
@@ -143,13 +150,13 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
     try:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        return ParsedAnswer(None, None, ("bad_json", f"not JSON ({exc}): {_preview(body)}"))
+        return _bad(body, f"not JSON ({exc}): {_preview(body)}")
     if not isinstance(doc, dict):
-        return ParsedAnswer(None, None, ("bad_json", f"expected a JSON object, got {_kind(doc)}"))
+        return _bad(body, f"expected a JSON object, got {_kind(doc)}")
     choice = doc.get("choice")
     if not isinstance(choice, str):
         what = "missing" if "choice" not in doc else f"a {_kind(choice)}, not a string"
-        return ParsedAnswer(None, None, ("bad_json", f"field 'choice' is {what}"))
+        return _bad(body, f"field 'choice' is {what}")
     log, notes = doc.get("log"), cast(tuple[str, ...], ())
     if log is not None and not isinstance(log, str):
         log, notes = None, (f"field 'log' is a {_kind(doc['log'])}, not a string (ignored)",)
@@ -157,10 +164,167 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
         log = log[:MAX_LOG_CHARS]
     if choice not in option_ids:
         shown = ", ".join(option_ids[:8]) + (", ..." if len(option_ids) > 8 else "")
-        return ParsedAnswer(
-            choice, log, ("unknown_option", f"{choice[:80]!r} is not one of: {shown}"), notes
-        )
+        fault = Fault(FaultReason.UNKNOWN_OPTION, f"{choice[:80]!r} is not one of: {shown}",
+                      body_excerpt(body))
+        return ParsedAnswer(choice, log, fault, notes)
     return ParsedAnswer(choice, log, None, notes)
+
+
+def _bad(body: bytes, detail: str) -> ParsedAnswer:
+    return ParsedAnswer(None, None, Fault(FaultReason.BAD_JSON, detail, body_excerpt(body)))
+
+
+# -- messages a bot receives, parsed (the bot server's side) ---------------------------------
+
+MAX_SEATS = 16
+MAX_NAME = 64
+MAX_MATCH_ID = 256
+MAX_NUMBER = 10**6
+"""No number in a real view comes near this (money, positions and counts are small); a
+bigger one would have a bot's simulation allocate or loop in proportion to it."""
+MAX_VIEW_NODES = 100_000
+
+
+class MessageError(RefereeError, ValueError):
+    """A message a bot cannot act on; the message names the field (a bot server answers 400)."""
+
+
+def decode_message(raw: bytes) -> dict[str, Any]:
+    """A request body as the JSON object every message is, or :class:`MessageError`."""
+    try:
+        doc = json.loads(raw or b"null")
+    except ValueError as exc:  # also bad UTF-8 (UnicodeDecodeError is a ValueError)
+        raise MessageError(f"body is not JSON: {exc}") from None
+    except RecursionError:
+        raise MessageError("body is not JSON this server reads: nested too deep") from None
+    if not isinstance(doc, dict):
+        raise MessageError("body must be a JSON object")
+    return doc
+
+
+def parse_start(msg: dict[str, Any]) -> MatchInfo:
+    """The :class:`~referee.players.MatchInfo` of a ``/start`` body (the inverse of
+    :func:`start_message`), keeping the protocol's fields only, bounded: at most
+    :data:`MAX_SEATS` players, names cut to :data:`MAX_NAME` characters."""
+    match_id, game, seat = _match_id(msg), _field(msg, "game", str), _seat(msg)
+    raw_players = _field(msg, "players", list, [])
+    if len(raw_players) > MAX_SEATS:
+        raise MessageError(f"field players has {len(raw_players)} entries; at most {MAX_SEATS}")
+    players = []
+    for i, p in enumerate(raw_players):
+        where = f"players[{i}]."
+        players.append((_seat(_object(p, where), where),
+                        _field(p, "name", str, "", where)[:MAX_NAME]))
+    clock = _field(msg, "time_control", dict, {})
+    return MatchInfo(
+        match_id=match_id, game=game, seat=seat, players=tuple(players),
+        time_control={k: int(v) for k, v in clock.items()
+                      if k in ("decision_ms", "bank_ms") and _is_int(v)},
+        board=_field(msg, "board", (dict, type(None)), None),
+    )
+
+
+def parse_decide(msg: dict[str, Any]) -> DecisionRequest:
+    """The :class:`~referee.players.DecisionRequest` of a ``/decide`` body (the inverse of
+    :func:`decide_message`). ``label``, ``prompt``, ``data``, ``request_id``, ``deadline_ms``
+    and ``bank_ms`` may be left out (for people driving a bot by hand), but not given with the
+    wrong type; numbers in the view and decision are bounded (:data:`MAX_NUMBER`)."""
+    decision, view = _decision(msg), _field(msg, "view", dict)
+    _check_bounded(view, "view")
+    _check_bounded(msg["decision"], "decision")
+    return DecisionRequest(
+        match_id=_match_id(msg), game=_field(msg, "game", str), seat=decision.seat,
+        request_id=_field(msg, "request_id", str, ""), decision=decision, view=lambda: view,
+        deadline_ms=_field(msg, "deadline_ms", int, 0), bank_ms=_field(msg, "bank_ms", int, 0),
+    )
+
+
+def parse_end(msg: dict[str, Any]) -> tuple[str, int]:
+    """The match id and seat of an ``/end`` body (seat 0 when absent: the end schema does
+    not require it)."""
+    return _match_id(msg), _seat(msg, default=0)
+
+
+def _match_id(msg: dict[str, Any]) -> str:
+    match_id: str = _field(msg, "match_id", str)
+    if len(match_id) > MAX_MATCH_ID:
+        raise MessageError(f"field match_id is {len(match_id)} characters; at most {MAX_MATCH_ID}")
+    return match_id
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**9
+
+
+def _check_bounded(doc: Any, where: str) -> None:
+    """:class:`MessageError` for a number beyond :data:`MAX_NUMBER` or more than
+    :data:`MAX_VIEW_NODES` values anywhere in ``doc`` (iteratively: no recursion limit)."""
+    stack, seen = [doc], 0
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > MAX_VIEW_NODES:
+            raise MessageError(f"field {where} holds more than {MAX_VIEW_NODES} values")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and (
+                not math.isfinite(value) or abs(value) > MAX_NUMBER):
+            raise MessageError(f"field {where} holds the number {value!r:.40}, beyond "
+                               f"±{MAX_NUMBER}: no game's view does")
+
+
+_MISSING = object()
+_KIND_NAMES = {str: "a string", int: "an integer", dict: "an object", list: "an array"}
+
+
+def _field(doc: dict[str, Any], name: str, kind: type | tuple[type, ...],
+           default: Any = _MISSING, where: str = "") -> Any:
+    """``doc[name]`` if it is a ``kind`` (a boolean is no integer); ``default`` if absent and
+    one is given; otherwise :class:`MessageError` naming the field as ``where + name``."""
+    value = doc.get(name, _MISSING)
+    if value is _MISSING and default is not _MISSING:
+        return default
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
+        return value
+    expected = " or ".join(_KIND_NAMES.get(k, "null") for k in kinds)
+    raise MessageError(f"field {where}{name} is " + (
+        "missing" if value is _MISSING else f"not {expected}"))
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise MessageError(f"field {where.rstrip('.')} is not an object")
+    return value
+
+
+def _seat(doc: dict[str, Any], where: str = "", default: Any = _MISSING) -> int:
+    seat: int = _field(doc, "seat", int, default, where)
+    if seat < 0:
+        raise MessageError(f"field {where}seat is negative")
+    return seat
+
+
+def _decision(msg: dict[str, Any]) -> Decision:
+    """The ``decision`` of a ``/decide`` body."""
+    d = _field(msg, "decision", dict)
+    raw = _field(d, "options", list, _MISSING, "decision.")
+    if not raw:
+        raise MessageError("field decision.options is empty")
+    options = []
+    for i, o in enumerate(raw):
+        where = f"decision.options[{i}]."
+        _object(o, where)
+        options.append(Option(_field(o, "id", str, _MISSING, where),
+                              _field(o, "label", str, "", where),
+                              _field(o, "data", dict, {}, where)))
+    return Decision(_seat(msg), _field(d, "kind", str, _MISSING, "decision."),
+                    _field(d, "prompt", str, "", "decision."), tuple(options))
+
+
+# -- checking documents against the schemas ---------------------------------------------------
 
 
 def info_errors(doc: Any) -> list[str]:
@@ -207,40 +371,12 @@ def _preview(body: bytes, limit: int = 60) -> str:
     return repr(text) + ("..." if len(body) > limit else "")
 
 
-# -- JSON Schemas (draft 2020-12), one per message, and the match log ----------------------
+# -- JSON Schemas (draft 2020-12), one per message (the match log's is in referee.matchlog) --
 
-_ID = "https://referee.invalid/schemas/"
+_ID = SCHEMA_BASE
 _STR = {"type": "string"}
 _NAT = {"type": "integer", "minimum": 0}
 _PROTO = {"const": PROTOCOL_VERSION}
-
-_RESULT = {
-    "type": "object",
-    "required": ["seats", "winners", "end", "rounds"],
-    "properties": {
-        "seats": {"type": "array", "items": {
-            "type": "object",
-            "required": ["seat", "score", "breakdown", "rank"],
-            "properties": {
-                "seat": _NAT, "score": {"type": "integer"}, "rank": {"type": "integer", "minimum": 1},
-                "breakdown": {"type": "object", "additionalProperties": {"type": "integer"}},
-            },
-        }},
-        "winners": {"type": "array", "items": _NAT},
-        "end": {"enum": ["normal", "forfeit", "turn_limit"]},
-        "rounds": _NAT,
-        "turns": _NAT,
-        "reason": _STR,
-        "extra": {"type": "object"},
-    },
-}
-_TIME_CONTROL = {
-    "type": "object",
-    "required": ["decision_ms", "bank_ms"],
-    "properties": {"decision_ms": {"type": "integer", "minimum": 1}, "bank_ms": _NAT},
-}
-_FAULT_REASONS = ["timeout", "connection_error", "http_status", "bad_json", "too_large",
-                  "unknown_option", "bot_error"]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "info": {
@@ -273,7 +409,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "object", "required": ["seat", "name"],
                 "properties": {"seat": _NAT, "name": _STR},
             }},
-            "time_control": _TIME_CONTROL,
+            "time_control": TIME_CONTROL_SCHEMA,
             "board": {"type": ["object", "null"]},
         },
     },
@@ -319,52 +455,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "required": ["match_id", "result"],
         "properties": {
-            "protocol": _PROTO, "match_id": _STR, "game": _STR, "seat": _NAT, "result": _RESULT,
+            "protocol": _PROTO, "match_id": _STR, "game": _STR, "seat": _NAT,
+            "result": RESULT_SCHEMA,
         },
     },
-    "match-log": {
-        "$id": _ID + "match-log.json",
-        "title": "A match log: replayable from seed and choices",
-        "type": "object",
-        "required": ["format", "version", "match_id", "game", "rules_version", "seed", "options",
-                     "board", "time_control", "strike_limit", "players", "decisions", "faults",
-                     "forfeited", "game_result", "result"],
-        "properties": {
-            "format": {"const": "referee-match-log"},
-            "version": {"const": 1},
-            "match_id": _STR, "game": _STR, "rules_version": _STR,
-            "seed": {"type": "integer"},
-            "options": {"type": "object"},
-            "board": {"type": ["object", "null"]},
-            "time_control": _TIME_CONTROL,
-            "strike_limit": {"type": "integer", "minimum": 1},
-            "players": {"type": "array", "items": {
-                "type": "object", "required": ["seat", "name", "strikes", "forfeited"],
-                "properties": {"seat": _NAT, "name": _STR, "strikes": _NAT,
-                               "forfeited": {"type": "boolean"}},
-            }},
-            "decisions": {"type": "array", "items": {
-                "type": "object",
-                "required": ["step", "seat", "kind", "options", "choice", "ms", "status"],
-                "properties": {
-                    "step": _NAT, "seat": _NAT, "kind": _STR, "options": _NAT, "choice": _STR,
-                    "ms": {"type": "number", "minimum": 0},
-                    "status": {"enum": ["ok", "forfeited", *_FAULT_REASONS]},
-                    "log": {"type": "string", "maxLength": MAX_LOG_CHARS},
-                },
-            }},
-            "faults": {"type": "array", "items": {
-                "type": "object", "required": ["step", "seat", "kind", "reason", "detail"],
-                "properties": {
-                    "step": {"type": ["integer", "null"]}, "seat": _NAT, "kind": _STR,
-                    "reason": {"enum": _FAULT_REASONS}, "detail": _STR,
-                },
-            }},
-            "forfeited": {"type": "array", "items": _NAT},
-            "game_result": _RESULT,
-            "result": _RESULT,
-        },
-    },
+    "match-log": LOG_SCHEMA,
 }
 
 

@@ -19,17 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core import Decision, Result, RulesError, State, UnknownGameError
+from referee.faults import FaultReason
 from referee.games import find_game
-from referee.match import LOG_FORMAT, apply_forfeits
-from referee.players import FAULTS, FORFEITED, OK
+from referee.match import apply_forfeits
+from referee.matchlog import FORFEITED, LIFECYCLE_STRIKES, LOG_FORMAT, OK, LogError
 
-LIFECYCLE_STRIKES = ("start",)
-"""Lifecycle calls whose failure is a strike (``/end`` never is: the game is over)."""
-
-
-class LogError(ValueError):
-    """A file that is not a readable match log; the message says what is wrong."""
-
+FAULTS = frozenset(reason.value for reason in FaultReason)
+"""The statuses of a struck decision."""
 
 @dataclass(frozen=True)
 class ReplayOutcome:

@@ -46,7 +46,9 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from referee import __version__, protocol
 from referee.display import printable, redact
-from referee.players import OK, Answer, DecisionRequest, MatchInfo, Player
+from referee.errors import RefereeError
+from referee.faults import Fault, FaultReason, body_excerpt
+from referee.players import Answer, DecisionRequest, MatchInfo, Player
 
 MAX_BODY = 64 * 1024
 PLAIN_HTTP_HINT = "is the bot serving plain http? then use an http:// URL"
@@ -62,7 +64,7 @@ HEADERS = {
 }
 
 
-class BotUrlError(ValueError):
+class BotUrlError(RefereeError, ValueError):
     """A bot address that cannot be a protocol v1 base URL; the message says why."""
 
 
@@ -278,10 +280,10 @@ def new_session(guard: ConnectGuard | None = None) -> requests.Session:
 
 
 class Exchange(NamedTuple):
-    """What one call gave: the body, or a fault ``(reason, detail)``; ``ms`` is the round trip."""
+    """What one call gave: the body, or the fault; ``ms`` is the round trip."""
 
     body: bytes | None
-    fault: tuple[str, str] | None
+    fault: Fault | None
     ms: float
     content_type: str = ""
 
@@ -306,7 +308,7 @@ class Transport:
     def call(self, method: str, path: str, body: bytes | None, budget_ms: float) -> Exchange:
         """One request, answered completely within ``budget_ms`` or cut off as a timeout."""
         if self._closed:
-            return Exchange(None, ("connection_error", "the player was closed"), 0.0)
+            return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
         if self.inline:
             return self._call_inline(method, path, body, budget_ms)
         return self._call_on_worker(method, path, body, budget_ms)
@@ -322,7 +324,7 @@ class Transport:
             call.finish()
         ms = (time.perf_counter() - began) * 1000
         if call.aborted and outcome.fault is not None:
-            return Exchange(None, ("timeout", call.timeout_detail(budget_ms)), ms)
+            return Exchange(None, Fault(FaultReason.TIMEOUT, call.timeout_detail(budget_ms)), ms)
         return outcome._replace(ms=ms)
 
     def _call_on_worker(self, method: str, path: str, body: bytes | None,
@@ -338,9 +340,9 @@ class Transport:
             call.abort()
             future.cancel()
             ms = (time.perf_counter() - began) * 1000
-            return Exchange(None, ("timeout", call.timeout_detail(budget_ms)), ms)
+            return Exchange(None, Fault(FaultReason.TIMEOUT, call.timeout_detail(budget_ms)), ms)
         except (RuntimeError, CancelledError):  # the pool was shut down: the player is closed
-            return Exchange(None, ("connection_error", "the player was closed"), 0.0)
+            return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
         return outcome._replace(ms=(time.perf_counter() - began) * 1000)
 
     def close(self) -> None:
@@ -362,7 +364,7 @@ class Transport:
     def _work(self, call: _Call, method: str, path: str, body: bytes | None,
               timeout_s: float) -> Exchange:
         if call.aborted:
-            return Exchange(None, ("timeout", "deadline passed before the call started"), 0.0)
+            return _fault(FaultReason.TIMEOUT, "deadline passed before the call started")
         _current.call = call
         try:
             with self._session_lock:
@@ -375,19 +377,20 @@ class Transport:
                 return self._read(call, response)
         except requests.exceptions.ConnectTimeout:
             if call.aborted:
-                return _fault("timeout", "cut off at the deadline while connecting")
+                return _fault(FaultReason.TIMEOUT, "cut off at the deadline while connecting")
             limit = min(CONNECT_TIMEOUT_S, timeout_s)
-            return _fault("connection_error", f"could not connect within {limit:.1f} s")
+            return _fault(FaultReason.CONNECTION_ERROR, f"could not connect within {limit:.1f} s")
         except requests.exceptions.ReadTimeout:
-            return _fault("timeout", "read timed out")
+            return _fault(FaultReason.TIMEOUT, "read timed out")
         except requests.exceptions.SSLError as exc:
             if call.aborted:
-                return _fault("timeout", "cut off at the deadline during the TLS handshake")
-            return _fault("connection_error", _tls_failure(exc))
+                return _fault(FaultReason.TIMEOUT,
+                              "cut off at the deadline during the TLS handshake")
+            return _fault(FaultReason.CONNECTION_ERROR, _tls_failure(exc))
         except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
             if call.aborted:
-                return _fault("timeout", "cut off at the deadline")
-            return _fault("connection_error", _describe(exc))
+                return _fault(FaultReason.TIMEOUT, "cut off at the deadline")
+            return _fault(FaultReason.CONNECTION_ERROR, _describe(exc))
         finally:
             _current.call = None
 
@@ -402,15 +405,17 @@ class Transport:
             detail = f"HTTP {status} {response.reason or ''}".strip()
             if location:
                 detail += f", redirect to {location[:100]!r} (never followed)"
-            return _fault("http_status", detail)
+            return _fault(FaultReason.HTTP_STATUS, detail)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             response.close()
-            return _fault("bad_json", f"compressed body refused (Content-Encoding: {encoding})")
+            return _fault(FaultReason.BAD_JSON,
+                          f"compressed body refused (Content-Encoding: {encoding})")
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_body:
             response.close()
-            return _fault("too_large", f"Content-Length {declared} > cap of {self.max_body} bytes")
+            return _fault(FaultReason.TOO_LARGE,
+                          f"Content-Length {declared} > cap of {self.max_body} bytes")
         data = bytearray()
         while True:
             chunk = raw.read1(self.max_body + 1 - len(data), decode_content=False)
@@ -419,10 +424,10 @@ class Transport:
             data += chunk
             if len(data) > self.max_body:
                 response.close()
-                return _fault("too_large", f"body over the cap of {self.max_body} bytes")
+                return _fault(FaultReason.TOO_LARGE, f"body over the cap of {self.max_body} bytes")
         if not call.finish():
             response.close()
-            return _fault("timeout", "cut off at the deadline")
+            return _fault(FaultReason.TIMEOUT, "cut off at the deadline")
         raw.release_conn()
         return Exchange(bytes(data), None, 0.0, content_type)
 
@@ -435,10 +440,10 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def _fault(reason: str, detail: str) -> Exchange:
+def _fault(reason: FaultReason, detail: str) -> Exchange:
     """A fault whose detail quotes the bot (its status line, an exception about its bytes):
     escaped and redacted here, before anything can print or store it."""
-    return Exchange(None, (reason, printable(redact(detail))), 0.0)
+    return Exchange(None, Fault(reason, printable(redact(detail))), 0.0)
 
 
 def _innermost(exc: BaseException) -> BaseException:
@@ -492,7 +497,7 @@ class HttpPlayer(Player):
                                     guard=self.guard)
         self._game, self._seat = "", 0
 
-    def start(self, info: MatchInfo) -> str | None:
+    def start(self, info: MatchInfo) -> Fault | None:
         self._game, self._seat = info.game, info.seat
         body = protocol.encode(protocol.start_message(info))
         return self._lifecycle("/start", body)
@@ -501,27 +506,24 @@ class HttpPlayer(Player):
         body = protocol.decide_body(request)
         ex = self._transport.call("POST", "/decide", body, request.deadline_ms)
         if ex.fault is not None:
-            return Answer(None, ex.fault[0], ex.ms, detail=ex.fault[1])
+            return Answer(None, ex.ms, fault=ex.fault)
         assert ex.body is not None
         parsed = protocol.parse_answer(ex.body, request.decision.option_ids())
         for note in parsed.notes:
             self._note(f"/decide {request.decision.kind}: {note}")
         if ex.content_type and "json" not in ex.content_type.lower():
             self._note(f"/decide answer has Content-Type {ex.content_type!r}, expected JSON")
-        if parsed.fault is not None:
-            return Answer(parsed.choice, parsed.fault[0], ex.ms, parsed.log, parsed.fault[1])
-        return Answer(parsed.choice, OK, ex.ms, parsed.log)
+        return Answer(parsed.choice, ex.ms, parsed.log, parsed.fault)
 
-    def end(self, match_id: str, result: Any) -> str | None:
+    def end(self, match_id: str, result: Any) -> Fault | None:
         body = protocol.encode(protocol.end_message(match_id, self._game, self._seat, result))
         return self._lifecycle("/end", body)
 
     def close(self) -> None:
         self._transport.close()
 
-    def _lifecycle(self, path: str, body: bytes) -> str | None:
-        ex = self._transport.call("POST", path, body, self.lifecycle_ms)
-        return None if ex.fault is None else f"{ex.fault[0]}: {ex.fault[1]}"
+    def _lifecycle(self, path: str, body: bytes) -> Fault | None:
+        return self._transport.call("POST", path, body, self.lifecycle_ms).fault
 
     def _note(self, text: str) -> None:
         text = printable(text)
@@ -530,7 +532,7 @@ class HttpPlayer(Player):
 
 
 def fetch_infos(urls: Iterable[str], budget_ms: float = LIFECYCLE_MS
-                ) -> dict[str, tuple[Any, str | None]]:
+                ) -> dict[str, tuple[Any, Fault | None]]:
     """:func:`fetch_info` of every distinct URL, all at once: bots that are down cost one
     connect timeout together, not one each."""
     distinct = list(dict.fromkeys(urls))
@@ -541,17 +543,18 @@ def fetch_infos(urls: Iterable[str], budget_ms: float = LIFECYCLE_MS
 
 
 def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS,
-               guard: ConnectGuard | None = None) -> tuple[Any, str | None]:
-    """``GET /`` of a bot: ``(document, None)`` or ``(None, "reason: detail")``."""
+               guard: ConnectGuard | None = None) -> tuple[Any, Fault | None]:
+    """``GET /`` of a bot: ``(document, None)`` or ``(None, fault)``."""
     transport = Transport(url, label="bot-info", guard=guard)
     try:
         ex = transport.call("GET", "/", None, budget_ms)
     finally:
         transport.close()
     if ex.fault is not None:
-        return None, f"{ex.fault[0]}: {ex.fault[1]}"
+        return None, ex.fault
     assert ex.body is not None
     try:
         return json.loads(ex.body), None
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, f"bad_json: GET / is not JSON ({exc})"
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return None, Fault(FaultReason.BAD_JSON, f"GET / is not JSON ({exc})",
+                           body_excerpt(ex.body))

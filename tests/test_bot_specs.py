@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from bots import BotSpecError, UnknownBotError, bot_games, bot_names, find_bot, parse_bot_spec
+from bots import (
+    BotSpecError, UnknownBotError, bot_games, bot_names, find_bot, parse_bot_spec, register_bot,
+    registered_bots, unregister_bot,
+)
 from cli import main
 from support.cli import assert_clean_error
 
@@ -46,6 +49,40 @@ def test_registry_is_read_through_public_functions():
     assert {"random", "greedy", "mcts"} <= set(bot_names())
     assert bot_games("random") == ["*"] and "doubletrack" in (bot_games("greedy") or [])
     assert bot_games("nobody") is None
+
+
+def test_a_registered_bot_is_found_by_name_and_unregistered_is_gone(toy_game):
+    register_bot("first", "bots.random_bot:RandomBot", toy_game.name)
+    try:
+        register_bot("first", "bots.random_bot:RandomBot", toy_game.name)  # again: nothing
+        assert find_bot("first", toy_game.name, 1).decide
+        assert registered_bots()["first"] == {toy_game.name: "bots.random_bot:RandomBot"}
+        with pytest.raises(UnknownBotError, match="no version for game 'doubletrack'"):
+            find_bot("first", "doubletrack", 1)
+        with pytest.raises(ValueError, match="already registered"):
+            register_bot("first", "bots.mcts:MctsBot", toy_game.name)
+    finally:
+        unregister_bot("first")
+    assert "first" not in bot_names()
+
+
+@pytest.mark.parametrize("name,target,game", [
+    ("", "bots.random_bot:RandomBot", "*"), ("x", "bots.random_bot", "*"),
+    ("x", "bots.random_bot:RandomBot", ""), ("a:b", "bots.random_bot:RandomBot", "*"),
+    ("a=b", "bots.random_bot:RandomBot", "*"),
+])
+def test_register_bot_refuses_what_could_never_be_found(name, target, game):
+    with pytest.raises(ValueError):
+        register_bot(name, target, game)
+    assert name not in registered_bots()
+
+
+def test_the_registry_snapshot_is_a_copy():
+    snapshot = registered_bots()
+    snapshot["random"]["*"] = "elsewhere:Bot"
+    snapshot["ghost"] = {"*": "nowhere:Bot"}
+    assert registered_bots()["random"] == {"*": "bots.random_bot:RandomBot"}
+    assert "ghost" not in bot_names()
 
 
 @pytest.mark.parametrize("args", [

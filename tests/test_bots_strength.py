@@ -12,24 +12,20 @@ from __future__ import annotations
 
 import pytest
 
-from bots import find_bot
-from referee.games import find_game
-from referee.match import Runner, TimeControl
-from referee.players import InProcessPlayer
+from arena import MatchDescription, Seat, TimeControl, play_match
 
 
-def win_share(game_name: str, bot: str, opponent: str, seats: int, games: int) -> float:
-    game = find_game(game_name)
+def win_share(game: str, bot: str, opponent: str, seats: int, games: int) -> float:
+    """``bot``'s share of the wins over ``games`` matches against ``opponent`` in every other
+    seat, ``bot`` sitting in seat ``seed % seats`` (the same seating as bench/bot_strength.py)."""
     total = 0.0
     for seed in range(games):
         me = seed % seats
-        players = [
-            InProcessPlayer(name=str(s), bot=find_bot(bot if s == me else opponent, game_name,
-                                                      seed * 10 + s))
-            for s in range(seats)
-        ]
-        result = Runner(game, players, seed, time_control=TimeControl(60_000)).run().result
-        total += result.win_share(me)
+        description = MatchDescription(
+            game, tuple(Seat(bot if s == me else opponent) for s in range(seats)), seed,
+            time_control=TimeControl(60_000),  # a loaded machine must not turn search to strikes
+        )
+        total += play_match(description).result.win_share(me)
     return total / games
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 from support.cli import assert_clean_error
 
 from cli import main
+from tournaments import TournamentError
 
 
 def run(*args: str):
@@ -154,3 +156,22 @@ def test_a_dead_bot_stops_the_match_before_it_starts():
     out = run("match", "random", url, "--game", "toy-race", "--seed", "1", "--time-ms", "200",
               "--allow-dead")
     assert out.exit_code == 0 and "strikes 3" in out.output
+
+
+@click.command()
+@click.argument("kind")
+def failing(kind: str) -> None:
+    """A command failing the way domain code fails: with a RefereeError, or a bug."""
+    if kind == "user":
+        raise TournamentError("tournament 0badcafe is being played by process 7")
+    raise RuntimeError("a bug")
+
+
+def test_every_users_error_is_one_line_in_one_place(monkeypatch):
+    """No command catches the domain's errors itself: the group maps any RefereeError."""
+    import cli
+
+    monkeypatch.setitem(cli.COMMANDS, "failing", f"{__name__}:failing")
+    assert_clean_error(run("failing", "user"), 1, "Error: tournament 0badcafe is being played")
+    bug = run("failing", "bug")  # a bug is not dressed as a user's error
+    assert isinstance(bug.exception, RuntimeError)

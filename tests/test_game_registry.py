@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from referee.core import UnknownGameError
-from referee.games import find_game, game_names, register_game, registered_games
+from referee.games import find_game, game_names, register_game, registered_games, unregister_game
 
 
 def test_the_tests_toy_game_is_registered_and_found() -> None:
@@ -36,3 +36,13 @@ def test_the_snapshot_is_a_copy() -> None:
 def test_an_unknown_game_lists_the_known_names() -> None:
     with pytest.raises(UnknownGameError, match="unknown game 'chess'; known games: doubletrack"):
         find_game("chess")
+
+
+def test_an_unregistered_game_is_gone_and_its_loaded_module_forgotten() -> None:
+    register_game("toy-again", "support.toy")
+    assert find_game("toy-again").name == "toy-race"
+    unregister_game("toy-again")
+    unregister_game("toy-again")  # again: nothing
+    assert "toy-again" not in game_names()
+    with pytest.raises(UnknownGameError):
+        find_game("toy-again")

@@ -5,18 +5,15 @@ from __future__ import annotations
 import pytest
 
 from bots import UnknownBotError, find_bot
-from referee.match import Runner
-from referee.players import InProcessPlayer
+from support.matches import play_bots
 
 
 def test_mcts_beats_random_on_the_toy_race(toy_game):
     wins = 0
     for seed in range(30):
-        mcts = InProcessPlayer(name="mcts", bot=find_bot("mcts:playouts=150", "toy-race", seed))
-        rnd = InProcessPlayer(name="random", bot=find_bot("random", "toy-race", seed))
-        players = [mcts, rnd] if seed % 2 else [rnd, mcts]
-        result = Runner(toy_game, players, seed).run().result
-        wins += any(players[w].name == "mcts" for w in result.winners)
+        bots = ["mcts=mcts:playouts=150", "random"]
+        record = play_bots(toy_game.name, bots if seed % 2 else bots[::-1], seed)
+        wins += any(record.log["players"][w]["name"] == "mcts" for w in record.result.winners)
     assert wins >= 24
 
 

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from support.cli import assert_clean_error
+from support.matches import play_bots
 
 from bots.random_bot import RandomBot
 from cli import main
 from referee.core import Decision
-from referee.games import find_game
-from referee.lineup import make_players
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
 from referee.replay import replay
@@ -126,7 +125,7 @@ def test_faults_strikes_forfeits_and_results_are_checked(faulty_log, change, nee
 @pytest.mark.parametrize("game, bots", [("tokaido-duo", ["random", "greedy"]),
                                         ("doubletrack", ["random", "greedy", "random"])])
 def test_real_games_replay_and_any_bad_choice_is_caught(game, bots):
-    log = json.loads(json.dumps(Runner(find_game(game), make_players(bots, game, 4), 4).run().log))
+    log = json.loads(json.dumps(play_bots(game, bots, 4).log))
     assert replay(log).matches
     for index in range(0, len(log["decisions"]), 17):
         def change(doc: dict[str, Any], i: int = index) -> None:

@@ -12,7 +12,8 @@ from bots.random_bot import RandomBot
 from referee.core import Decision, EndReason
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
-from referee.replay import LogError, replay
+from referee.matchlog import LogError
+from referee.replay import replay
 
 
 class Stubborn(Bot):
@@ -101,12 +102,12 @@ def test_summary_keeps_the_result_extra(toy_game):
     """The solo Automa's note reaches ``referee match --json``, not only the text summary;
     a game with nothing extra to say adds no empty key."""
     from referee.games import find_game
-    from referee.lineup import make_players
+    from support.matches import play_bots
 
     game = find_game("tokaido-duo")
-    record = Runner(game, make_players(["random"], game.name, 5), 5, options={"automa": 2}).run()
+    record = play_bots(game.name, ["random"], 5, options={"automa": 2})
     assert record.summary()["extra"]["automa_numbers"] == "placeholder"
-    plain = Runner(toy_game, make_players(["random", "random"], toy_game.name, 5), 5).run()
+    plain = play_bots(toy_game.name, ["random", "random"], 5)
     assert plain.log["result"]["extra"] == {} and "extra" not in plain.summary()
 
 

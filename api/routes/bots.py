@@ -31,9 +31,9 @@ def probe_or_422(url: str, games: list[str]) -> float:
     except BlockedUrl as exc:
         abort(422, message=f"bot URL refused: {exc}", errors={"json": {"url": [str(exc)]}})
     found = execution.probe(url, svc.policy)
-    if found.fault:
-        abort(422, message=f"GET {url}/ failed: {found.fault}",
-              errors={"json": {"url": [found.fault]}})
+    if found.problem:
+        abort(422, message=f"GET {url}/ failed: {found.problem}",
+              errors={"json": {"url": [found.problem]}})
     problems = info_errors(found.info)
     listed = found.info.get("games") if isinstance(found.info, dict) else None
     if isinstance(listed, list):
@@ -141,12 +141,12 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             abort(422, message=f"bot URL refused: {exc}")
         nonce = bot["nonce"] if svc.config.ownership_proof else None
         report = execution.check(bot["url"], game, svc.policy, nonce=nonce)
-        first = report.calls[0] if report.calls else None
-        if first is not None:
-            registry.record_health(svc.engine, bot_id, first["status"] == "ok", first["ms"],
-                                   first["status"], first["detail"])
-        if report.to_dict()["ok"] and bot["status"] == UNVERIFIED:
+        info = report["calls"][0]  # GET /: what the bot's health record keeps
+        status = next(iter(info["statuses"]))
+        registry.record_health(svc.engine, bot_id, status == "ok", info["p50_ms"] or 0.0,
+                               status, info["bad_body"] or "")
+        if report["ok"] and bot["status"] == UNVERIFIED:
             registry.mark_verified(svc.engine, bot_id, ACTIVE)
-        return {**report.to_dict(), "game": game}
+        return {**report, "game": game}
 
     return blp

@@ -14,10 +14,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from api.viewer import render_page
+from arena import MatchDescription, parse_seats, play_match
 from referee.frames import build_frames
-from referee.games import find_game
-from referee.lineup import make_players
-from referee.match import play
 
 HERE = Path(__file__).resolve().parent
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -43,7 +41,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = browser.new_page(viewport={"width": 1240, "height": 900})
         for game, bots, seed, options in MATCHES:
-            log = play(find_game(game), make_players(bots, game, seed), seed, options=options).log
+            log = play_match(MatchDescription(game, parse_seats(bots), seed, options=options)).log
             doc = build_frames(log)
             html = Path(tmp) / f"{game}.html"
             html.write_text(render_page(doc), encoding="utf-8")

@@ -31,14 +31,14 @@ from typing import Any
 from referee.core import Decision, Game, RulesError, State, UnknownGameError
 from referee.frames.kits import Cast, kit_for
 from referee.games import find_game
-from referee.players import FORFEITED, OK
-from referee.replay import LogError, replay
+from referee.matchlog import FORFEITED, OK
+from referee.matchlog import LogError
+from referee.replay import replay
 
 FRAMES_FORMAT = "referee-frames"
 FRAMES_VERSION = 1
 
-__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "LogError", "build_frames", "frame_count",
-           "iter_frames"]
+__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "build_frames", "frame_count", "iter_frames"]
 
 
 def build_frames(log: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from referee.players import FORFEITED, OK
+from referee.matchlog import FORFEITED, OK
 
 INDENT = "      "
 

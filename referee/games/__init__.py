@@ -2,7 +2,9 @@
 
 Games register by module path so that importing the registry stays cheap; a game module is
 imported the first time it is asked for. The module must define ``GAME``, a
-:class:`~referee.core.Game`.
+:class:`~referee.core.Game`. Only this module writes the registry: other code registers
+through :func:`register_game` and :func:`unregister_game`, and a process started apart (a
+pool worker) gets the same games from :func:`registered_games` (see ``arena.registry``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ def register_game(name: str, module_path: str) -> None:
     if known is not None and known != module_path:
         raise ValueError(f"game {name!r} is already registered (module {known})")
     _MODULES[name] = module_path
+
+
+def unregister_game(name: str) -> None:
+    """Forget the game ``name`` (nothing happens for an unknown name): for set-up code that
+    registered a game for a while, such as a test, and must leave the registry as it was."""
+    _MODULES.pop(name, None)
+    _loaded.pop(name, None)
 
 
 def registered_games() -> dict[str, str]:

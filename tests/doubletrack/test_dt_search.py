@@ -15,8 +15,8 @@ from bots import UnknownBotError, find_bot
 from bots.doubletrack_greedy import DoubletrackGreedyBot
 from bots.doubletrack_search import MIN_SAMPLES
 from bots.doubletrack_value import FEATURES, features, win_chances
-from referee.match import Runner, TimeControl
-from referee.players import InProcessPlayer
+from referee.match import TimeControl
+from support.matches import play_bots
 
 
 def views_of(st: Any) -> list[dict[str, Any]]:
@@ -118,10 +118,9 @@ def test_a_view_of_another_board_than_the_one_started_on_gets_the_greedy_pick():
 
 
 def play(seed: int, seats: int) -> tuple[int, ...]:
-    players = [InProcessPlayer(name=str(s), bot=find_bot(
-        "mcts:playouts=3" if s == seed % seats else "greedy", "doubletrack", seed * 10 + s))
-        for s in range(seats)]
-    return tuple(Runner(GAME, players, seed, time_control=TimeControl(60_000)).run().result.winners)
+    bots = ["mcts:playouts=3" if s == seed % seats else "greedy" for s in range(seats)]
+    record = play_bots("doubletrack", bots, seed, time_control=TimeControl(60_000))
+    return tuple(record.result.winners)
 
 
 @pytest.mark.parametrize("seats", [3, 4])

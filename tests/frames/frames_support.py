@@ -10,8 +10,7 @@ from typing import Any
 from referee.core import State
 from referee.frames import build_frames
 from referee.games import find_game
-from referee.lineup import make_players
-from referee.match import play
+from support.matches import play_bots
 
 LINEUPS: tuple[tuple[str, int, tuple[tuple[str, int], ...]], ...] = (
     ("tokaido-duo", 2, ()),
@@ -26,8 +25,7 @@ LINEUPS: tuple[tuple[str, int, tuple[tuple[str, int], ...]], ...] = (
 def random_log(game: str, seats: int, options: tuple[tuple[str, int], ...], seed: int
                ) -> Mapping[str, Any]:
     """The log of a match between built-in ``random`` bots (cached, so treat it as read-only)."""
-    players = make_players(["random"] * seats, game, seed)
-    return play(find_game(game), players, seed, options=dict(options)).log
+    return play_bots(game, ["random"] * seats, seed, options=dict(options)).log
 
 
 def states_along(log: Mapping[str, Any]) -> Iterator[State]:

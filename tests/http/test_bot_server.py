@@ -13,7 +13,7 @@ import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots.server import BotApp, serve_bot, serve_seats
+from bots.server import BotApp, serve_bot
 from referee.protocol import decide_message, start_message
 from referee.players import DecisionRequest, MatchInfo
 
@@ -170,18 +170,6 @@ def test_the_server_body_matches_what_the_referee_sends(app, toy_game):
     assert status == 200 and doc["choice"] in decision.option_ids()
 
 
-def test_over_http_seats_are_named_by_their_spec(toy_game):
-    players, servers = serve_seats(["random", "mcts:playouts=5"], toy_game.name, 3)
-    try:
-        assert [p.name for p in players] == ["random", "mcts:playouts=5"]
-        assert all(getattr(p, "remote", False) for p in players)
-    finally:
-        for p in players:
-            p.close()
-        for s in servers:
-            s.stop()
-
-
 def test_a_served_spec_lists_only_the_games_that_take_its_parameters():
     """``mcts`` is a different search per game, with parameters of its own."""
     assert BotApp("mcts:horizon=2").info()["games"] == ["doubletrack"]
@@ -189,3 +177,33 @@ def test_a_served_spec_lists_only_the_games_that_take_its_parameters():
     assert {"doubletrack", "tokaido-duo"} <= set(BotApp("mcts:ms=50").info()["games"])
     with pytest.raises(LookupError, match="no parameter nope"):
         BotApp("mcts:nope=1")
+
+
+@pytest.mark.parametrize("game, seats", [("tokaido-duo", 2), ("doubletrack", 4), ("toy-race", 3)])
+def test_parsing_is_the_inverse_of_building_for_real_messages(game, seats):
+    """One wire module both ways: every body the referee builds parses back to what it was
+    built from (through JSON, as it travels)."""
+    import random as rnd
+
+    from referee.games import find_game
+    from referee.protocol import parse_decide, parse_end, parse_start, end_message
+
+    g = find_game(game)
+    board = g.load_board()
+    info = MatchInfo("m9", game, 1, tuple((i, f"p{i}") for i in range(seats)),
+                     {"decision_ms": 700, "bank_ms": 30}, json.loads(json.dumps(board.data)))
+    assert parse_start(json.loads(json.dumps(start_message(info)))) == info
+    state, rng, checked = g.new_state(seats, 4, board), rnd.Random(4), 0
+    while state.pending():
+        for d in state.pending():
+            request = DecisionRequest("m9", game, d.seat, f"m9:{checked}:{d.seat}", d,
+                                      lambda seat=d.seat: state.view(seat), 900, 200)
+            back = parse_decide(json.loads(json.dumps(decide_message(request))))
+            assert (back.match_id, back.game, back.seat, back.request_id, back.deadline_ms,
+                    back.bank_ms) == ("m9", game, d.seat, request.request_id, 900, 200)
+            assert back.decision.option_ids() == d.option_ids() and back.decision.kind == d.kind
+            assert back.view() == json.loads(json.dumps(state.view(d.seat)))
+            checked += 1
+        state.apply({d.seat: rng.choice(d.options).id for d in state.pending()})
+    result = json.loads(json.dumps(end_message("m9", game, 2, state.result().to_dict())))
+    assert parse_end(result) == ("m9", 2) and checked > 10

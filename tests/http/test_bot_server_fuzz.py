@@ -18,10 +18,10 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.server import IDLE_TIMEOUT_S, MAX_BODY, MAX_SEATS, BotApp, BotServer
+from bots.server import IDLE_TIMEOUT_S, MAX_BODY, BotApp, BotServer
 from referee.games import find_game
 from referee.players import DecisionRequest, MatchInfo
-from referee.protocol import decide_message, start_message
+from referee.protocol import MAX_SEATS, decide_message, start_message
 
 GAMES = {"tokaido-duo": 2, "doubletrack": 4}
 SPECS = ["random", "greedy", "mcts:playouts=2"]

@@ -1,6 +1,6 @@
-"""Both real games over HTTP: every message the referee sends validates against the schemas,
-``--over-http`` plays exactly the in-process match, and ``referee bot check`` passes the
-built-in bots."""
+"""Every registered game over HTTP: every message the referee sends validates against the
+schemas, ``--over-http`` plays exactly the in-process match, and ``referee bot check`` passes
+the built-in bots."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from bots.random_bot import RandomBot
+from support.http_bots import HostileServer
+from support.matches import play_bots
+
 from bots.server import serve_bot
 from cli import main
-from referee.games import find_game
-from referee.match import TimeControl, play
-from referee.players import InProcessPlayer, Player
+from referee.games import find_game, game_names
+from referee.match import TimeControl
 from referee.protocol import schema_errors
 from referee.replay import replay
-from referee.transport import HttpPlayer
-from support.http_bots import HostileServer
 
-GAMES = ["tokaido-duo", "doubletrack"]
+GAMES = game_names()
+"""Every game registered when the tests are collected (the packaged ones and the tests' own)."""
 
 
 def seats_of(game) -> int:
@@ -31,10 +31,8 @@ def seats_of(game) -> int:
 def test_every_message_validates_and_the_log_replays(name):
     game = find_game(name)
     with HostileServer("ok", choose="last") as bot:
-        players: list[Player] = [HttpPlayer(name="bot", url=bot.url)] + [
-            InProcessPlayer(name="random", bot=RandomBot(name, i)) for i in range(1, seats_of(game))
-        ]
-        record = play(game, players, 987_654_321_987, time_control=TimeControl(2000))
+        bots = [f"bot={bot.url}"] + ["random"] * (seats_of(game) - 1)
+        record = play_bots(name, bots, 987_654_321_987, time_control=TimeControl(2000))
     assert record.log["faults"] == []
     assert bot.bodies["/decide"], "the bot was asked something"
     for kind in ("start", "decide", "end"):

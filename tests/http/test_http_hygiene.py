@@ -81,11 +81,12 @@ def test_a_tournament_keeps_credentials_out_of_state_ladder_and_outputs(tmp_path
 
 def test_the_resume_hint_hides_the_database_password_and_keeps_the_concurrency(tmp_path):
     from cli.tournament import resume_command
-    from ladder.tournament import Plan, Settings, Tournament, parse_entrants
+    from tournaments.plan import Plan, parse_entrants
+    from tournaments.store import JsonlStateStore
+    from tournaments.tournament import Tournament
 
-    plan = Plan("toy-race", tuple(parse_entrants(["http://bob:pw@h:1", "random"])), 2, 2, 1,
-                Settings("toy-race"))
-    t = Tournament.start(plan, tmp_path)
+    plan = Plan("toy-race", tuple(parse_entrants(["http://bob:pw@h:1", "random"])), 2, 2, 1)
+    t = Tournament.start(plan, JsonlStateStore(tmp_path, "0badcafe"))
     hint = resume_command(t, f"postgresql+psycopg://pg:{SECRET}@db/x", None, 4)
     assert SECRET not in hint and ":pw@" not in hint
     assert "pg:***@db/x" in hint and "--concurrency 4" in hint and "http://bob:***@h:1" in hint

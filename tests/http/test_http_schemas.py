@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from bots.random_bot import RandomBot
 from referee import protocol
 from referee.core import Decision, Option
+from referee.faults import FaultReason
 from referee.match import Runner
+from referee.matchlog import MAX_LOG_CHARS
 from referee.players import DecisionRequest, InProcessPlayer, MatchInfo
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs" / "schemas"
@@ -137,7 +139,7 @@ answers = st.one_of(
 def test_parser_accepts_exactly_what_the_schema_accepts(doc):
     parsed = protocol.parse_answer(json.dumps(doc).encode(), DECISION.option_ids())
     schema_ok = not protocol.schema_errors("answer", doc)
-    parser_ok = parsed.fault is None or parsed.fault[0] == "unknown_option"
+    parser_ok = parsed.fault is None or parsed.fault.reason == FaultReason.UNKNOWN_OPTION
     # a non-string log is a note (dropped), not a strike: the parser is more lenient there only
     if isinstance(doc, dict) and "log" in doc and not isinstance(doc["log"], str):
         schema_ok = not protocol.schema_errors("answer", {k: v for k, v in doc.items() if k != "log"})
@@ -150,12 +152,12 @@ def test_parser_accepts_exactly_what_the_schema_accepts(doc):
 
 def test_parser_faults():
     ids = DECISION.option_ids()
-    assert protocol.parse_answer(b"<html>", ids).fault[0] == "bad_json"
-    assert protocol.parse_answer(b"[1]", ids).fault[0] == "bad_json"
-    assert protocol.parse_answer(b'{"choice": 3}', ids).fault[0] == "bad_json"
-    assert protocol.parse_answer(b'{"choice": "x"}', ids).fault[0] == "unknown_option"
+    assert protocol.parse_answer(b"<html>", ids).fault.reason == "bad_json"
+    assert protocol.parse_answer(b"[1]", ids).fault.reason == "bad_json"
+    assert protocol.parse_answer(b'{"choice": 3}', ids).fault.reason == "bad_json"
+    assert protocol.parse_answer(b'{"choice": "x"}', ids).fault.reason == "unknown_option"
     long = protocol.parse_answer(json.dumps({"choice": "bid-1", "log": "y" * 9000}).encode(), ids)
-    assert long.fault is None and len(long.log) == protocol.MAX_LOG_CHARS
+    assert long.fault is None and len(long.log) == MAX_LOG_CHARS
 
 
 def test_every_example_in_the_protocol_doc_validates():
@@ -177,3 +179,39 @@ def test_fast_decide_body_equals_the_message():
         assert json.loads(body) == protocol.decide_message(request)
         assert body == protocol.encode(protocol.decide_message(request))
     assert protocol.options_json(DECISION.options) is protocol.options_json(DECISION.options)
+
+
+def test_the_strike_table_of_the_protocol_doc_names_every_reason_a_bot_can_be_struck_for():
+    import re
+
+    from referee.faults import REMOTE_REASONS
+
+    text = (SCHEMA_DIR.parent / "protocol.md").read_text()
+    table = text.split("## Strikes", 1)[1].split("\n\n")[2]
+    assert re.findall(r"^\| `(\w+)` \|", table, re.M) == [r.value for r in REMOTE_REASONS]
+
+
+def test_the_log_schema_takes_its_enumerations_from_the_python_enums():
+    from referee.core import EndReason
+    from referee.matchlog import LOG_FORMAT, STATUSES
+
+    schema = json.loads((SCHEMA_DIR / "match-log.json").read_text())
+    props = schema["properties"]
+    assert props["format"] == {"const": LOG_FORMAT}
+    assert props["decisions"]["items"]["properties"]["status"]["enum"] == list(STATUSES)
+    assert props["faults"]["items"]["properties"]["reason"]["enum"] == [r.value for r in FaultReason]
+    assert props["result"]["properties"]["end"]["enum"] == [e.value for e in EndReason]
+    assert props["decisions"]["items"]["properties"]["log"]["maxLength"] == MAX_LOG_CHARS
+
+
+def test_a_bad_answer_keeps_the_start_of_its_body_escaped():
+    from referee.faults import BODY_EXCERPT_CHARS
+
+    ids = DECISION.option_ids()
+    page = b"<html>\x1b[31m" + b"x" * 2000
+    fault = protocol.parse_answer(page, ids).fault
+    assert fault is not None and fault.body is not None
+    assert fault.body.startswith("<html>\\x1b[31m") and "\x1b" not in fault.body
+    assert len(fault.body) <= BODY_EXCERPT_CHARS + 3  # the one escape is longer than its byte
+    assert protocol.parse_answer(b'{"choice": "zz"}', ids).fault.body == '{"choice": "zz"}'
+    assert protocol.parse_answer(b'{"choice": "bid-1"}', ids).fault is None

@@ -238,7 +238,8 @@ def test_https_to_a_plain_http_bot_says_so():
         threading.Thread(target=answer, daemon=True).start()
         info, fault = fetch_info(f"https://127.0.0.1:{server.getsockname()[1]}", 2000)
     assert info is None and fault is not None
-    assert fault.startswith("connection_error: TLS handshake failed") and "http://" in fault
+    assert fault.reason == "connection_error" and "http://" in fault.detail
+    assert str(fault).startswith("connection_error: TLS handshake failed")
 
 
 def test_https_to_a_silent_plain_http_bot_times_out_with_the_hint():
@@ -246,4 +247,4 @@ def test_https_to_a_silent_plain_http_bot_times_out_with_the_hint():
     with socket.create_server(("127.0.0.1", 0)) as server:  # accepts (backlog), never answers
         info, fault = fetch_info(f"https://127.0.0.1:{server.getsockname()[1]}", 300)
     assert info is None and fault is not None
-    assert fault.startswith("timeout") and "TLS handshake" in fault and "http://" in fault
+    assert fault.reason == "timeout" and "TLS handshake" in fault.detail and "http://" in fault.detail

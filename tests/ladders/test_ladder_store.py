@@ -10,15 +10,13 @@ import pytest
 from sqlalchemy import delete, event, func, insert, select, update
 from sqlalchemy.engine import Engine
 from support.ladder_db import make_log, random_logs, record_all
+from support.matches import play_bots
 
-from bots.random_bot import RandomBot
 from ladder import LadderError
 from ladder import store
 from ladder.models import Bot, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
 from ladder.store import history, leaderboard, open_db, recompute, record_match
-from referee.match import Runner
-from referee.players import InProcessPlayer
 
 BOTS = ["alpha", "beta", "gamma", "delta", "eps"]
 
@@ -44,8 +42,7 @@ def count(engine: Engine, model: Any) -> int:
 
 
 def test_runner_log_is_recorded_with_its_seats_and_ratings(ladder_engine, toy_game):
-    players = [InProcessPlayer(name=n, bot=RandomBot("toy-race", i)) for i, n in enumerate(BOTS[:3])]
-    log = Runner(toy_game, players, seed=11).run().log
+    log = play_bots("toy-race", [f"{name}=random" for name in BOTS[:3]], 11).log
     assert record_match(ladder_engine, log) is True
     board = {row["bot"]: row for row in leaderboard(ladder_engine, "toy-race")}
     assert set(board) == set(BOTS[:3])

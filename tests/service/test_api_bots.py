@@ -142,9 +142,11 @@ def test_check_reports_each_call(anon, bot_url):
     assert report.status_code == 200, report.json
     doc = report.json
     assert doc["ok"] and doc["game"] == "toy-race" and not doc["problems"]
-    calls = [c["call"] for c in doc["calls"]]
-    assert calls[:2] == ["GET /", "POST /start"] and len(calls) == 5
-    assert doc["latency_ms"]["n"] == 3 and doc["latency_ms"]["p50"] is not None
+    calls = {c["call"]: c for c in doc["calls"]}
+    assert list(calls) == ["GET /", "/start", "/decide", "/end"]
+    assert all(list(c["statuses"]) == ["ok"] for c in calls.values())
+    assert calls["/decide"]["count"] == doc["latency_ms"]["n"] > 0
+    assert doc["latency_ms"]["p50"] is not None and doc["kinds"]
     assert alice.post(f"/api/v1/bots/{bot_id}/check?game=tokaido-duo").status_code == 422
 
 
@@ -161,8 +163,9 @@ def test_check_shows_a_bad_answer(anon):
     finally:
         server.stop()
     assert not doc["ok"]
-    assert any(c["status"] == "unknown_option" and "no-such-option" in c["detail"]
-               for c in doc["calls"])
+    decide = next(c for c in doc["calls"] if c["call"] == "/decide")
+    assert decide["statuses"].get("unknown_option", 0) >= 1
+    assert any("unknown_option" in p and "no-such-option" in p for p in doc["problems"])
 
 
 def test_ownership_proof(make_service):

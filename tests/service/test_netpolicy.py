@@ -148,24 +148,19 @@ def test_dns_rebinding_after_registration_is_caught_at_connect(recorder):
     policy.check(f"http://bot.example:{recorder}")
     table["bot.example"] = ["10.9.8.7"]
     info, fault = fetch_info(f"http://bot.example:{recorder}", guard=policy.pin)
-    assert info is None and "blocked" in fault and "10.9.8.7" in fault
+    assert info is None and fault is not None
+    assert "blocked" in fault.detail and "10.9.8.7" in fault.detail
     assert Recorder.hosts == []
 
 
 def test_a_match_seat_is_struck_when_its_address_turns_bad(recorder, toy_game):
-    from referee.match import Runner, TimeControl
-    from referee.lineup import make_player
-    from referee.transport import HttpPlayer
+    from arena import MatchDescription, Seat, TimeControl, play_match
 
     table = {"bot.example": ["10.9.8.7"]}
     policy = UrlPolicy(resolver=stub(table))
-    http_player = HttpPlayer(name="evil", url=f"http://bot.example:{recorder}",
-                             guard=policy.pin)
-    players = [http_player, make_player("random", "toy-race", 1, 1)]
-    try:
-        log = Runner(toy_game, players, 1, time_control=TimeControl(500)).run().log
-    finally:
-        http_player.close()
+    match = MatchDescription("toy-race", (Seat(f"http://bot.example:{recorder}", "evil"),
+                                          Seat("random")), 1, time_control=TimeControl(500))
+    log = play_match(match, guard=policy.pin).log
     assert log["players"][0]["forfeited"]
     assert all(f["reason"] == "connection_error" and "blocked" in f["detail"]
                for f in log["faults"] if f["seat"] == 0 and f["kind"] != "end")
@@ -177,7 +172,8 @@ def test_redirects_are_never_followed(recorder):
 
     policy = UrlPolicy(parse_networks("127.0.0.0/8"))
     info, fault = fetch_info(f"http://127.0.0.1:{recorder}/redirect", guard=policy.pin)
-    assert info is None and "302" in fault and "never followed" in fault
+    assert info is None and fault is not None
+    assert "302" in fault.detail and "never followed" in fault.detail
     assert Recorder.hosts == [f"127.0.0.1:{recorder}"]  # one request, no second hop
 
 
@@ -195,7 +191,7 @@ def test_a_slow_resolver_counts_against_the_deadline():
         outcome = transport.call("POST", "/decide", b"{}", 300)
     finally:
         transport.close()
-    assert outcome.fault is not None and outcome.fault[0] == "timeout"
+    assert outcome.fault is not None and outcome.fault.reason.value == "timeout"
     assert time.monotonic() - began < 1.5
 
 

@@ -20,8 +20,8 @@ from referee.players import Bot
 
 DELAY_S = 0.02
 
-games._MODULES.setdefault("toy-race", "support.toy")
-bots._BOTS.setdefault("sleepy", {"*": "support.service_worker:SleepyBot"})
+games.register_game("toy-race", "support.toy")
+bots.register_bot("sleepy", "support.service_worker:SleepyBot")
 
 
 class SleepyBot(Bot):

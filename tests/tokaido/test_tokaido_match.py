@@ -6,17 +6,16 @@ import json
 
 from click.testing import CliRunner
 from support.cli import assert_clean_error
+from support.matches import play_bots
 
 from referee.games import find_game
-from referee.lineup import make_players
-from referee.match import Runner
 from referee.replay import replay
 
 
 def test_registered_and_played_by_the_runner_then_replayed() -> None:
     game = find_game("tokaido-duo")
     for specs, options in [(["random", "random"], None), (["random"], {"automa": 2})]:
-        record = Runner(game, make_players(specs, game.name, 5), 5, options=options).run()
+        record = play_bots(game.name, specs, 5, options=options)
         log = json.loads(json.dumps(record.log))
         assert replay(log).matches
         summary = record.summary()

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from support.cli import assert_clean_error
 
 from cli import main
-from ladder.tournament import Tournament
+from tournaments.store import JsonlStateStore
+from tournaments.tournament import Tournament
 
 LAUNCHER = Path(__file__).with_name("tournament_launcher.py")
 
@@ -98,7 +99,7 @@ def test_a_second_resume_at_once_is_refused(tmp_path):
     tid = json.loads(out.stdout)["tournament"]
     lines = (tmp_path / f"{tid}.jsonl").read_text().splitlines()
     (tmp_path / f"{tid}.jsonl").write_text("\n".join(lines[:2]) + "\n")
-    first = Tournament.resume(tmp_path, tid)
+    first = Tournament.resume(JsonlStateStore(tmp_path, tid))
     with first.playing():
         second = invoke("tournament", "--game", "toy-race", "--resume", tid,
                         "--state-dir", str(tmp_path))

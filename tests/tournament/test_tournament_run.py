@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 import tournament_bots
 
-from ladder.tournament import (
-    Entrant, Interrupted, Plan, Settings, SprtRun, StateFile, Tournament, TournamentError,
-    report, run_sprt,
-)
+from tournaments import Interrupted, TournamentError
+from tournaments.plan import Entrant, Plan
+from tournaments.sprt import SprtRun, run_sprt
+from tournaments.store import JsonlStateStore
+from tournaments.tournament import Tournament, report
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +25,15 @@ TID = "0badcafe"
 def make_plan(bots: list[str], games: int, seats: int = 2, seed: int = 11,
               want_log: bool = False) -> Plan:
     entrants = tuple(Entrant(f"{b}{i}" if bots.count(b) > 1 else b, b) for i, b in enumerate(bots))
-    return Plan("toy-race", entrants, games, seats, seed, Settings("toy-race", want_log=want_log))
+    return Plan("toy-race", entrants, games, seats, seed, keep_logs=want_log)
+
+
+def store(path, tid: str = TID) -> JsonlStateStore:
+    return JsonlStateStore(path, tid)
+
+
+def sprt_plan(new: Entrant, base: Entrant, seed: int) -> Plan:
+    return Plan("toy-race", (new, base), 2, 2, seed)
 
 
 def finished_report(t: Tournament, concurrency: int = 1) -> dict:
@@ -33,7 +43,7 @@ def finished_report(t: Tournament, concurrency: int = 1) -> dict:
 
 
 def test_stronger_bot_wins_with_clear_statistics(tmp_path):
-    t = Tournament.start(make_plan(["strong", "weak", "noisy"], 20), tmp_path, TID)
+    t = Tournament.start(make_plan(["strong", "weak", "noisy"], 20), store(tmp_path))
     doc = finished_report(t)
     assert [e["name"] for e in doc["entrants"]][0] == "strong"
     assert doc["played"] == 60 and doc["matches"] == 60
@@ -50,7 +60,7 @@ def test_stronger_bot_wins_with_clear_statistics(tmp_path):
 
 def test_multiplayer_points_are_the_share_of_opponents_beaten(tmp_path):
     t = Tournament.start(make_plan(["strong", "weak", "noisy", "other-noisy"], 6, seats=3),
-                         tmp_path, TID)
+                         store(tmp_path))
     doc = finished_report(t)
     assert doc["matches"] == 4 * 6  # four tables of three
     # every game hands out 3 comparisons of one point: 1.5 points, half a point per seat
@@ -61,15 +71,15 @@ def test_multiplayer_points_are_the_share_of_opponents_beaten(tmp_path):
 
 def test_start_checks_the_plan(tmp_path):
     with pytest.raises(TournamentError, match="multiple of 3"):
-        Tournament.start(make_plan(["strong", "weak", "noisy"], 4, seats=3), tmp_path, TID)
+        Tournament.start(make_plan(["strong", "weak", "noisy"], 4, seats=3), store(tmp_path))
     assert not list(tmp_path.iterdir())
 
 
 def test_resume_after_interruption_plays_only_missing_games(tmp_path):
     bots = ["noisy", "other-noisy", "weak"]
-    full = finished_report(Tournament.start(make_plan(bots, 10), tmp_path / "full", TID))
+    full = finished_report(Tournament.start(make_plan(bots, 10), store(tmp_path / "full")))
 
-    t = Tournament.start(make_plan(bots, 10), tmp_path / "cut", TID)
+    t = Tournament.start(make_plan(bots, 10), store(tmp_path / "cut"))
 
     def stop_after_7(outcome, table):
         if table.played == 7:
@@ -77,36 +87,36 @@ def test_resume_after_interruption_plays_only_missing_games(tmp_path):
 
     with pytest.raises(Interrupted):
         t.run(1, progress=stop_after_7)
-    resumed = Tournament.resume(tmp_path / "cut", TID)
+    resumed = Tournament.resume(store(tmp_path / "cut"))
     assert len(resumed.done) == 7
     played = []
-    table = resumed.run(1, record=lambda outcome, spec: played.append(outcome.index))
+    table = resumed.run(1, record=lambda outcome, fixture: played.append(outcome.index))
     assert sorted(played) == sorted(set(range(30)) - set(resumed.done) | set(played))
     assert len(played) == 23 and not set(played) & set(range(7))
     assert report(resumed, table) == full
 
 
 def test_torn_state_line_is_replayed(tmp_path):
-    t = Tournament.start(make_plan(["noisy", "weak"], 4), tmp_path, TID)
+    t = Tournament.start(make_plan(["noisy", "weak"], 4), store(tmp_path))
     t.run(1)
-    path = t.state.path
+    path = t.store.path
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:10])
-    resumed = Tournament.resume(tmp_path, TID)
+    resumed = Tournament.resume(store(tmp_path))
     assert len(resumed.done) == 3
     assert [s.index for s in resumed.missing()] == [3]
 
 
 def test_state_lines_without_strikes_still_load(tmp_path):
     """State files written before strikes and forfeits were kept resume as no strikes."""
-    t = Tournament.start(make_plan(["noisy", "weak"], 2), tmp_path, TID)
+    t = Tournament.start(make_plan(["noisy", "weak"], 2), store(tmp_path))
     t.run(1)
-    path = t.state.path
+    path = t.store.path
     header, *lines = path.read_text().splitlines()
     old = [{k: v for k, v in json.loads(line).items() if k not in ("strikes", "forfeited")}
            for line in lines]
     path.write_text("\n".join([header, *map(json.dumps, old)]) + "\n")
-    resumed = Tournament.resume(tmp_path, TID)
+    resumed = Tournament.resume(store(tmp_path))
     doc = report(resumed, resumed.standings())
     assert doc["played"] == 2
     assert {(e["strikes"], e["forfeits"]) for e in doc["entrants"]} == {(0, 0)}
@@ -114,55 +124,132 @@ def test_state_lines_without_strikes_still_load(tmp_path):
 
 def test_resume_errors_are_one_line(tmp_path):
     with pytest.raises(TournamentError, match="no tournament state"):
-        Tournament.resume(tmp_path, "12345678")
+        Tournament.resume(store(tmp_path, "12345678"))
     with pytest.raises(TournamentError, match="not a tournament id"):
-        Tournament.resume(tmp_path, "../etc")
+        Tournament.resume(store(tmp_path, "../etc"))
     (tmp_path / "abcdef01.jsonl").write_text("{}\n")
     with pytest.raises(TournamentError, match="not a tournament state file"):
-        Tournament.resume(tmp_path, "abcdef01")
+        Tournament.resume(store(tmp_path, "abcdef01"))
 
 
 def test_process_pool_gives_the_same_results(tmp_path):
     bots = ["noisy", "other-noisy", "strong", "weak"]
-    inline = finished_report(Tournament.start(make_plan(bots, 4), tmp_path / "a", TID), 1)
-    pooled = finished_report(Tournament.start(make_plan(bots, 4), tmp_path / "b", TID), 2)
+    inline = finished_report(Tournament.start(make_plan(bots, 4), store(tmp_path / "a")), 1)
+    pooled = finished_report(Tournament.start(make_plan(bots, 4), store(tmp_path / "b")), 2)
     assert pooled == inline
 
 
 def test_recorder_gets_logs_and_entrant_names(tmp_path):
     calls = []
-    t = Tournament.start(make_plan(["strong", "weak"], 2, want_log=True), tmp_path, TID)
-    t.run(1, record=lambda outcome, spec: calls.append((outcome.log, spec.names)))
+    t = Tournament.start(make_plan(["strong", "weak"], 2, want_log=True), store(tmp_path))
+    t.run(1, record=lambda outcome, fixture: calls.append((outcome.log, fixture.names)))
     assert len(calls) == 2
     log, names = calls[1]
     assert log["match_id"] == f"{TID}-1" and [p["name"] for p in log["players"]] == list(names)
     assert names == ("weak", "strong")
     # the state file keeps only the compact outcome, never the log
-    assert "decisions" not in t.state.path.read_text()
+    assert "decisions" not in t.store.path.read_text()
 
 
 def test_sprt_accepts_h1_for_stronger_and_h0_for_equal():
-    settings = Settings("toy-race")
-    strong = run_sprt(SprtRun(0, 10, 0.05, 0.05, "normalized"), Entrant("strong", "strong"),
-                      Entrant("noisy", "noisy"), settings, seed=3, max_pairs=2000, concurrency=1)
+    strong = run_sprt(SprtRun(0, 10, 0.05, 0.05, "normalized"),
+                      sprt_plan(Entrant("strong", "strong"), Entrant("noisy", "noisy"), 3),
+                      max_pairs=2000, concurrency=1)
     assert strong.verdict == "H1" and strong.trace[-1].llr >= strong.bounds[1]
-    equal = run_sprt(SprtRun(0, 40, 0.05, 0.05, "normalized"), Entrant("noisy", "noisy"),
-                     Entrant("other", "other-noisy"), settings, seed=3, max_pairs=5000,
-                     concurrency=1)
+    equal = run_sprt(SprtRun(0, 40, 0.05, 0.05, "normalized"),
+                     sprt_plan(Entrant("noisy", "noisy"), Entrant("other", "other-noisy"), 3),
+                     max_pairs=5000, concurrency=1)
     assert equal.verdict == "H0" and equal.trace[-1].llr <= equal.bounds[0]
     assert [s.pairs for s in equal.trace] == list(range(1, len(equal.trace) + 1))
 
 
 def test_sprt_trace_does_not_depend_on_concurrency():
-    settings = Settings("toy-race")
-    runs = [run_sprt(SprtRun(-20, 20, 0.05, 0.05, "logistic"), Entrant("a", "noisy"),
-                     Entrant("b", "other-noisy"), settings, seed=5, max_pairs=30, concurrency=j)
+    runs = [run_sprt(SprtRun(-20, 20, 0.05, 0.05, "logistic"),
+                     sprt_plan(Entrant("a", "noisy"), Entrant("b", "other-noisy"), 5),
+                     max_pairs=30, concurrency=j)
             for j in (1, 2)]
     assert runs[0].trace == runs[1].trace and len(runs[0].trace) >= 1
 
 
 def test_state_file_header_round_trips(tmp_path):
     plan = make_plan(["strong", "weak"], 2)
-    Tournament.start(plan, tmp_path, TID)
-    loaded, done = StateFile(tmp_path / f"{TID}.jsonl").load()
+    Tournament.start(plan, store(tmp_path))
+    loaded, done = store(tmp_path).load()
     assert loaded == plan and done == {}
+
+
+def test_a_state_file_of_the_previous_version_resumes(tmp_path):
+    """The header as the versions before the tournament package wrote it (with its
+    ``settings``) still loads: a tournament interrupted before an upgrade can be finished."""
+    header = {"format": "referee-tournament-state", "version": 1, "id": TID, "plan": {
+        "game": "toy-race", "entrants": [{"name": "strong", "bot": "strong"},
+                                         {"name": "weak", "bot": "weak"}],
+        "games": 2, "seats": 2, "seed": 11,
+        "settings": {"game": "toy-race", "board_path": None, "options": {}, "time_ms": 900,
+                     "bank_ms": 50, "strikes": 2, "want_log": True}}}
+    (tmp_path / f"{TID}.jsonl").write_text(json.dumps(header) + "\n")
+    t = Tournament.resume(store(tmp_path))
+    assert (t.plan.time_control.decision_ms, t.plan.time_control.bank_ms) == (900, 50)
+    assert t.plan.strikes == 2 and t.plan.keep_logs and t.plan.board is None
+    assert t.plan.to_dict() == header["plan"]
+    assert report(t, t.run(1))["played"] == 2
+
+
+def test_a_taken_id_is_refused(tmp_path):
+    Tournament.start(make_plan(["strong", "weak"], 2), store(tmp_path))
+    with pytest.raises(TournamentError, match="exists already"):
+        Tournament.start(make_plan(["strong", "weak"], 2), store(tmp_path))
+
+
+class MemoryStore:
+    """A state store that is not a file: what a database-backed store implements."""
+
+    def __init__(self, tournament_id: str) -> None:
+        self.tournament_id = tournament_id
+        self.plan: Plan | None = None
+        self.lines: list[dict] = []
+        self.held = False
+
+    def create(self, plan: Plan) -> None:
+        if self.plan is not None:
+            raise TournamentError("taken")
+        self.plan = json.loads(json.dumps(plan.to_dict()))
+
+    def load(self):
+        from tournaments.fixtures import Outcome
+
+        if self.plan is None:
+            raise TournamentError("no such tournament")
+        return Plan.from_dict(self.plan), {o.index: o for o in map(Outcome.from_line, self.lines)}
+
+    def append(self, outcome) -> None:
+        self.lines.append(json.loads(json.dumps(outcome.to_line())))
+
+    @contextmanager
+    def exclusive(self):
+        if self.held:
+            raise TournamentError("being played")
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False
+
+
+def test_any_state_store_serves_a_tournament_and_its_resume(tmp_path):
+    bots = ["noisy", "other-noisy", "weak"]
+    on_file = finished_report(Tournament.start(make_plan(bots, 4), store(tmp_path)))
+    memory = MemoryStore(TID)
+    t = Tournament.start(make_plan(bots, 4), memory)
+
+    def stop_after_5(outcome, table):
+        if table.played == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted):
+        t.run(1, progress=stop_after_5)
+    assert len(memory.lines) == 5 and not memory.held
+    resumed = Tournament.resume(memory)
+    with resumed.playing(), pytest.raises(TournamentError, match="being played"):
+        Tournament.resume(memory).run(1)
+    assert report(resumed, resumed.run(1)) == on_file

@@ -8,21 +8,22 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from ladder.tournament import (
-    Entrant, Plan, Settings, TournamentError, check_plan, default_seats, parse_entrant,
-    parse_entrants, schedule,
+from tournaments import TournamentError
+from tournaments.fixtures import schedule
+from tournaments.plan import (
+    Entrant, Plan, check_plan, default_seats, parse_entrant, parse_entrants,
 )
 
 
 def plan(n: int, games: int, seats: int, seed: int = 7) -> Plan:
     entrants = tuple(Entrant(f"e{i}", "random") for i in range(n))
-    return Plan("toy-race", entrants, games, seats, seed, Settings("toy-race"))
+    return Plan("toy-race", entrants, games, seats, seed)
 
 
 def test_two_seats_every_pair_plays_n_games_in_swapped_pairs():
     specs = schedule(plan(4, 6, 2), "abcd0123")
     assert len(specs) == 6 * 6  # 6 pairings, 6 games each
-    per_pair = Counter(frozenset(s.seats) for s in specs)
+    per_pair = Counter(frozenset(s.entrants) for s in specs)
     assert set(per_pair) == {frozenset(p) for p in itertools.combinations(range(4), 2)}
     assert set(per_pair.values()) == {6}
     blocks = defaultdict(list)
@@ -30,10 +31,10 @@ def test_two_seats_every_pair_plays_n_games_in_swapped_pairs():
         blocks[s.block].append(s)
     for games in blocks.values():
         first, second = games
-        assert second.seats == first.seats[::-1]  # the same two, seats swapped
+        assert second.entrants == first.entrants[::-1]  # the same two, seats swapped
         assert first.seed == second.seed  # the same dice for both orders
     # every entrant sits in each seat equally often against each opponent
-    seat_counts = Counter((s.seats[0], s.seats[1]) for s in specs)
+    seat_counts = Counter((s.entrants[0], s.entrants[1]) for s in specs)
     assert set(seat_counts.values()) == {3}
 
 
@@ -64,14 +65,14 @@ def test_multiplayer_tables_rotate_seats_over_one_seed(n, seats):
     assert len(blocks) == len(tables) * 2
     for group in blocks.values():
         assert len(group) == seats and len({g.seed for g in group}) == 1
-        assert len({frozenset(g.seats) for g in group}) == 1
+        assert len({frozenset(g.entrants) for g in group}) == 1
         # each entrant in each seat exactly once, in cyclic order
         for seat in range(seats):
-            assert sorted(g.seats[seat] for g in group) == sorted(group[0].seats)
+            assert sorted(g.entrants[seat] for g in group) == sorted(group[0].entrants)
         for g in group[1:]:
             shift = g.index - group[0].index
-            assert g.seats == group[0].seats[shift:] + group[0].seats[:shift]
-    assert Counter(frozenset(s.seats) for s in specs) == {frozenset(t): games for t in tables}
+            assert g.entrants == group[0].entrants[shift:] + group[0].entrants[:shift]
+    assert Counter(frozenset(s.entrants) for s in specs) == {frozenset(t): games for t in tables}
 
 
 def test_plan_checks():

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladder import stats
-from ladder.stats import Pentanomial
+from tournaments import stats
+from tournaments.stats import Pentanomial
 
 # fastchess's unit tests (elo_test.cpp, sprt_test.cpp); counts as (LL, LD, WL, DD, WD, WW).
 PENTA_ELO = [

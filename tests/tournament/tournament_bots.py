@@ -13,7 +13,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from bots import register_bot, unregister_bot
 from referee.core import Decision
+from referee.games import register_game, unregister_game
 from referee.players import Bot
 from support.toy import ToyGame
 
@@ -89,25 +91,18 @@ BOTS = {"strong": Strong, "weak": Weak, "noisy": Noisy, "other-noisy": OtherNois
 
 def register() -> None:
     """Add the test bots and the toy variant to the registries (for the launcher process)."""
-    import bots
-    from referee import games
-
     for name, cls in BOTS.items():
-        bots._BOTS[name] = {"*": f"{__name__}:{cls.__name__}"}
-    games._MODULES.setdefault("toy-race-34", __name__)
+        register_bot(name, f"{__name__}:{cls.__name__}")
+    register_game("toy-race-34", __name__)
 
 
 @contextmanager
 def registered() -> Iterator[None]:
     """The test bots registered for the duration, so other tests see the real registries."""
-    import bots
-    from referee import games
-
     register()
     try:
         yield
     finally:
         for name in BOTS:
-            bots._BOTS.pop(name, None)
-        games._MODULES.pop("toy-race-34", None)
-        games._loaded.pop("toy-race-34", None)
+            unregister_bot(name)
+        unregister_game("toy-race-34")

@@ -11,9 +11,9 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 if __name__ == "__main__":
     import tournament_bots
-    from referee import games
+    from referee.games import register_game
 
-    games._MODULES.setdefault("toy-race", "support.toy")
+    register_game("toy-race", "support.toy")
     tournament_bots.register()
     from cli import main
 

@@ -17,16 +17,14 @@ from click.testing import CliRunner
 from api.viewer import render_fragment, render_page, viewer_js
 from cli import main
 from referee.frames import build_frames
-from referee.games import find_game
-from referee.lineup import make_players
-from referee.match import play
 from support.cli import assert_clean_error
+from support.matches import play_bots
 
 HOSTILE = "</script><b id=pwned>x</b><!--"
 
 
 def a_log(game: str = "doubletrack", seats: int = 3, seed: int = 3) -> dict:
-    return play(find_game(game), make_players(["random"] * seats, game, seed), seed).log
+    return play_bots(game, ["random"] * seats, seed).log
 
 
 def write(tmp_path: Path, log: dict, name: str = "match.json") -> str:

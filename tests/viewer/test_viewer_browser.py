@@ -19,15 +19,15 @@ from cli.view import _handler
 from referee.core import Decision
 from referee.frames import build_frames
 from referee.games import find_game
-from referee.lineup import make_players
-from referee.match import Runner, play
+from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
+from support.matches import play_bots
 
 ROOT = "[data-referee-viewer]"
 
 
 def random_match(game: str, seats: int, seed: int, board: Any = None) -> dict[str, Any]:
-    log = play(find_game(game), make_players(["random"] * seats, game, seed), seed, board=board).log
+    log = play_bots(game, ["random"] * seats, seed, board=board).log
     return build_frames(log)
 
 
@@ -174,7 +174,7 @@ def test_doubletrack_board_is_drawn_from_its_data_even_a_replaced_one(page, site
     data = copy.deepcopy(game.load_board().data)
     data["outer"]["quadrant"].append({"number": 6})
     data["inner"] = {"home": 50, "purple_shortcuts": {5: 12, 30: 41}}
-    for board, seats in ((None, 4), (game.board_from_data(data), 3)):
+    for board, seats in ((None, 4), (data, 3)):
         doc = random_match("doubletrack", seats, 8, board)
         facts, frames = doc["board"], doc["frames"]
         page.goto(base + publish(folder, f"dt{seats}.html", doc))
@@ -195,8 +195,7 @@ def test_doubletrack_board_is_drawn_from_its_data_even_a_replaced_one(page, site
 
 def test_solo_shows_the_automas_rank_tracks(page, site):
     base, folder = site
-    log = play(find_game("tokaido-duo"), make_players(["random"], "tokaido-duo", 4), 4,
-               options={"automa": 2}).log
+    log = play_bots("tokaido-duo", ["random"], 4, options={"automa": 2}).log
     doc = build_frames(log)
     last = doc["frames"][-1]
     page.goto(base + publish(folder, "solo.html", doc) + f"#ply={len(doc['frames']) - 1}")

@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tournaments.errors import TournamentError
+
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution."""
 NELO_SCALE = 800.0 / math.log(10.0)
@@ -234,18 +236,19 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
 
 
 def validate_sprt(elo0: float, elo1: float, alpha: float, beta: float, model: str) -> None:
-    """Raise ``ValueError`` naming the first bad SPRT parameter."""
+    """Raise :class:`~tournaments.TournamentError` (a ``ValueError``) naming the first bad
+    SPRT parameter."""
     if not elo0 < elo1:
-        raise ValueError(f"elo0 ({elo0}) must be less than elo1 ({elo1})")
+        raise TournamentError(f"elo0 ({elo0}) must be less than elo1 ({elo1})")
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not 0.0 < value < 1.0:
-            raise ValueError(f"{name} must be between 0 and 1, got {value}")
+            raise TournamentError(f"{name} must be between 0 and 1, got {value}")
     if alpha + beta >= 1.0:
-        raise ValueError(f"alpha + beta must be below 1, got {alpha + beta}")
+        raise TournamentError(f"alpha + beta must be below 1, got {alpha + beta}")
     if model not in MODELS:
-        raise ValueError(f"unknown SPRT model {model!r}; use one of {', '.join(MODELS)}")
+        raise TournamentError(f"unknown SPRT model {model!r}; use one of {', '.join(MODELS)}")
     if model == "normalized" and max(abs(elo0), abs(elo1)) > MAX_NELO:
-        raise ValueError(f"normalized elo0 and elo1 must lie within ±{MAX_NELO:g} (the test's "
+        raise TournamentError(f"normalized elo0 and elo1 must lie within ±{MAX_NELO:g} (the test's "
                          "fit fails beyond; a gap that large needs no SPRT)")
 
 

@@ -1,0 +1,15 @@
+"""The tournament package's errors: one the user caused, and the user's Ctrl-C."""
+
+from __future__ import annotations
+
+from referee.errors import RefereeError
+
+
+class TournamentError(RefereeError, ValueError):
+    """A tournament that cannot be set up or resumed; the message says why, in one line."""
+
+
+class Interrupted(Exception):
+    """Raised by :meth:`~tournaments.tournament.Tournament.run` and
+    :func:`~tournaments.sprt.run_sprt` after Ctrl-C, once the pools have been stopped (the
+    games finished so far are kept)."""
