@@ -175,11 +175,12 @@ def create_challenge(engine: Engine, owner_id: int, game: str, bot_ids: Sequence
 
 # -- the state machine ------------------------------------------------------------------------
 
-def claim(engine: Engine, match_pk: int, worker: str, lease_s: float) -> Claim | None:
+def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
+          now: datetime | None = None) -> Claim | None:
     """Take the next attempt of ``match_pk`` (compare-and-swap); None when there is nothing to
     do: already finished or voided, held by a live lease, or just voided here because its
     attempts are used up or one of its bots was retired."""
-    now = now_utc()
+    now = now or now_utc()  # a test may pass the time
     until = now + timedelta(seconds=lease_s)
     claimable = or_(Match.state == SCHEDULED,
                     and_(Match.state == RUNNING, Match.lease_until < now))
@@ -280,10 +281,11 @@ class SweepPolicy:
     """A match not over this long after it was created is voided."""
 
 
-def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy()) -> list[int]:
+def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
+          now: datetime | None = None) -> list[int]:
     """Void what cannot finish any more; the ids to enqueue again (expired leases with
-    attempts left, and lost enqueues), marked as enqueued now."""
-    now = now_utc()
+    attempts left, and lost enqueues), marked as enqueued now (``now``: a test's clock)."""
+    now = now or now_utc()
     stale = now - timedelta(seconds=policy.requeue_after_s)
     with translate_errors(engine), engine.begin() as conn:
         conn.execute(update(Match).where(

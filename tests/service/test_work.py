@@ -4,11 +4,13 @@ sweeper re-enqueues and voids, ratings change only in the finishing transaction.
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
+from ladder.accounts import now_utc
 from ladder.models import Match, RatingHistory
 from ladder.registry import ensure_house_bots
 from ladder.store import leaderboard, recompute
@@ -74,17 +76,18 @@ def test_the_sweeper_requeues_expired_leases_and_voids_after_three_attempts(engi
     [pk] = schedule(engine, "toy-race", [([1, 4], 13, None)], rated=True)
     policy = SweepPolicy(requeue_after_s=3600, max_age_s=3600)
     assert sweep(engine, policy) == []  # just enqueued
+    clock = now_utc()
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        held = claim(engine, pk, f"w{attempt}", lease_s=0.05)
+        held = claim(engine, pk, f"w{attempt}", lease_s=60, now=clock)
         assert held is not None and held.attempt == attempt
-        assert sweep(engine, policy) == []  # the lease is live
-        time.sleep(0.1)
-        due = sweep(engine, policy)
+        assert sweep(engine, policy, now=clock + timedelta(seconds=59)) == []  # a live lease
+        clock += timedelta(seconds=61)
+        due = sweep(engine, policy, now=clock)
         assert due == ([pk] if attempt < MAX_ATTEMPTS else [])
-        assert sweep(engine, policy) == []  # enqueued once per expiry
+        assert sweep(engine, policy, now=clock) == []  # enqueued once per expiry
     assert state(engine, pk) == ("voided", MAX_ATTEMPTS,
                                  f"no result after {MAX_ATTEMPTS} attempts")
-    assert claim(engine, pk, "late", lease_s=30) is None
+    assert claim(engine, pk, "late", lease_s=30, now=clock) is None
 
 
 def test_the_sweeper_requeues_lost_enqueues_and_voids_old_matches(engine):
