@@ -175,7 +175,7 @@ def when(moment: datetime | str | None) -> str:
         return "-"
     if isinstance(moment, str):
         try:
-            moment = datetime.fromisoformat(moment)
+            return datetime.fromisoformat(moment).strftime("%Y-%m-%d %H:%M UTC")
         except ValueError:
             return moment
     return moment.strftime("%Y-%m-%d %H:%M UTC")

@@ -98,7 +98,7 @@ def bot(bot_id: int) -> str:
     engine = service().engine
     me = login.viewer()
     profile = registry.bot_detail(engine, bot_id, viewer=me["id"] if me else None)
-    ladders = []
+    ladders: list[dict[str, Any]] = []
     for game in sorted(set(more.bot_games(engine, bot_id)) | set(profile["games"])):
         if game not in service().games:
             continue
@@ -111,8 +111,7 @@ def bot(bot_id: int) -> str:
     recent, total = reads.list_matches(engine, bot=bot_id, per_page=20)
     plays = sorted(set(profile["games"]) | {lad["game"] for lad in ladders if lad["rated"]})
     return render_template("pages/bot.html", bot=profile, ladders=ladders, recent=recent,
-                           plays=plays,
-                           total=total, strikes=more.strike_summary(engine, bot_id),
+                           plays=plays, total=total, strikes=more.strike_summary(engine, bot_id),
                            health=more.health(engine, bot_id))
 
 
@@ -134,7 +133,7 @@ def matches() -> str:
     q = query(game=one_of(service().games), bot=bot_ref, state=one_of(states),
               rated=yes_no, page=whole(1, 100_000))
     engine = service().engine
-    filters = {k: q[k] for k in ("game", "state", "rated") if k in q}
+    filters: dict[str, Any] = {k: q[k] for k in ("game", "state", "rated") if k in q}
     bot_name = None
     if "bot" in q:
         filters["bot"], bot_name = bot_filter(q["bot"])

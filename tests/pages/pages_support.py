@@ -4,7 +4,7 @@ Rated service matches go through the work queue's own state machine (``schedule`
 ``finish``), played in-process by bots that write ``log`` lines and earn real strikes; CLI
 matches through ``record_match``.  The ladder holds owners with tokens, a house bot, a paused
 bot, a bot whose name and description are hostile HTML, two ladder rounds, probes, a running
-match, and a Tokaido Duo pair with one game still to play (its log is withheld).
+match, a voided one, and a Tokaido Duo pair with one game still to play (its log is withheld).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ladder import registry
 from ladder.accounts import create_owner, now_utc
 from ladder.models import PAUSED, Bot, Round
 from ladder.store import claim_names, record_match
-from ladder.work import claim, finish, schedule
+from ladder.work import claim, finish, schedule, void
 from referee.core import Decision
 from referee.games import find_game
 from referee.lineup import make_players
@@ -60,6 +60,7 @@ class Ladder:
     rated: list[int] = field(default_factory=list)
     doubletrack: list[int] = field(default_factory=list)
     running: int = 0
+    voided: int = 0
     withheld: int = 0
     pair_done: int = 0
     rounds: list[int] = field(default_factory=list)
@@ -143,6 +144,9 @@ def _duo_matches(engine: Any, out: Ladder) -> None:
                                        300 + n))
     out.running = service_match(engine, "tokaido-duo", [b["alice-bot"], b["random"]],
                                 ["alice-bot", "random"], 500, settle=False)
+    [out.voided] = schedule(engine, "tokaido-duo", [([b["bob-greedy"], b["random"]], 501, None)],
+                            rated=True)
+    assert void(engine, out.voided, "bot unreachable at /start")
     pair = ["alice-bot", "bob-greedy"]
     out.pair_done = service_match(engine, "tokaido-duo", [b[x] for x in pair], pair, 600,
                                   rated=False, pair_key="c9.0")

@@ -1,0 +1,110 @@
+"""Page fixtures: one ladder per module and database kind, built once (reads only after)."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pages_support import Ladder, build_ladder
+from sqlalchemy import text
+from support.browser import browser, page  # noqa: F401 (fixtures)
+from support.ladder_db import pg_admin, pg_schema_url, pg_session_prefix  # noqa: F401
+
+from api import create_app
+from api.config import ServiceConfig
+from api.dispatch import NoDispatcher
+
+_schemas = itertools.count()
+
+
+@dataclass
+class Site:
+    app: Any
+    ladder: Ladder
+
+    @property
+    def engine(self) -> Any:
+        return self.app.extensions["referee"].engine
+
+    def client(self) -> Any:
+        return self.app.test_client()
+
+    def logged_in(self, owner: str) -> Any:
+        """A client with a page session of ``owner`` (through the login form)."""
+        client = self.app.test_client()
+        form = client.get("/login")
+        assert form.status_code == 200
+        answer = client.post("/login", data={"token": self.ladder.tokens[owner],
+                                             "csrf": csrf_of(form.get_data(as_text=True))})
+        assert answer.status_code == 303, answer.get_data(as_text=True)
+        return client
+
+
+def csrf_of(html: str) -> str:
+    import re
+
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field in the form"
+    return found.group(1)
+
+
+def make_site(url: str) -> Site:
+    if url.startswith("postgresql"):
+        from ladder.db import make_engine, migrate
+
+        engine = make_engine(url)
+        migrate(engine)
+        engine.dispose()
+    app = create_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
+    return Site(app, build_ladder(app))
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql",
+                                                                marks=pytest.mark.postgres)])
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+         ) -> Iterator[Site]:
+    """The ladder of :mod:`pages_support` on an SQLite file, then in a PostgreSQL schema."""
+    if request.param == "sqlite":
+        folder = tmp_path_factory.mktemp("pages")
+        built = make_site(f"sqlite:///{folder / 'pages.sqlite3'}")
+        yield built
+        built.engine.dispose()
+        return
+    admin = request.getfixturevalue("pg_admin")
+    schema = f"{request.getfixturevalue('pg_session_prefix')}_pages{next(_schemas)}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        built = make_site(pg_schema_url(schema))
+        yield built
+        built.engine.dispose()
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture(scope="module")
+def sqlite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    folder = tmp_path_factory.mktemp("pages-browser")
+    built = make_site(f"sqlite:///{folder / 'pages.sqlite3'}")
+    yield built
+    built.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def served(sqlite_site: Site) -> Iterator[tuple[str, Site]]:
+    """The site's app on a loopback HTTP server: ``(base URL, site)``."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, sqlite_site.app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", sqlite_site
+    finally:
+        server.shutdown()
+        server.server_close()
