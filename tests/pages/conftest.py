@@ -63,39 +63,39 @@ def make_site(url: str) -> Site:
     return Site(app, build_ladder(app))
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql",
-                                                                marks=pytest.mark.postgres)])
-def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-         ) -> Iterator[Site]:
-    """The ladder of :mod:`pages_support` on an SQLite file, then in a PostgreSQL schema."""
-    if request.param == "sqlite":
-        folder = tmp_path_factory.mktemp("pages")
-        built = make_site(f"sqlite:///{folder / 'pages.sqlite3'}")
-        yield built
-        built.engine.dispose()
-        return
-    admin = request.getfixturevalue("pg_admin")
-    schema = f"{request.getfixturevalue('pg_session_prefix')}_pages{next(_schemas)}"
-    with admin.connect() as conn:
+@pytest.fixture(scope="session")
+def sqlite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The ladder of :mod:`pages_support` on an SQLite file, built once per test run (the
+    tests only read it, or add what no other test counts: tokens, sessions)."""
+    folder = tmp_path_factory.mktemp("pages")
+    built = make_site(f"sqlite:///{folder / 'pages.sqlite3'}")
+    yield built
+    built.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgresql_site(pg_admin: Any, pg_session_prefix: str) -> Iterator[Site]:
+    """The same ladder in a PostgreSQL schema of its own."""
+    schema = f"{pg_session_prefix}_pages{next(_schemas)}"
+    with pg_admin.connect() as conn:
         conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     try:
         built = make_site(pg_schema_url(schema))
         yield built
         built.engine.dispose()
     finally:
-        with admin.connect() as conn:
+        with pg_admin.connect() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
 
 
-@pytest.fixture(scope="module")
-def sqlite_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    folder = tmp_path_factory.mktemp("pages-browser")
-    built = make_site(f"sqlite:///{folder / 'pages.sqlite3'}")
-    yield built
-    built.engine.dispose()
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def site(request: pytest.FixtureRequest) -> Site:
+    """The ladder on each kind of database."""
+    found: Site = request.getfixturevalue(f"{request.param}_site")
+    return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served(sqlite_site: Site) -> Iterator[tuple[str, Site]]:
     """The site's app on a loopback HTTP server: ``(base URL, site)``."""
     from werkzeug.serving import make_server

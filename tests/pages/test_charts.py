@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.pages.charts import MAX_MARKERS, nice_ticks, rating_chart
@@ -22,6 +22,7 @@ def series(draw):
              "round_id": rounds[i]} for i in range(n)]
 
 
+@settings(max_examples=50)
 @given(series())
 def test_every_match_is_a_point_inside_the_plot_left_to_right(s):
     chart = rating_chart(s)
@@ -39,6 +40,7 @@ def test_every_match_is_a_point_inside_the_plot_left_to_right(s):
         assert top - 0.1 <= y <= bottom + 0.1
 
 
+@settings(max_examples=50)
 @given(series())
 def test_a_mark_for_each_change_of_round(s):
     changes = sum(1 for a, b in zip(s, s[1:])
