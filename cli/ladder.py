@@ -150,3 +150,13 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
         count = rebuild(engine, game, elo=elo)
     click.echo(f"recomputed {count} matches of {game or 'every game'} "
                f"in {time.perf_counter() - started:.2f} s")
+
+
+def _export() -> None:
+    """``referee ladder export`` lives in its own module."""
+    from cli.ladder_export import export
+
+    ladder.add_command(export)
+
+
+_export()
