@@ -141,7 +141,7 @@ def write_jsonl(out: str, logs: Iterable[Exported]) -> None:
         return
     path = Path(out)
     with replacing(path) as fh:
-        stream: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) \
+        stream: Any = gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) \
             if out.lower().endswith(".gz") else fh
         with io.TextIOWrapper(stream, encoding="utf-8") as text:
             for item in logs:
