@@ -116,13 +116,17 @@ def bot(bot_id: int) -> str:
 
 
 def standing(game: str, bot_id: int) -> dict[str, Any] | None:
-    """Where the bot stands on the game's board: its row, the section, the section's size."""
-    board = reads.leaderboard_page(service().engine, game)
+    """Where the bot stands on the game's board as its page shows it: its row, the section
+    (ranked, provisional or paused) and the section's size."""
+    engine = service().engine
+    board = split_paused(reads.leaderboard_page(engine, game), more.paused_bots(engine, game))
     for section in ("items", "provisional"):
         for row in board[section]:
             if row["bot"]["id"] == bot_id:
-                return {"row": row, "provisional": section == "provisional",
-                        "of": len(board[section])}
+                return {"row": row, "section": section, "of": len(board[section])}
+    for entry in board["paused"]:
+        if entry["bot"]["id"] == bot_id and entry["row"] is not None:
+            return {"row": entry["row"], "section": "paused", "of": len(board["paused"])}
     return None
 
 
