@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from pages_support import Ladder, build_ladder
 from sqlalchemy import text
-from support.browser import browser, page  # noqa: F401 (fixtures)
 from support.ladder_db import pg_admin, pg_schema_url, pg_session_prefix  # noqa: F401
 
 from api import create_app

@@ -3,7 +3,8 @@
 Never ``playwright install`` (it downloads browsers); the system's ``/usr/bin/chromium`` is
 launched directly, with the flags that keep it off the network. Where Chromium or Playwright is
 missing the browser tests skip, except in CI (``CI`` set), where they fail: CI must run them.
-A conftest that wants these fixtures imports them by name.
+The suite's root conftest imports these fixtures, once: a second session-scoped browser would
+start a second Playwright in the same thread, which Playwright refuses.
 """
 
 from __future__ import annotations

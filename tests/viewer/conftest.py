@@ -1,4 +1,4 @@
-"""The viewer's tests: a real browser (``support.browser``) and a loopback web server."""
+"""The viewer's tests: a loopback web server (the browser comes from ``support.browser``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser import browser, page  # noqa: F401 (fixtures)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
