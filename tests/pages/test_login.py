@@ -1,5 +1,6 @@
 """Logging in to the pages with a token: the signed session cookie, CSRF on every form, a
-session that ends with its token, and no redirect off the site."""
+session that ends with its token, and no redirect off the site.  The session does not depend
+on the database but for the query of the live token, tested on both."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from api.dispatch import NoDispatcher
 
 
 @pytest.fixture
-def make_other_site(site):
+def make_other_site(sqlite_site):
     """The same database served by an app with another secret key."""
+    site = sqlite_site
     config = ServiceConfig(db_url=str(site.engine.url), ratelimit=False, secret_key="another")
     return Site(create_app(config, engine=site.engine, dispatcher=NoDispatcher()), site.ladder)
 
@@ -33,7 +35,8 @@ def cookie_payload(client) -> dict:
     return json.loads(raw)
 
 
-def test_a_valid_token_logs_in_and_the_cookie_does_not_hold_it(site):
+def test_a_valid_token_logs_in_and_the_cookie_does_not_hold_it(sqlite_site):
+    site = sqlite_site
     client = site.client()
     form = page(client, "/login?next=/matches")
     answer = client.post("/login?next=/matches", data={
@@ -49,7 +52,8 @@ def test_a_valid_token_logs_in_and_the_cookie_does_not_hold_it(site):
     assert '<span>alice</span>' in html and ">Log out</button>" in html
 
 
-def test_a_wrong_token_is_refused_without_a_session(site):
+def test_a_wrong_token_is_refused_without_a_session(sqlite_site):
+    site = sqlite_site
     client = site.client()
     form = page(client, "/login")
     for token in ("rk_1_" + "x" * 43, "not a token", "", site.ladder.tokens["bob"] + "x"):
@@ -60,7 +64,8 @@ def test_a_wrong_token_is_refused_without_a_session(site):
     assert ">Log in</a>" in page(client, "/")
 
 
-def test_forms_without_this_sessions_csrf_token_are_refused(site):
+def test_forms_without_this_sessions_csrf_token_are_refused(sqlite_site):
+    site = sqlite_site
     client = site.client()
     page(client, "/login")
     for data in ({"token": site.ladder.tokens["alice"]},
@@ -76,7 +81,8 @@ def test_forms_without_this_sessions_csrf_token_are_refused(site):
     assert "<span>alice</span>" in page(alice, "/")  # still logged in
 
 
-def test_logging_out_ends_the_session(site):
+def test_logging_out_ends_the_session(sqlite_site):
+    site = sqlite_site
     client = site.logged_in("alice")
     html = page(client, "/")
     answer = client.post("/logout", data={"csrf": csrf_of(html)})
@@ -101,8 +107,9 @@ def test_revoking_the_token_ends_the_page_session(site):
     assert "owner_id" not in cookie_payload(client)
 
 
-def test_a_session_from_another_secret_is_ignored(site, make_other_site):
+def test_a_session_from_another_secret_is_ignored(sqlite_site, make_other_site):
     """A cookie signed by another server (another secret key) is no session here."""
+    site = sqlite_site
     other = make_other_site
     client = other.logged_in("alice")
     cookie = client.get_cookie("referee_session").value
@@ -111,14 +118,16 @@ def test_a_session_from_another_secret_is_ignored(site, make_other_site):
     assert ">Log in</a>" in page(fresh, "/")
 
 
-def test_login_links_come_back_to_the_page(site):
+def test_login_links_come_back_to_the_page(sqlite_site):
+    site = sqlite_site
     html = page(site.client(), f"/matches/{site.ladder.chatty_match}")
     assert f'href="/login?next=/matches/{site.ladder.chatty_match}"' in html
 
 
-def test_server_processes_with_one_secret_key_share_sessions(site):
+def test_server_processes_with_one_secret_key_share_sessions(sqlite_site):
     """Several server processes (gunicorn) must be given the same key: then any of them
     reads a session another one started."""
+    site = sqlite_site
     def app_with(key: str) -> Site:
         config = ServiceConfig(db_url=str(site.engine.url), ratelimit=False, secret_key=key)
         return Site(create_app(config, engine=site.engine, dispatcher=NoDispatcher()),
