@@ -128,6 +128,7 @@ def test_server_processes_with_one_secret_key_share_sessions(sqlite_site):
     """Several server processes (gunicorn) must be given the same key: then any of them
     reads a session another one started."""
     site = sqlite_site
+
     def app_with(key: str) -> Site:
         config = ServiceConfig(db_url=str(site.engine.url), ratelimit=False, secret_key=key)
         return Site(create_app(config, engine=site.engine, dispatcher=NoDispatcher()),
