@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, and_, case, func, or_, select
@@ -248,8 +247,3 @@ def live_session(engine: Engine, owner_id: int, token_id: int) -> dict[str, Any]
         return None
     return {"id": row.id, "name": row.name, "is_admin": row.is_admin}
 
-
-def newest_finish(engine: Engine) -> datetime | None:
-    """When the latest match finished (the home page says how fresh it is)."""
-    with translate_errors(engine), reader(engine) as conn:
-        return utc(conn.execute(select(func.max(Match.finished_at))).scalar_one_or_none())
