@@ -1,65 +1,18 @@
-"""Page fixtures: one ladder per module and database kind, built once (reads only after)."""
+"""Page fixtures: the ladder of ``pages_support`` on each database kind, built once per run."""
 
 from __future__ import annotations
 
 import itertools
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pages_support import Ladder, build_ladder
+from pages_support import Site, make_site
 from sqlalchemy import text
 from support.ladder_db import pg_admin, pg_schema_url, pg_session_prefix  # noqa: F401
 
-from api import create_app
-from api.config import ServiceConfig
-from api.dispatch import NoDispatcher
-
 _schemas = itertools.count()
-
-
-@dataclass
-class Site:
-    app: Any
-    ladder: Ladder
-
-    @property
-    def engine(self) -> Any:
-        return self.app.extensions["referee"].engine
-
-    def client(self) -> Any:
-        return self.app.test_client()
-
-    def logged_in(self, owner: str) -> Any:
-        """A client with a page session of ``owner`` (through the login form)."""
-        client = self.app.test_client()
-        form = client.get("/login")
-        assert form.status_code == 200
-        answer = client.post("/login", data={"token": self.ladder.tokens[owner],
-                                             "csrf": csrf_of(form.get_data(as_text=True))})
-        assert answer.status_code == 303, answer.get_data(as_text=True)
-        return client
-
-
-def csrf_of(html: str) -> str:
-    import re
-
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found, "no CSRF field in the form"
-    return found.group(1)
-
-
-def make_site(url: str) -> Site:
-    if url.startswith("postgresql"):
-        from ladder.db import make_engine, migrate
-
-        engine = make_engine(url)
-        migrate(engine)
-        engine.dispose()
-    app = create_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
-    return Site(app, build_ladder(app))
 
 
 @pytest.fixture(scope="session")

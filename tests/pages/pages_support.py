@@ -16,6 +16,9 @@ from typing import Any
 
 from sqlalchemy import insert, update
 
+from api import create_app
+from api.config import ServiceConfig
+from api.dispatch import NoDispatcher
 from ladder import registry
 from ladder.accounts import create_owner, now_utc
 from ladder.models import PAUSED, Bot, Round
@@ -173,3 +176,47 @@ def _bot_id(engine: Any, name: str) -> int:
 
     with engine.connect() as conn:
         return int(conn.execute(select(Bot.id).where(Bot.name == name)).scalar_one())
+
+
+# -- a site over the ladder -------------------------------------------------------------------
+
+@dataclass
+class Site:
+    app: Any
+    ladder: Ladder
+
+    @property
+    def engine(self) -> Any:
+        return self.app.extensions["referee"].engine
+
+    def client(self) -> Any:
+        return self.app.test_client()
+
+    def logged_in(self, owner: str) -> Any:
+        """A client with a page session of ``owner`` (through the login form)."""
+        client = self.app.test_client()
+        form = client.get("/login")
+        assert form.status_code == 200
+        answer = client.post("/login", data={"token": self.ladder.tokens[owner],
+                                             "csrf": csrf_of(form.get_data(as_text=True))})
+        assert answer.status_code == 303, answer.get_data(as_text=True)
+        return client
+
+
+def csrf_of(html: str) -> str:
+    import re
+
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field in the form"
+    return found.group(1)
+
+
+def make_site(url: str) -> Site:
+    if url.startswith("postgresql"):
+        from ladder.db import make_engine, migrate
+
+        engine = make_engine(url)
+        migrate(engine)
+        engine.dispose()
+    app = create_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
+    return Site(app, build_ladder(app))

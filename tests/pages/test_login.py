@@ -9,8 +9,8 @@ import json
 import zlib
 
 import pytest
-from conftest import Site, csrf_of
 from html_support import page
+from pages_support import Site, csrf_of
 
 from api import create_app
 from api.config import ServiceConfig
