@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
                                       start=config.start_pool)
     app = Flask("referee.api")
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)  # type: ignore[method-assign]
+    app.secret_key = config.secret_key or secrets.token_hex(32)
     app.config.update(
         API_TITLE="Referee", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api", OPENAPI_JSON_PATH="openapi.json",
@@ -99,6 +101,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
         RATELIMIT_STORAGE_URI=config.limiter_storage(), JSON_SORT_KEYS=False,
         RATELIMIT_KEY_PREFIX=f"referee:{config.queue}",
         API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION}},
+        SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=config.secure_cookies,
+        SESSION_COOKIE_NAME="referee_session",
     )
     app.extensions["referee"] = Service(config, engine, policy, dispatcher, game_names(), mode)
     api = RefApi(app)
@@ -108,8 +112,10 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     _register_errors(app, api)
     app.before_request(require_json_body)
     app.before_request(refuse_undeclared_query)
+    from api.pages import register as register_pages
     from api.routes import register
     register(app, api, limiter)
+    register_pages(app, api, limiter)
     return app
 
 
@@ -141,9 +147,19 @@ def _register_errors(app: Flask, api: RefApi) -> None:
     app.register_error_handler(Exception, unexpected)
 
 
+def api_operation() -> dict[str, Any] | None:
+    """The OpenAPI description of the request's view, None for anything else (the pages)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    doc: dict[str, Any] | None = getattr(view, "_apidoc", None)
+    return doc
+
+
 def require_json_body() -> None:
-    """415 for a body that is not JSON (flask-smorest would call it missing: a confusing 422)."""
+    """415 for a body that is not JSON (flask-smorest would call it missing: a confusing 422).
+    The pages' forms are not API operations: they post form data."""
     if request.routing_exception is not None or request.method not in ("POST", "PUT", "PATCH"):
+        return
+    if api_operation() is None:
         return
     has_body = bool(request.content_length) or "chunked" in request.headers.get(
         "Transfer-Encoding", "").lower()
@@ -156,10 +172,9 @@ def refuse_undeclared_query() -> None:
     one that does (those are refused by their schemas, ``unknown=RAISE``)."""
     if request.routing_exception is not None or not request.args:
         return
-    view = current_app.view_functions.get(request.endpoint or "")
-    doc = getattr(view, "_apidoc", None)
+    doc = api_operation()
     if doc is None:
-        return  # not an API operation (the docs page)
+        return  # not an API operation (the docs page, the pages check their own)
     declared = doc.get("arguments", {}).get("parameters", [])
     if any(p.get("in") == "query" for p in declared):
         return

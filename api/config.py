@@ -7,7 +7,10 @@ embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATE
 ``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
 benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
 ``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
-runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match).
+runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match),
+``REFEREE_SECRET_KEY`` (signs the pages' session cookie; without it a random key per start,
+so a restart logs everyone out), ``REFEREE_SECURE_COOKIES`` (``1``: the session cookie only
+over HTTPS).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class ServiceConfig:
     resolver: Resolver = field(default=system_resolver, compare=False)
     start_pool: bool = True
     """Embedded mode: start the worker threads and the sweeper (tests may drive them)."""
+    secret_key: str | None = field(default=None, repr=False)
+    """Signs the pages' session cookie; every server process of a service needs the same."""
+    secure_cookies: bool = False
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServiceConfig:
@@ -62,6 +68,8 @@ class ServiceConfig:
             sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
             requeue_after_s=_env_float("REFEREE_REQUEUE_AFTER_S", 120.0),
             max_match_s=_env_float("REFEREE_MAX_MATCH_S", 3600.0),
+            secret_key=env.get("REFEREE_SECRET_KEY") or None,
+            secure_cookies=env.get("REFEREE_SECURE_COOKIES", "") in ("1", "true", "yes"),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
 

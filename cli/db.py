@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.ladder import db_option, require_database
+from cli.ladder_db import db_option, require_database
 from ladder import LadderError
 
 

@@ -4,62 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
-from sqlalchemy import Engine
 
+from cli.ladder_db import check_game, database, db_option
+from cli.ladder_export import export
 from ladder import LadderError
-
-
-def db_option() -> Callable[[Any], Any]:
-    return click.option(
-        "--db", "db_url", default=None, metavar="URL",
-        help="sqlite:///FILE or postgresql+psycopg://… (default: REFEREE_DB, else the "
-             "ladder file in your data directory).",
-    )
-
-
-def require_database(url: str | None) -> None:
-    """Refuse an SQLite file that does not exist, for commands that only read: opening it
-    would create an empty ladder, and a typo in ``--db`` would read as "no results yet"."""
-    from ladder.db import default_url, parse_url
-
-    try:
-        parsed = parse_url(url or default_url())
-    except LadderError:
-        return  # opening the database reports a bad URL
-    if parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).is_file():
-        raise click.ClickException(f"no ladder database at {parsed.database}: nothing has "
-                                   "been recorded there (check --db or REFEREE_DB)")
-
-
-@contextmanager
-def database(url: str | None, read_only: bool = False) -> Iterator[Engine]:
-    """The ladder database (a storage failure is a :class:`~ladder.LadderError`, one line);
-    ``read_only`` commands refuse a missing SQLite file instead of creating it."""
-    from ladder.store import open_db
-
-    if read_only:
-        require_database(url)
-    engine = open_db(url)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-
-
-def check_game(engine: Engine, game: str) -> None:
-    """A game is known if it is registered here or has a ladder in this database."""
-    from ladder.store import games
-    from referee.games import game_names
-
-    if game not in games(engine) and game not in game_names():
-        raise click.BadParameter(f"unknown game {game!r}: known games are "
-                                 f"{', '.join(game_names())}", param_hint="'--game' / '-g'")
 
 
 @click.group()
@@ -145,3 +96,6 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
         count = rebuild(engine, game, elo=elo)
     click.echo(f"recomputed {count} matches of {game or 'every game'} "
                f"in {time.perf_counter() - started:.2f} s")
+
+
+ladder.add_command(export)

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from cli.ladder import db_option
+from cli.ladder_db import db_option
 
 
 @click.command()
@@ -32,7 +32,7 @@ from cli.ladder import db_option
               help="Request threads per server process.")
 def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
           workers: int | None, threads: int) -> None:
-    """Run the referee service (REST API at /api/v1, docs at /api/docs)."""
+    """Run the referee service (pages at /, REST API at /api/v1, docs at /api/docs)."""
     from api.config import ServiceConfig
     from ladder import LadderError
 
@@ -40,9 +40,13 @@ def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
         config = ServiceConfig.from_env(db_url=db_url, broker_url=broker_url)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    from dataclasses import replace
+
     if workers is not None and not config.broker_url:
-        from dataclasses import replace
         config = replace(config, workers=workers)
+    if config.secret_key is None:  # one key for every server process started here
+        import secrets
+        config = replace(config, secret_key=secrets.token_hex(32))
     try:
         config.policy()
         app = None if config.broker_url and gunicorn_available() else build(config)
@@ -50,8 +54,8 @@ def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
         raise click.ClickException(str(exc)) from exc
     mode = f"Celery broker {describe(config.broker_url)}" if config.broker_url else \
         f"embedded, {config.workers} match threads"
-    click.echo(f"referee service on http://{host}:{port}/api/docs ({mode}); Ctrl-C to stop",
-               err=True)
+    click.echo(f"referee service on http://{host}:{port}/ (API docs at /api/docs; {mode}); "
+               "Ctrl-C to stop", err=True)
     if app is None:
         run_gunicorn(config, host, port, workers or 2, threads)
     else:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import os
+import re
 import secrets
 import shlex
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
@@ -121,6 +125,56 @@ class LadderRecorder:
             raise click.ClickException(f"--db: {exc}") from exc
 
 
+class LogFolder:
+    """``--logs DIR``: every game's match log as ``DIR/<match id>.json``, written whole (a
+    temporary file renamed into place) before the game counts as done, so a log on disk is
+    always complete and a resumed tournament rewrites only games it plays again."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.written = 0
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-", delete=True)
+            probe.close()
+        except OSError as exc:
+            raise click.ClickException(f"--logs: cannot write in {folder}: "
+                                       f"{exc.strerror or exc}") from exc
+
+    def path(self, match_id: str) -> Path:
+        return self.folder / (re.sub(r"[^A-Za-z0-9._-]", "_", match_id) + ".json")
+
+    def record(self, outcome: Outcome, fixture: Fixture) -> None:
+        assert outcome.log is not None
+        target = self.path(fixture.match_id)
+        try:
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=self.folder,
+                                             prefix=".", suffix=".tmp", delete=False) as fh:
+                json.dump(outcome.log, fh, separators=(",", ":"))
+            os.replace(fh.name, target)
+        except OSError as exc:
+            raise click.ClickException(f"--logs: cannot write {target}: "
+                                       f"{exc.strerror or exc}") from exc
+        self.written += 1
+
+
+def recorders(*hooks: Any) -> Any:
+    """One recorder calling each given one (None when none is given)."""
+    given = [h for h in hooks if h is not None]
+    if not given:
+        return None
+
+    def record(outcome: Outcome, fixture: Fixture) -> None:
+        for hook in given:
+            hook(outcome, fixture)
+    return record
+
+
+def keep_logs(t: Tournament) -> None:
+    """Ask the match workers for every log (the ladder asks already when it records)."""
+    t.plan = dataclasses.replace(t.plan, keep_logs=True)
+
+
 @contextmanager
 def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
     """The ladder to record in: ``url`` None, none; ``""``, the default ladder database."""
@@ -168,12 +222,16 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.option("--new-version", is_flag=True,
               help="With --db: a name already in the ladder for another bot starts a new "
                    "version of it (otherwise that is refused).")
+@click.option("--logs", "logs_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Write every game's match log to DIR/<match id>.json (for referee replay "
+                   "and referee view).")
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
     seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
-    new_version: bool,
+    new_version: bool, logs_dir: Path | None,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
 
@@ -182,6 +240,7 @@ def tournament(
     """
     default_dir = default_state_dir()
     state_dir = state_dir or default_dir
+    logs = LogFolder(logs_dir) if logs_dir is not None else None
     try:
         # The database opens first, so that a bad URL fails before a state file is written.
         with db_recorder(db) as ladder:
@@ -196,16 +255,20 @@ def tournament(
                 t = Tournament.start(plan, JsonlStateStore(state_dir, new_tournament_id()))
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
+            if logs is not None:
+                keep_logs(t)
             with t.playing():
                 announce(t, resume_id is not None)
-                table = play(t, concurrency, ladder, progress)
+                table = play(t, concurrency, ladder, progress, logs)
             if ladder is not None:
                 click.echo(f"results recorded in the ladder at {ladder.url}: see `referee "
                            f"ladder show --game {t.plan.game}"
                            f"{' --db URL' if db else ''}`", err=True)
+            if logs is not None:
+                click.echo(f"{logs.written} match logs written to {logs.folder}", err=True)
     except Interrupted:
         hint = resume_command(t, db, state_dir if state_dir != default_dir else None,
-                              concurrency)
+                              concurrency, logs_dir)
         click.echo(f"interrupted after {len(t.done)} of {len(t.fixtures)} games; finish with:\n"
                    f"  {hint}", err=True)
         sys.exit(130)
@@ -238,11 +301,12 @@ def resume_tournament(
 
 
 def play(t: Tournament, concurrency: int, ladder: LadderRecorder | None,
-         progress: bool | None) -> Standings:
+         progress: bool | None, logs: LogFolder | None = None) -> Standings:
     """Run the missing games with progress on stderr; a failing match becomes one line."""
+    record = recorders(logs.record if logs else None, ladder.record if ladder else None)
     try:
         with game_progress(len(t.fixtures), len(t.done), progress_mode(progress)) as update:
-            return t.run(concurrency, record=ladder.record if ladder else None, progress=update,
+            return t.run(concurrency, record=record, progress=update,
                          stored=ladder.stored if ladder else None)
     except (RefereeError, OSError, BrokenExecutor) as exc:
         raise click.ClickException(
@@ -261,7 +325,7 @@ def announce(t: Tournament, resumed: bool) -> None:
 
 
 def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
-                   concurrency: int = 1) -> str:
+                   concurrency: int = 1, logs_dir: Path | None = None) -> str:
     """The command that finishes this tournament, shown after Ctrl-C. Credentials in a bot
     URL or in ``--db`` are shown as ``***``: put them back to run it."""
     entrants = [e.name if e.name == redact(e.bot) else f"{e.name}={redact(e.bot)}"
@@ -274,6 +338,8 @@ def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
         args += ["--db", redact(db)] if db else ["--db"]
     if state_dir is not None:
         args += ["--state-dir", str(state_dir)]
+    if logs_dir is not None:
+        args += ["--logs", str(logs_dir)]
     return " ".join(shlex.quote(a) for a in args)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from cli.ladder import db_option
+from cli.ladder_db import db_option
 
 
 BROKER_OPTION = click.option("--broker", "broker_url", default=None, metavar="URL",

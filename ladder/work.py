@@ -235,7 +235,9 @@ def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
     n = len(held.seats)
     places = standings([ranks[i] for i in range(n)], [i in forfeited for i in range(n)])
     public, seat_logs = split_log(log)
-    raw = json.dumps(public, sort_keys=True, separators=(",", ":")).encode()
+    # Keys keep their order: a board's mappings are ordered data (Tokaido Duo's wares and
+    # painting sets), and a log whose keys were sorted no longer replays.
+    raw = json.dumps(public, separators=(",", ":")).encode()
     with translate_errors(engine), engine.begin() as conn:
         if held.rated:
             lock_ladder(conn, held.game)

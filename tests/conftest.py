@@ -6,6 +6,7 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+from support.browser import browser, page  # noqa: F401 (one browser for the whole run)
 
 from referee import games
 from referee.games import register_game

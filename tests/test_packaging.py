@@ -26,6 +26,17 @@ def test_the_viewer_is_package_data(name):
     assert (resources.files("api.viewer") / name).is_file()
 
 
+def test_the_pages_are_package_data():
+    """Every template and style sheet of the pages (the source tree's list, so a new one
+    cannot be forgotten in setup.cfg)."""
+    source = REPO / "api" / "pages"
+    names = [p.relative_to(source).as_posix() for p in source.rglob("*")
+             if p.suffix in (".html", ".css")]
+    assert len(names) >= 10
+    for name in names:
+        assert (resources.files("api.pages") / name).is_file(), name
+
+
 @pytest.mark.skipif("TOX_ENV_NAME" not in os.environ, reason="only meaningful under tox")
 def test_tox_tests_the_installed_wheel_not_the_source_tree():
     installed = Path(referee.__file__).resolve().parent

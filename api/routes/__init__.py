@@ -10,10 +10,12 @@ from api.app import service
 
 
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
-    from api.routes import bots, challenges, docs, leaderboards, matches, owners, system
+    from api.routes import (
+        bots, challenges, docs, frames, leaderboards, matches, owners, system,
+    )
 
     games = service_games(app)
-    for module in (owners, bots, challenges, matches, leaderboards, system):
+    for module in (owners, bots, challenges, matches, frames, leaderboards, system):
         api.register_blueprint(module.blueprint(limiter, games))
     docs.register(app)
 

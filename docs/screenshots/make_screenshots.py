@@ -1,21 +1,32 @@
-"""Regenerate the viewer screenshots in this folder: three moments of a match of each game.
+"""Regenerate the screenshots in this folder: three moments of a match of each game in the
+viewer, and the service's leaderboard and bot pages on a wide screen and on a phone.
 
-    python docs/screenshots/make_screenshots.py
+    python docs/screenshots/make_screenshots.py [viewer] [pages]
 
 Needs the ``test`` extra (Playwright) and Debian's Chromium at /usr/bin/chromium. The matches
-are built-in bots with fixed seeds, so the pictures change only when the viewer or the games do.
+are built-in bots with fixed seeds, so the viewer pictures change only when the viewer or the
+games do. The pages show a small ladder built here through the service's own work queue:
+owners, registered bots (played in-process by built-in bots), ten rounds of seat-swapped
+pairs, probes, one paused bot.
 """
 
 from __future__ import annotations
 
+import random
+import sys
 import tempfile
+import threading
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import sync_playwright
 
 from api.viewer import render_page
-from arena import MatchDescription, parse_seats, play_match
+from arena import MatchDescription, Seat, parse_seats, play_match, seated
 from referee.frames import build_frames
+from referee.games import find_game
+from referee.match import Runner
+from referee.players import Bot
 
 HERE = Path(__file__).resolve().parent
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -36,7 +47,7 @@ def moments(doc: dict) -> list[tuple[str, int]]:
     return [("start", min(6, len(frames) - 1)), ("middle", middle), ("end", len(frames) - 1)]
 
 
-def main() -> None:
+def viewer() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = browser.new_page(viewport={"width": 1240, "height": 900})
@@ -54,5 +65,118 @@ def main() -> None:
         browser.close()
 
 
+# -- the pages --------------------------------------------------------------------------------
+
+ENTRANTS = [  # name, owner, the built-in bot that plays it, GET / latency in ms, first round
+    ("kestrel", "ada", "greedy", 38.0, 1), ("magpie", "grace", "mcts:playouts=40", 112.0, 1),
+    ("wren", "linus", "random", 21.0, 1), ("osprey", "grace", "mcts:playouts=15", 64.0, 1),
+    ("heron", "ada", "greedy", 45.0, 1), ("siskin", "linus", "random", 19.0, 1),
+    ("finch", "ada", "mcts:playouts=15", 57.0, 9),
+]
+FLAKY = {"wren": 0.02, "heron": 0.005}
+"""Bots that answer with an option that was not offered this often (a strike each)."""
+ROUNDS = 10
+SHOTS = [("leaderboard", "/leaderboards/tokaido-duo"), ("bot", "/bots/{kestrel}")]
+SIZES = [("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})]
+
+
+class Flaky(Bot):
+    """A built-in bot that now and then names an option that was not offered."""
+
+    timed = False
+
+    def __init__(self, inner: Any, rate: float, seed: int) -> None:
+        self.inner, self.rate, self.rng = inner, rate, random.Random(seed)
+
+    def start(self, info: Any) -> None:
+        self.inner.start(info)
+
+    def decide(self, decision: Any, view: Any) -> Any:
+        if self.rng.random() < self.rate:
+            return "not-offered"
+        return self.inner.decide(decision, view)
+
+
+def build_ladder(app: Any) -> dict[str, int]:
+    """Owners, bots, ten rounds of rated seat-swapped pairs, probes; the bots' ids."""
+    from sqlalchemy import insert, update
+
+    from ladder import registry
+    from ladder.accounts import create_owner, now_utc
+    from ladder.models import PAUSED, Bot, Round
+    from ladder.work import claim, finish, schedule
+
+    engine = app.extensions["referee"].engine
+    owners = {name: create_owner(engine, name)[0]["id"] for name in ("ada", "grace", "linus")}
+    ids = {"random": 1, "greedy": 2}
+    specs = {"random": "random", "greedy": "greedy"}
+    joins = {"random": 1, "greedy": 1}
+    for name, owner, spec, ms, first in ENTRANTS:
+        joins[name] = first
+        ids[name] = registry.register_bot(
+            engine, owners[owner], name=name, url=f"https://{name}.example.org",
+            games=["tokaido-duo"], description=f"{owner}'s bot", status="active", nonce=name)
+        specs[name] = spec
+        for k in range(6):
+            slow = k == 2 and name == "wren"
+            registry.record_health(engine, ids[name], not slow, None if slow else ms + 3 * k,
+                                   "timeout" if slow else "ok", "GET / probe")
+    rng = random.Random(2026)
+    for number in range(1, ROUNDS + 1):
+        names = [n for n in ids if joins[n] <= number]
+        with engine.begin() as conn:
+            round_id = conn.execute(insert(Round).values(
+                game="tokaido-duo", number=number, opened_at=now_utc(),
+                eligible=[ids[n] for n in names]).returning(Round.id)).scalar_one()
+        rng.shuffle(names)
+        for a, b in zip(names[::2], names[1::2]):
+            seed = rng.getrandbits(40)
+            for seats in ([a, b], [b, a]):
+                [pk] = schedule(engine, "tokaido-duo", [([ids[x] for x in seats], seed,
+                                                         f"r{number}.{a}")],
+                                rated=True, round_id=round_id)
+                held = claim(engine, pk, "screenshots", 60)
+                with seated([Seat(specs[x], x) for x in seats], "tokaido-duo", seed) as players:
+                    for player, name in zip(players, seats):
+                        if name in FLAKY:
+                            player.bot = Flaky(player.bot, FLAKY[name], rng.getrandbits(32))
+                    log = Runner(find_game("tokaido-duo"), players, seed,
+                                 match_id=held.attempt_id).run().log
+                finish(engine, held, log)
+    with engine.begin() as conn:
+        conn.execute(update(Bot).where(Bot.id == ids["siskin"]).values(status=PAUSED))
+    return ids
+
+
+def pages() -> None:
+    from werkzeug.serving import make_server
+
+    from api import create_app
+    from api.config import ServiceConfig
+    from api.dispatch import NoDispatcher
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        config = ServiceConfig(db_url=f"sqlite:///{tmp}/ladder.sqlite3", ratelimit=False)
+        app = create_app(config, dispatcher=NoDispatcher())
+        ids = build_ladder(app)
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        for name, path in SHOTS:
+            for size, viewport in SIZES:
+                page = browser.new_page(viewport=viewport, is_mobile=size == "phone")
+                page.goto(f"http://127.0.0.1:{server.server_port}{path.format(**ids)}")
+                out = HERE / f"page-{name}-{size}.png"
+                page.screenshot(path=str(out), full_page=True)
+                page.close()
+                print(out.name)
+        browser.close()
+        server.shutdown()
+
+
 if __name__ == "__main__":
-    main()
+    wanted = sys.argv[1:] or ["viewer", "pages"]
+    if "viewer" in wanted:
+        viewer()
+    if "pages" in wanted:
+        pages()

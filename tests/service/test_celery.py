@@ -327,6 +327,34 @@ def test_rate_limits_are_counted_in_redis_in_production(stack):
         app.extensions["referee"].dispatcher.close()
 
 
+def assert_pages_keep_a_login(base: str, db_url: str) -> None:
+    """The pages answer, and a page login holds over fresh connections: with gunicorn each
+    may reach another process, which must read the session (one signing key for all).
+    The owner is made in the database: the API's owner creation is rate-limited per address,
+    and the tests before this one used that up."""
+    import re
+
+    import requests
+
+    from ladder.accounts import create_owner
+
+    engine = open_db(db_url)
+    try:
+        _, token = create_owner(engine, f"pager{secrets.token_hex(3)}")
+    finally:
+        engine.dispose()
+    form = requests.get(f"{base}/login", timeout=5)
+    assert form.status_code == 200
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)
+    cookies = form.cookies
+    done = requests.post(f"{base}/login", data={"token": token, "csrf": csrf},
+                         cookies=cookies, allow_redirects=False, timeout=5)
+    assert done.status_code == 303, done.text[:500]
+    for _ in range(8):
+        home = requests.get(f"{base}/", cookies=done.cookies, timeout=5)
+        assert home.status_code == 200 and "<span>pager" in home.text
+
+
 @pytest.mark.parametrize("production", [False, True])
 def test_referee_serve_answers(stack, tmp_path, production):
     """``referee serve``: waitress with the embedded pool on SQLite, or gunicorn with a
@@ -359,6 +387,7 @@ def test_referee_serve_answers(stack, tmp_path, production):
         assert health["mode"] == ("celery" if production else "embedded")
         docs = requests.get(f"http://127.0.0.1:{port}/api/docs", timeout=5)
         assert docs.status_code == 200 and "Referee API" in docs.text
+        assert_pages_keep_a_login(f"http://127.0.0.1:{port}", env["REFEREE_DB"])
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=15)

@@ -1,0 +1,256 @@
+"""The public pages: home, leaderboards, bots, matches, docs, and logging in with a token.
+
+Views gather data from the ladder's reads (the same ones the API answers from, plus
+``ladder.pages_reads``) and hand it to a template; no SQL here.  Every link works without
+JavaScript; only the match page loads a script (the replay viewer), and shows the frame as
+text with previous/next links without it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_limiter import Limiter
+from werkzeug.exceptions import BadRequest, NotFound
+from werkzeug.wrappers import Response
+
+from api.app import service
+from api.pages import session as login
+from api.pages.charts import rating_chart
+from api.pages.query import bot_ref, one_of, query, whole, yes_no
+from api.replays import FRAMES
+from api.schemas import ID_RULE as ID
+from api.viewer import render_fragment
+from ladder import ConflictError, ForbiddenError, NotFoundError
+from ladder import pages_reads as more
+from ladder import reads, registry
+from ladder.accounts import authenticate
+from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
+from ladder.work import queue_stats
+
+MATCHES_PER_PAGE = 25
+TOP = 10
+
+
+def blueprint(limiter: Limiter) -> Blueprint:
+    blp = Blueprint("pages", __name__, template_folder="templates")
+    blp.add_url_rule("/", "home", home)
+    blp.add_url_rule("/leaderboards/<string(maxlength=64):game>", "leaderboard", leaderboard)
+    blp.add_url_rule(f"/bots/<{ID}:bot_id>", "bot", bot)
+    blp.add_url_rule("/matches", "matches", matches)
+    blp.add_url_rule(f"/matches/<{ID}:match_id>", "match", match)
+    blp.add_url_rule("/docs", "docs", docs)
+    blp.add_url_rule("/login", "login", limiter.limit("10 per minute", methods=["POST"])(
+        log_in), methods=["GET", "POST"])
+    blp.add_url_rule("/logout", "logout", log_out, methods=["POST"])
+    return blp
+
+
+# -- home and leaderboards --------------------------------------------------------------------
+
+def home() -> str:
+    query()
+    engine = service().engine
+    boards = []
+    for game in service().games:
+        board = reads.leaderboard_page(engine, game)
+        boards.append({"game": game, "top": board["items"][:TOP],
+                       "ranked": len(board["items"]), "provisional": len(board["provisional"])})
+    live, live_total = reads.list_matches(engine, state=RUNNING, per_page=TOP)
+    recent, _ = reads.list_matches(engine, state=FINISHED, per_page=TOP)
+    return render_template("pages/home.html", boards=boards, live=live, live_total=live_total,
+                           recent=recent, queue=queue_stats(engine))
+
+
+def leaderboard(game: str) -> str:
+    query()
+    known(game)
+    engine = service().engine
+    board = split_paused(reads.leaderboard_page(engine, game), more.paused_bots(engine, game))
+    recent, _ = reads.list_matches(engine, game=game, state=FINISHED, per_page=TOP)
+    return render_template("pages/leaderboard.html", game=game, board=board,
+                           extras=more.ladder_extras(engine, game), recent=recent,
+                           two_seats=max(game_info(game).player_counts) == 2)
+
+
+def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:
+    """The board with paused bots in their own section (with their rating, if they have one)
+    and the others ranked again without them.  A board that already has a ``paused``
+    section (the API's, once it has one) is taken as it is."""
+    if "paused" in board:
+        return board
+    ids = {p["bot"]["id"] for p in paused}
+    rows = {r["bot"]["id"]: r for r in board["items"] + board["provisional"]}
+    items = [dict(r) for r in board["items"] if r["bot"]["id"] not in ids]
+    for rank, row in enumerate(items, start=1):
+        row["rank"] = rank
+    return {**board, "items": items,
+            "provisional": [r for r in board["provisional"] if r["bot"]["id"] not in ids],
+            "paused": [{**p, "row": rows.get(p["bot"]["id"])} for p in paused]}
+
+
+# -- bots -------------------------------------------------------------------------------------
+
+def bot(bot_id: int) -> str:
+    query()
+    engine = service().engine
+    me = login.viewer()
+    profile = registry.bot_detail(engine, bot_id, viewer=me["id"] if me else None)
+    ladders: list[dict[str, Any]] = []
+    for game in sorted(set(more.bot_games(engine, bot_id)) | set(profile["games"])):
+        if game not in service().games:
+            continue
+        series = more.rating_series(engine, bot_id, game)
+        ladders.append({
+            "game": game, "standing": standing(game, bot_id), "chart": rating_chart(series),
+            "rated": len(series), "head_to_head": more.head_to_head(engine, bot_id, game),
+            "seats": more.seat_record(engine, bot_id, game)})
+    ladders.sort(key=lambda lad: lad["rated"] == 0 and not lad["head_to_head"])
+    recent, total = reads.list_matches(engine, bot=bot_id, per_page=20)
+    plays = sorted(set(profile["games"]) | {lad["game"] for lad in ladders if lad["rated"]})
+    return render_template("pages/bot.html", bot=profile, ladders=ladders, recent=recent,
+                           plays=plays, total=total, strikes=more.strike_summary(engine, bot_id),
+                           health=more.health(engine, bot_id))
+
+
+def standing(game: str, bot_id: int) -> dict[str, Any] | None:
+    """Where the bot stands on the game's board as its page shows it: its row, the section
+    (ranked, provisional or paused) and the section's size."""
+    engine = service().engine
+    board = split_paused(reads.leaderboard_page(engine, game), more.paused_bots(engine, game))
+    for section in ("items", "provisional"):
+        for row in board[section]:
+            if row["bot"]["id"] == bot_id:
+                return {"row": row, "section": section, "of": len(board[section])}
+    for entry in board["paused"]:
+        if entry["bot"]["id"] == bot_id and entry["row"] is not None:
+            return {"row": entry["row"], "section": "paused", "of": len(board["paused"])}
+    return None
+
+
+# -- matches ----------------------------------------------------------------------------------
+
+def matches() -> str:
+    states = [SCHEDULED, RUNNING, FINISHED, VOIDED]
+    q = query(game=one_of(service().games), bot=bot_ref, state=one_of(states),
+              rated=yes_no, page=whole(1, 100_000))
+    engine = service().engine
+    filters: dict[str, Any] = {k: q[k] for k in ("game", "state", "rated") if k in q}
+    bot_name = None
+    if "bot" in q:
+        filters["bot"], bot_name = bot_filter(q["bot"])
+    page = q.get("page", 1)
+    items, total = reads.list_matches(engine, page=page, per_page=MATCHES_PER_PAGE, **filters)
+    shown = {k: v for k, v in request.args.items() if v.strip() and k != "page"}
+    pages = max(1, -(-total // MATCHES_PER_PAGE))
+
+    def page_link(n: int) -> str:
+        return url_for(".matches") + "?" + urlencode({**shown, "page": n})
+
+    return render_template("pages/matches.html", items=items, total=total, page=page,
+                           pages=pages, page_link=page_link, q=q, states=states,
+                           bot_name=bot_name, filtered=bool(filters))
+
+
+def bot_filter(ref: int | str) -> tuple[int, str | None]:
+    """A bot given by id or name: its id and name (400 for a name no bot has)."""
+    engine = service().engine
+    if isinstance(ref, int):
+        return ref, more.bot_names(engine, [ref]).get(ref)
+    found = more.bot_id_named(engine, ref)
+    if found is None:
+        raise BadRequest(f"bot: no bot is named {ref[:64]!r}")
+    return found, ref
+
+
+def match(match_id: int) -> str:
+    q = query(ply=whole(0, 1_000_000))
+    engine = service().engine
+    detail = reads.match_detail(engine, match_id)
+    replay, problem, plies = None, None, {}
+    if detail["log_available"]:
+        try:
+            doc = FRAMES.get(engine, match_id).document()
+        except ConflictError as exc:
+            problem = str(exc)
+        else:
+            plies = {f["step"]: f["ply"] for f in doc["frames"] if f["step"] is not None}
+            replay = render_fragment(
+                doc, q.get("ply", 0),
+                frames_url=url_for("frames.get_frames", match_id=match_id),
+                link=lambda n: url_for(".match", match_id=match_id, ply=n))
+    return render_template("pages/match.html", m=detail, replay=replay, problem=problem,
+                           own_logs=own_logs(detail), plies=plies)
+
+
+def own_logs(detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """The logged-in owner's bots' own ``log`` lines in this match (finished only)."""
+    me = login.viewer()
+    if me is None or detail["state"] != FINISHED:
+        return []
+    out = []
+    for seat in detail["seats"]:
+        if seat["owner"] and seat["owner"]["id"] == me["id"]:
+            try:
+                found = reads.seat_log(service().engine, detail["id"], seat["seat"], me["id"])
+            except (NotFoundError, ForbiddenError, ConflictError):
+                continue
+            out.append({"seat": seat, "lines": found["lines"]})
+    return out
+
+
+# -- docs and login ---------------------------------------------------------------------------
+
+def docs() -> str:
+    from referee.protocol import PROTOCOL_VERSION, SCHEMAS
+
+    query()
+    return render_template("pages/docs.html", base=request.host_url.rstrip("/"),
+                           schemas=list(SCHEMAS), protocol=PROTOCOL_VERSION)
+
+
+def log_in() -> Response | tuple[str, int] | str:
+    """GET: the form.  POST: a valid token starts a page session; back to where it came from."""
+    q = query(next=safe_next)
+    target = q.get("next", url_for(".home"))
+    if request.method == "GET":
+        return render_template("pages/login.html", next=target, problem=None)
+    login.check_csrf()
+    found = authenticate(service().engine, request.form.get("token", "").strip())
+    if found is None:
+        return render_template("pages/login.html", next=target, problem=(
+            "That token is not valid: it is mistyped, revoked, or its owner is suspended.")), 401
+    login.log_in(found.owner_id, found.token_id)
+    return redirect(target, code=303)
+
+
+def log_out() -> Response:
+    query()
+    login.check_csrf()
+    login.log_out()
+    return redirect(url_for(".home"), code=303)
+
+
+def safe_next(text: str) -> str:
+    """Only a path on this site: never another origin (an open redirect)."""
+    parts = urlsplit(text)
+    if parts.scheme or parts.netloc or not text.startswith("/") or text.startswith("//") \
+            or "\\" in text:
+        raise ValueError("must be a path on this site")
+    return text
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def known(game: str) -> None:
+    if game not in service().games:
+        raise NotFound(f"No game is called {game[:64]!r}. The games here: "
+                       f"{', '.join(service().games)}.")
+
+
+def game_info(game: str) -> Any:
+    from referee.games import find_game
+
+    return find_game(game)

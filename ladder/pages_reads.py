@@ -1,0 +1,249 @@
+"""What the public pages show beyond the API's reads (reads only).
+
+A bot's rating series, head-to-head record, seat record, strike reasons and health; a ladder's
+paused bots, rating trends and first places; the live token behind a page session.  Each
+function answers plain dicts, so a page can later take the same data from an API endpoint
+(rating history, head-to-head, health) without changing its template.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, and_, case, func, or_, select
+from sqlalchemy.orm import aliased
+
+from ladder.accounts import utc
+from ladder.db import reader, translate_errors
+from ladder.models import (
+    FINISHED, PAUSED, ApiToken, Bot, HealthCheck, LadderEntry, Match, MatchSeat, Owner,
+    RatingHistory,
+)
+from ladder.store import folded
+
+TREND_GAMES = 30
+"""A leaderboard's trend: the rating change over each bot's last this many rated games."""
+
+
+# -- a bot ------------------------------------------------------------------------------------
+
+def bot_games(engine: Engine, bot_id: int) -> list[str]:
+    """The games ``bot_id`` has a seat in (any state), alphabetically."""
+    with translate_errors(engine), reader(engine) as conn:
+        return list(conn.execute(
+            select(Match.game).join(MatchSeat, MatchSeat.match_pk == Match.id)
+            .where(MatchSeat.bot_id == bot_id).distinct().order_by(Match.game)).scalars())
+
+
+def rating_series(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
+    """The bot's Elo before and after each of its rated matches of ``game``, in the order the
+    ratings were folded (oldest first), with each match's round."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(Match.id, Match.rating_seq, Match.finished_at, Match.round_id,
+                   RatingHistory.elo_before, RatingHistory.elo_after)
+            .join(RatingHistory, RatingHistory.match_pk == Match.id)
+            .where(RatingHistory.bot_id == bot_id, RatingHistory.game == game)
+            .order_by(Match.rating_seq)).all()
+    return [{"match_id": r.id, "finished_at": utc(r.finished_at), "round_id": r.round_id,
+             "before": r.elo_before, "after": r.elo_after} for r in rows]
+
+
+def head_to_head(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
+    """Per opponent, over the finished matches of ``game`` (rated or not) where both sat:
+    meetings, finishing ahead / level / behind it (a forfeit is behind everyone who did not
+    forfeit), this bot's strikes per meeting, and when they last met.  Most met first."""
+    me, them = aliased(MatchSeat), aliased(MatchSeat)
+    query = (
+        select(them.bot_id, Bot.name, func.count().label("played"),
+               func.sum(case((me.standing < them.standing, 1), else_=0)).label("ahead"),
+               func.sum(case((me.standing == them.standing, 1), else_=0)).label("level"),
+               func.sum(case((me.standing > them.standing, 1), else_=0)).label("behind"),
+               func.sum(func.coalesce(me.strikes, 0)).label("strikes"),
+               func.max(Match.finished_at).label("last"), func.max(Match.id).label("last_id"))
+        .select_from(me)
+        .join(Match, Match.id == me.match_pk)
+        .join(them, and_(them.match_pk == me.match_pk, them.bot_id != me.bot_id))
+        .join(Bot, Bot.id == them.bot_id)
+        .where(me.bot_id == bot_id, Match.game == game, Match.state == FINISHED)
+        .group_by(them.bot_id, Bot.name)
+        .order_by(func.count().desc(), Bot.name)
+    )
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(query).all()
+    return [{"bot": {"id": r.bot_id, "name": r.name}, "played": r.played, "ahead": r.ahead,
+             "level": r.level, "behind": r.behind,
+             "strikes_per_game": round(r.strikes / r.played, 2) if r.played else None,
+             "last_met": utc(r.last), "last_match": r.last_id} for r in rows]
+
+
+def seat_record(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
+    """Per seat, over the finished matches of ``game``: games, first places, mean place."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(MatchSeat.seat, func.count().label("games"),
+                   func.sum(case((and_(MatchSeat.rank == 1,
+                                       MatchSeat.forfeited.is_not(True)), 1),
+                                 else_=0)).label("firsts"),
+                   func.avg(MatchSeat.rank).label("mean_rank"))
+            .join(Match, Match.id == MatchSeat.match_pk)
+            .where(MatchSeat.bot_id == bot_id, Match.game == game, Match.state == FINISHED)
+            .group_by(MatchSeat.seat).order_by(MatchSeat.seat)).all()
+    return [{"seat": r.seat, "games": r.games, "firsts": r.firsts,
+             "mean_place": None if r.mean_rank is None else round(float(r.mean_rank), 2)}
+            for r in rows]
+
+
+def strike_summary(engine: Engine, bot_id: int) -> dict[str, Any]:
+    """The bot's strikes over its finished matches: total, forfeits, and by reason.  Matches
+    recorded by the CLI keep a count but no reasons: those strikes are ``unrecorded``."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(MatchSeat.strikes, MatchSeat.forfeited, MatchSeat.strike_reasons)
+            .join(Match, Match.id == MatchSeat.match_pk)
+            .where(MatchSeat.bot_id == bot_id, Match.state == FINISHED)).all()
+    reasons: Counter[str] = Counter()
+    unrecorded = 0
+    for r in rows:
+        given = {str(k): int(v) for k, v in (r.strike_reasons or {}).items()}
+        reasons.update(given)
+        unrecorded += max(0, (r.strikes or 0) - sum(given.values()))
+    return {"matches": len(rows), "strikes": sum(r.strikes or 0 for r in rows),
+            "forfeits": sum(1 for r in rows if r.forfeited),
+            "with_strikes": sum(1 for r in rows if r.strikes),
+            "reasons": sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])),
+            "unrecorded": unrecorded}
+
+
+def health(engine: Engine, bot_id: int, recent: int = 20, window: int = 100) -> dict[str, Any]:
+    """The bot's probes (``GET /`` at registration, checks, the health sweeper): the latest
+    ``recent``, and over the last ``window`` the share answered and the latency p50 / p95;
+    failures in a row now; and the decision times of its last ``window`` finished matches."""
+    with translate_errors(engine), reader(engine) as conn:
+        probes = conn.execute(
+            select(HealthCheck.at, HealthCheck.ok, HealthCheck.latency_ms, HealthCheck.status,
+                   HealthCheck.detail)
+            .where(HealthCheck.bot_id == bot_id)
+            .order_by(HealthCheck.at.desc(), HealthCheck.id.desc()).limit(window)).all()
+        timings = conn.execute(
+            select(MatchSeat.mean_ms, MatchSeat.p95_ms)
+            .join(Match, Match.id == MatchSeat.match_pk)
+            .where(MatchSeat.bot_id == bot_id, Match.state == FINISHED,
+                   MatchSeat.mean_ms.is_not(None))
+            .order_by(Match.id.desc()).limit(window)).all()
+    latencies = sorted(p.latency_ms for p in probes if p.ok and p.latency_ms is not None)
+    failing = 0
+    for p in probes:
+        if p.ok:
+            break
+        failing += 1
+    return {
+        "probes": [{"at": utc(p.at), "ok": p.ok, "latency_ms": p.latency_ms,
+                    "status": p.status, "detail": p.detail} for p in probes[:recent]],
+        "window": len(probes),
+        "ok_share": None if not probes else sum(1 for p in probes if p.ok) / len(probes),
+        "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
+        "failing_in_a_row": failing,
+        "matches": len(timings),
+        "decision_mean_ms": percentile(sorted(t.mean_ms for t in timings), 0.50),
+        "decision_p95_ms": percentile(sorted(t.p95_ms for t in timings
+                                             if t.p95_ms is not None), 0.50),
+    }
+
+
+def percentile(ordered: Sequence[float], q: float) -> float | None:
+    """The nearest-rank percentile of an ascending sequence (None when empty)."""
+    if not ordered:
+        return None
+    return float(ordered[max(0, math.ceil(q * len(ordered)) - 1)])
+
+
+# -- a ladder ---------------------------------------------------------------------------------
+
+def paused_bots(engine: Engine, game: str) -> list[dict[str, Any]]:
+    """The bots of ``game``'s ladder that are paused: the bot itself (status ``paused``) or
+    its entry in this ladder (a reason recorded), with the reason."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(Bot.id, Bot.name, Bot.status, Bot.games, Bot.owner_id,
+                   Owner.name.label("owner_name"), LadderEntry.paused_reason)
+            .outerjoin(Owner, Owner.id == Bot.owner_id)
+            .outerjoin(LadderEntry, and_(LadderEntry.bot_id == Bot.id, LadderEntry.game == game))
+            .where(or_(Bot.status == PAUSED, LadderEntry.paused_reason.is_not(None)))
+            .order_by(Bot.name)).all()
+    out = []
+    for r in rows:
+        if r.paused_reason is None and game not in (r.games or []):
+            continue  # paused, but not an entrant of this ladder
+        out.append({"bot": {"id": r.id, "name": r.name},
+                    "owner": None if r.owner_id is None else {"id": r.owner_id,
+                                                               "name": r.owner_name},
+                    "reason": r.paused_reason or "the bot is paused"})
+    return out
+
+
+def ladder_extras(engine: Engine, game: str) -> dict[int, dict[str, Any]]:
+    """Per rated bot of ``game``: ``trend`` (Elo change over its last :data:`TREND_GAMES`
+    rated games, and over how many) and ``firsts`` (share of rated games won outright or
+    shared, forfeits excluded)."""
+    recent = (
+        select(RatingHistory.bot_id, RatingHistory.elo_before, RatingHistory.elo_after,
+               func.row_number().over(partition_by=RatingHistory.bot_id,
+                                       order_by=Match.rating_seq.desc()).label("back"))
+        .join(Match, Match.id == RatingHistory.match_pk)
+        .where(RatingHistory.game == game).subquery())
+    with translate_errors(engine), reader(engine) as conn:
+        window = conn.execute(select(recent).where(recent.c.back <= TREND_GAMES)).all()
+        firsts = conn.execute(
+            select(MatchSeat.bot_id, func.count().label("games"),
+                   func.sum(case((and_(MatchSeat.rank == 1,
+                                       MatchSeat.forfeited.is_not(True)), 1),
+                                 else_=0)).label("firsts"))
+            .join(Match, Match.id == MatchSeat.match_pk).where(*folded(game))
+            .group_by(MatchSeat.bot_id)).all()
+    newest: dict[int, Any] = {}
+    oldest: dict[int, Any] = {}
+    for r in window:
+        if r.back == 1:
+            newest[r.bot_id] = r
+        if r.bot_id not in oldest or r.back > oldest[r.bot_id].back:
+            oldest[r.bot_id] = r
+    out: dict[int, dict[str, Any]] = {
+        b: {"trend": round(newest[b].elo_after - oldest[b].elo_before, 1),
+            "trend_games": oldest[b].back, "firsts": None} for b in newest}
+    for f in firsts:
+        out.setdefault(f.bot_id, {"trend": None, "trend_games": 0})["firsts"] = \
+            round(f.firsts / f.games, 3) if f.games else None
+    return out
+
+
+# -- lookups ----------------------------------------------------------------------------------
+
+def bot_id_named(engine: Engine, name: str) -> int | None:
+    with translate_errors(engine), reader(engine) as conn:
+        found = conn.execute(select(Bot.id).where(Bot.name == name)).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def bot_names(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
+    with translate_errors(engine), reader(engine) as conn:
+        return {r.id: r.name for r in conn.execute(
+            select(Bot.id, Bot.name).where(Bot.id.in_(list(ids))))}
+
+
+def live_session(engine: Engine, owner_id: int, token_id: int) -> dict[str, Any] | None:
+    """The owner behind a page session, while the token it logged in with stays live (not
+    revoked, the owner not suspended): ``{id, name, is_admin}``, else None."""
+    with translate_errors(engine), reader(engine) as conn:
+        row = conn.execute(
+            select(Owner.id, Owner.name, Owner.is_admin, Owner.suspended_at,
+                   ApiToken.revoked_at)
+            .join(ApiToken, ApiToken.owner_id == Owner.id)
+            .where(ApiToken.id == token_id, Owner.id == owner_id)).one_or_none()
+    if row is None or row.revoked_at is not None or row.suspended_at is not None:
+        return None
+    return {"id": row.id, "name": row.name, "is_admin": row.is_admin}
+
