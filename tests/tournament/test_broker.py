@@ -124,7 +124,7 @@ def ladder_rows(url: str, game: str) -> list[Any]:
 
 
 def test_a_tournament_through_the_broker_ends_as_in_one_process(worker, tmp_path):
-    common = ["random", "greedy", "mcts:playouts=30", "--game", "tokaido-duo", "--games", "2",
+    common = ["random", "greedy", "mcts:playouts=2", "--game", "tokaido-duo", "--games", "2",
               "--seed", "11", "--json"]
     runs = {}
     for name, extra in (("local", []), ("broker", via(worker) + ["-j", "3"])):
