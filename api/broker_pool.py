@@ -201,7 +201,9 @@ class BrokerPool:
             self.close()
 
     def close(self) -> None:
-        """Revoke every task still awaited and drop the results that are in."""
+        """Revoke every task still awaited and drop the results that are in. A match already
+        playing is not cut short (ending a pool process could hit the task it takes next):
+        it finishes on its worker, and its result expires unread."""
         ids = list(self._flights)
         self._flights.clear()
         self._tasks.clear()
@@ -226,11 +228,8 @@ class BrokerPool:
         message = wire_description(fixture.match, self._boards)
         task_id = str(uuid.uuid4())
         try:
-            result = self.app.send_task(
-                TASK, args=[message, self.keep_logs], queue=self.queue, task_id=task_id,
-                # a hung worker process is ended a little after this side gives up on it
-                time_limit=int(self.match_timeout_s) + 60,
-            )
+            result = self.app.send_task(TASK, args=[message, self.keep_logs], queue=self.queue,
+                                        task_id=task_id)
         except Exception as exc:
             raise BrokerError(f"--broker: cannot send match {fixture.match_id}: {exc}") from None
         del result  # only the id is kept: a result object would hold a subscription
@@ -310,7 +309,8 @@ class BrokerPool:
         if len(self._tasks[fixture.index]) >= self.tries:
             raise BrokerError(
                 f"match {fixture.match_id}: no result {self.match_timeout_s:g} s after a worker "
-                f"started it, {self.tries} times (raise --match-timeout if matches are this long)")
+                f"started it (tries: {self.tries}; raise --match-timeout if matches are this "
+                "long)")
         self.warn(f"match {fixture.match_id}: no result {self.match_timeout_s:g} s after a "
                   "worker started it; sent again")
         self._send(fixture)

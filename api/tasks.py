@@ -74,7 +74,10 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         settings = config()
         return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s)
 
-    @app.task(name="referee.play_description", ignore_result=False, track_started=True)
+    # the worker's own bound on a match, whatever the sender asks: past the visibility
+    # timeout Redis would hand the message to a second worker while the first still plays
+    @app.task(name="referee.play_description", ignore_result=False, track_started=True,
+              time_limit=int(cfg.max_match_s))
     def play_description_task(description: Any, keep_log: bool = True) -> dict[str, Any]:
         from api.broker_pool import play_description
 

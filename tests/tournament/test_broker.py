@@ -180,7 +180,10 @@ def test_an_interrupted_broker_tournament_resumes_through_it_to_the_same_end(wor
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130, err
-    assert f"--broker {REDIS} --queue {worker.queue}" in err and "Traceback" not in err, err
+    from referee.display import redact
+
+    hint = f"--broker {redact(REDIS)} --queue {worker.queue}"
+    assert hint in err and "Traceback" not in err, err
     kept = len(path.read_text().splitlines()) - 1
     assert 2 <= kept < 16, err
     out = invoke("tournament", *common, "--resume", path.stem, "--state-dir", str(state),
@@ -223,6 +226,53 @@ def test_a_worker_process_killed_in_the_middle_of_a_match_changes_nothing(
     assert out.exit_code == 0, out.output
     assert results(json.loads(out.stdout)) == results(json.loads(local.stdout))
     assert worker.child() != child
+    assert "WorkerLostError" in worker.log.read_text(errors="replace")  # it was playing
+
+
+def sleepy_fixtures(tag: str) -> list[Any]:
+    from tournaments.fixtures import schedule
+    from tournaments.plan import Entrant, Plan
+
+    plan = Plan("tokaido-duo", (Entrant("sleepy", "sleepy"), Entrant("random", "random")),
+                games=2, seats=2, seed=4)
+    return schedule(plan, f"{tag}-{secrets.token_hex(4)}")
+
+
+def test_a_match_late_past_the_timeout_is_sent_again_and_counted_once(worker, monkeypatch):
+    """Each match (about a second on the worker) outlives a 0.3 s timeout and is sent again;
+    the first result of each is taken, the copy revoked."""
+    from api.broker_pool import BrokerPool
+    from api.tasks import make_celery
+    from tournaments.pool import play_fixture
+
+    import support.service_worker as sleepy
+
+    fixtures = sleepy_fixtures("late")
+    app = make_celery(REDIS, worker.queue)
+    lines: list[str] = []
+    try:
+        pool = BrokerPool(app, worker.queue, 2, match_timeout_s=0.3, warn=lines.append)
+        got = sorted(pool.run(fixtures), key=lambda o: o.index)
+    finally:
+        app.close()
+    monkeypatch.setattr(sleepy, "DELAY_S", 0.0)
+    assert got == [play_fixture(f, False) for f in fixtures]
+    assert len(lines) == 2 and all("s after a worker started it; sent again" in line
+                                   for line in lines), lines
+
+
+def test_a_match_late_on_every_try_stops_the_pool_in_one_line(worker):
+    from api.broker_pool import BrokerError, BrokerPool
+    from api.tasks import make_celery
+
+    app = make_celery(REDIS, worker.queue)
+    try:
+        pool = BrokerPool(app, worker.queue, 1, match_timeout_s=0.3, tries=1)
+        with pytest.raises(BrokerError, match=r"no result 0.3 s after a worker started it "
+                                              r"\(tries: 1; raise --match-timeout"):
+            list(pool.run(sleepy_fixtures("stuck")))
+    finally:
+        app.close()
 
 
 def test_the_workers_apply_the_services_address_policy(worker, tmp_path, bot_url):
