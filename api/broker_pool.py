@@ -252,10 +252,14 @@ class BrokerPool:
             flight = self._flights.get(task_id)
             if flight is None:  # its fixture was finished by another task in this poll
                 continue
-            meta = backend.decode_result(raw) if raw is not None else {"status": "PENDING"}
+            try:
+                meta = backend.decode_result(raw) if raw is not None else {"status": "PENDING"}
+            except Exception as exc:  # not a result Celery wrote
+                raise BrokerError(f"match {flight.fixture.match_id}: an unreadable result "
+                                  f"({exc})") from None
             status = meta.get("status")
             if status == "SUCCESS":
-                outcomes.append(self._finish(task_id, flight, meta.get("result")))
+                outcomes.append(self._finish(flight, meta.get("result")))
             elif status in ("FAILURE", "REVOKED"):
                 self._failed(task_id, flight, f"{status.lower()}: {meta.get('result')}")
             elif status == "STARTED":
@@ -264,7 +268,7 @@ class BrokerPool:
                     self._overdue(task_id, flight)
         return outcomes
 
-    def _finish(self, task_id: str, flight: _Flight, envelope: Any) -> Outcome:
+    def _finish(self, flight: _Flight, envelope: Any) -> Outcome:
         fixture = flight.fixture
         if isinstance(envelope, Mapping) and "error" in envelope:
             raise BrokerError(f"match {fixture.match_id}: the worker refused it: "

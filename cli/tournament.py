@@ -33,7 +33,7 @@ from cli.params import (
 from cli.progress import game_progress, progress_mode
 from ladder import LadderError
 from referee.core import Game
-from referee.display import redact
+from referee.display import has_credentials, redact
 from referee.errors import RefereeError
 from tournaments import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome
@@ -213,6 +213,16 @@ def broker_pool(url: str | None, queue: str | None,
         app.close()
 
 
+def check_sendable(entrants: Sequence[Entrant]) -> None:
+    """A bot URL's credentials are never put on the broker: the workers' address policy
+    refuses such URLs anyway, so say it now, in one line, rather than at the first match."""
+    for e in entrants:
+        if e.remote and has_credentials(e.bot):
+            raise click.ClickException(
+                f"--broker: entrant {e.name}: the workers play no bot URL with credentials "
+                "(user:password@); serve the bot without them, or play here without --broker")
+
+
 def broker_queue(queue: str | None) -> str:
     return queue or os.environ.get("REFEREE_QUEUE") or "referee"
 
@@ -308,11 +318,15 @@ def tournament(
             if resume_id:
                 t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
                 check_live(t.plan, concurrency, allow_dead)
+                if pool is not None:
+                    check_sendable(t.plan.entrants)
             else:
                 terms = match_terms(game, board_path, options, time_ms, bank_ms, strikes,
                                     keep_logs=db is not None)
                 plan = build_plan(bots, game, games, seats, seed, terms)
                 check_live(plan, concurrency, allow_dead)
+                if pool is not None:
+                    check_sendable(plan.entrants)
                 t = Tournament.start(plan, JsonlStateStore(state_dir, new_tournament_id()))
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)

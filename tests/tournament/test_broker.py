@@ -303,6 +303,15 @@ def test_a_broker_out_of_reach_fails_in_one_line_before_anything_is_written(
     assert "secret" not in out.output and list(tmp_path.iterdir()) == []
 
 
+def test_a_bot_url_with_credentials_is_never_put_on_the_broker(tmp_path):
+    out = invoke("tournament", "me=http://user:pw@127.0.0.1:9", "greedy", "--allow-dead",
+                 "--game", "tokaido-duo", "--games", "2", "--state-dir", str(tmp_path),
+                 "--broker", REDIS, "--queue", f"nobody-{secrets.token_hex(4)}")
+    assert_clean_error(out, 1, "--broker: entrant me: the workers play no bot URL with "
+                               "credentials")
+    assert "pw" not in out.output and list(tmp_path.iterdir()) == []
+
+
 def test_broker_options_need_a_broker(tmp_path, monkeypatch):
     monkeypatch.delenv("REFEREE_BROKER", raising=False)
     base = ["tournament", "random", "greedy", "--game", "tokaido-duo", "--games", "2",
