@@ -1,0 +1,614 @@
+"""The living ladder's scheduler: rounds of fixtures, kept topped up by an idempotent tick.
+
+:func:`tick` is run by ``referee beat`` (every 20 s), after every finished match, by
+``referee ladder tick`` and by the embedded server's ticker thread.  Each run, per game, in
+one transaction holding the matchmaker's lock (``pg_advisory_xact_lock`` on PostgreSQL; on
+SQLite the transaction's ``BEGIN IMMEDIATE`` is the lock), so two ticks at once never
+schedule more than one tick's worth:
+
+1. **cancel** what can no longer be played as planned: a planned fixture with a bot that is
+   no longer eligible is cancelled (so is a not-yet-released game of a dispatched pair); the
+   other bots in it become *orphans*;
+2. **settle** fixtures whose matches are all over: placement counts down per finished game;
+   a match voided for an infrastructure reason gets a **make-up** (same bots, same seat
+   order, fresh seed) filed under the same round; when a bot of it is gone, the others are
+   orphans instead;
+3. **orphans** of a round are seated together (pairs or tables, one owner per table) as
+   make-ups; those left when nothing else of their round waits take a bye;
+4. **release and dispatch**: a fixture's matches are created together (a pair shares one
+   seed, so both rows must exist before either log is public), the first released to the
+   workers and the others *held* until the bots have room; a fixture is dispatched only when
+   each of its bots has fewer than ``max_concurrency`` matches in flight, and the ladder as
+   a whole has fewer than ``depth`` (workers x slots); make-ups and older rounds first;
+5. **open** round r+1 once every fixture of round r is dispatched, with at most two rounds
+   open, from the eligible bots under their daily cap (:mod:`ladder.pairing` plans it);
+6. **close** rounds whose fixtures are all over.
+
+Eligible (service.md §4.4): bot active, ladder entry active and not paused, owner not
+suspended, the last three health probes not all failed, and under the daily cap of rated
+matches.  The returned :class:`TickResult` lists the match ids to enqueue (after commit).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, bindparam, case, func, insert, or_, select, update
+
+from ladder import ConflictError, NotFoundError
+from ladder.accounts import now_utc, utc
+from ladder.db import lock_ladder, reader, translate_errors
+from ladder.models import (
+    ACTIVE, FINISHED, RUNNING, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match,
+    MatchSeat, Owner, Rating, Round,
+)
+from ladder.pairing import Entrant, Plan, pair_key, plan_round, table_sizes
+from ladder.ratings import EloConfig
+
+HELD = datetime(9000, 1, 1, tzinfo=timezone.utc)
+"""``enqueued_at`` of a created match not yet released to the workers (the second game of a
+pair waiting for its bots): the sweeper never re-enqueues it."""
+LOCK = "<matchmaker>"
+PLANNED, DISPATCHED, DONE, CANCELLED = "planned", "dispatched", "done", "cancelled"
+FIXTURE, MAKEUP, BYE, ORPHAN = "fixture", "makeup", "bye", "orphan"
+CANCEL_PREFIX = "cancelled:"
+"""Void reasons the matchmaker writes itself: no make-up for the bot that caused them."""
+
+
+@dataclass(frozen=True)
+class MatchmakerConfig:
+    depth: int = 32
+    """Ladder matches in flight at most (workers x slots)."""
+    daily_cap: int = 200
+    """Rated matches a bot may be given per game in 24 hours."""
+    placement_games: int = 10
+    new_version_games: int = 5
+    recent_rounds: int = 10
+    """Meetings counted over this many last rounds."""
+    max_open_rounds: int = 2
+    p_far: float = 0.1
+    settings: Mapping[str, Any] | None = None
+
+
+@dataclass
+class TickResult:
+    enqueue: list[int] = field(default_factory=list)
+    """Match ids released to the workers (enqueue them after the tick returned)."""
+    opened: list[int] = field(default_factory=list)
+    closed: list[int] = field(default_factory=list)
+    created: int = 0
+    """Match rows created (released or held)."""
+
+
+@dataclass
+class _Bot:
+    bot_id: int
+    owner: int | None
+    cap: int
+    rating: float
+    games: int
+    placement: int
+    last_rest: int | None
+    byes: int
+    seats: list[int]
+
+
+def big_table(game: str) -> int:
+    """Seats at a table of ``game``'s ladder: 2 means pairs (two games, seats swapped)."""
+    from referee.games import find_game
+
+    return max(find_game(game).player_counts)
+
+
+def games_per_fixture(big: int) -> int:
+    return 2 if big == 2 else 1
+
+
+# -- entries ----------------------------------------------------------------------------------
+
+def join(engine: Engine, bot_id: int, game: str, config: MatchmakerConfig = MatchmakerConfig(),
+         now: datetime | None = None) -> None:
+    """Enter (or re-enter) ``bot_id`` in ``game``'s ladder; a bot without rated games there
+    starts placement.  Joining counts as a rest, so a newcomer does not take the next bye."""
+    now = now or now_utc()
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, LOCK)
+        bot = conn.execute(select(Bot.id, Bot.version, Bot.status).where(Bot.id == bot_id)
+                           ).one_or_none()
+        if bot is None:
+            raise NotFoundError(f"no bot {bot_id}")
+        if bot.status != ACTIVE:
+            raise ConflictError(f"bot {bot_id} is {bot.status}, not active")
+        latest = _latest_round(conn, game)
+        entry = conn.execute(select(LadderEntry.active).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.game == game)).one_or_none()
+        if entry is None:
+            rated = conn.execute(select(Rating.games).where(
+                Rating.bot_id == bot_id, Rating.game == game)).scalar_one_or_none() or 0
+            conn.execute(insert(LadderEntry).values(
+                bot_id=bot_id, game=game, active=True, paused_reason=None,
+                placement_remaining=0 if rated else config.placement_games, joined_at=now,
+                version=bot.version, last_rest=latest, byes=0, seat_counts=None))
+        elif not entry.active:
+            conn.execute(update(LadderEntry).where(
+                LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(
+                active=True, last_rest=latest))
+
+
+def leave(engine: Engine, bot_id: int, game: str) -> None:
+    """Take ``bot_id`` off ``game``'s ladder (its unstarted fixtures are cancelled at the
+    next tick; its history stays)."""
+    _set_entry(engine, bot_id, game, active=False)
+
+
+def pause(engine: Engine, bot_id: int, game: str, reason: str) -> None:
+    _set_entry(engine, bot_id, game, paused_reason=reason[:200])
+
+
+def resume(engine: Engine, bot_id: int, game: str) -> None:
+    _set_entry(engine, bot_id, game, paused_reason=None)
+
+
+def _set_entry(engine: Engine, bot_id: int, game: str, **values: Any) -> None:
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, LOCK)
+        if values.get("active") is not False and values.get("paused_reason", "") is None:
+            values["last_rest"] = _latest_round(conn, game)  # resuming counts as a rest
+        done = conn.execute(update(LadderEntry).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(**values))
+        if not done.rowcount:
+            raise NotFoundError(f"bot {bot_id} is not on the {game} ladder")
+
+
+def _latest_round(conn: Connection, game: str) -> int:
+    number = conn.execute(select(func.max(Round.number)).where(Round.game == game)
+                          ).scalar_one_or_none()
+    return int(number or 0)
+
+
+# -- the tick ---------------------------------------------------------------------------------
+
+def ladder_games(engine: Engine) -> list[str]:
+    """The games with a living ladder (any entry)."""
+    with translate_errors(engine), reader(engine) as conn:
+        return list(conn.execute(select(LadderEntry.game).distinct().order_by(LadderEntry.game))
+                    .scalars())
+
+
+def tick(engine: Engine, game: str | None = None, now: datetime | None = None,
+         config: MatchmakerConfig = MatchmakerConfig(),
+         rng: random.Random | None = None) -> TickResult:
+    """One run of the scheduler over ``game`` (None: every ladder); see the module docstring.
+    Idempotent: a second run right after the first finds nothing to do."""
+    result = TickResult()
+    rng = rng or random.Random(secrets.randbits(64))
+    for name in [game] if game is not None else ladder_games(engine):
+        with translate_errors(engine), engine.begin() as conn:
+            lock_ladder(conn, LOCK)  # one lock for every game: caps and depth are global
+            _Tick(conn, name, now or now_utc(), config, rng, result).run()
+    return result
+
+
+class _Tick:
+    """One game's tick inside one transaction."""
+
+    def __init__(self, conn: Connection, game: str, now: datetime, config: MatchmakerConfig,
+                 rng: random.Random, result: TickResult) -> None:
+        self.conn, self.game, self.now, self.config = conn, game, now, config
+        self.rng, self.result = rng, result
+        self.big = big_table(game)
+        self.k = games_per_fixture(self.big)
+
+    def run(self) -> None:
+        self.eligible = self._eligible()
+        self._load_in_flight()
+        self._load_open_rounds()
+        self._cancel()
+        self._settle()
+        self._seat_orphans()
+        self._dispatch()
+        while self._may_open():
+            if not self._open_round():
+                break
+            self._dispatch()
+        self._close()
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def _eligible(self) -> dict[int, _Bot]:
+        e, b = LadderEntry, Bot
+        rows = self.conn.execute(
+            select(e.bot_id, b.owner_id, b.max_concurrency, b.version, e.version.label("placed"),
+                   e.placement_remaining, e.last_rest, e.byes, e.seat_counts, Rating.elo,
+                   Rating.games)
+            .join(b, b.id == e.bot_id)
+            .outerjoin(Owner, Owner.id == b.owner_id)
+            .outerjoin(Rating, and_(Rating.bot_id == e.bot_id, Rating.game == e.game))
+            .where(e.game == self.game, e.active.is_(True), e.paused_reason.is_(None),
+                   b.status == ACTIVE, Owner.suspended_at.is_(None))).all()
+        sick = set(self._unhealthy())
+        start = EloConfig().start
+        bots: dict[int, _Bot] = {}
+        renewed = []
+        for r in rows:
+            if r.bot_id in sick:
+                continue
+            placement = r.placement_remaining
+            if r.placed != r.version:
+                if r.placed is not None:  # a new version: place it again
+                    placement = max(placement, self.config.new_version_games)
+                renewed.append({"b_id": r.bot_id, "b_version": r.version, "b_left": placement})
+            bots[r.bot_id] = _Bot(r.bot_id, r.owner_id, max(1, r.max_concurrency or 1),
+                                  r.elo if r.elo is not None else start, r.games or 0,
+                                  placement, r.last_rest, r.byes or 0,
+                                  list(r.seat_counts or [0] * self.big))
+        if renewed:
+            self.conn.execute(update(LadderEntry).where(
+                LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == self.game).values(
+                version=bindparam("b_version"), placement_remaining=bindparam("b_left")), renewed)
+        return bots
+
+    def _unhealthy(self) -> list[int]:
+        """Bots whose last three probes all failed."""
+        h = HealthCheck
+        ranked = (select(h.bot_id, h.ok, func.row_number().over(
+            partition_by=h.bot_id, order_by=h.id.desc()).label("n"))
+            .join(LadderEntry, and_(LadderEntry.bot_id == h.bot_id,
+                                    LadderEntry.game == self.game))
+            .subquery())
+        return list(self.conn.execute(
+            select(ranked.c.bot_id).where(ranked.c.n <= 3).group_by(ranked.c.bot_id)
+            .having(and_(func.count() == 3,
+                         func.sum(case((ranked.c.ok.is_(True), 1), else_=0)) == 0))).scalars())
+
+    def _load_in_flight(self) -> None:
+        """Released matches not over, per bot (every game and challenge: the cap is the
+        bot's) and of the ladders as a whole."""
+        live = and_(Match.state.in_((SCHEDULED, RUNNING)),
+                    or_(Match.enqueued_at.is_(None), Match.enqueued_at < HELD))
+        self.busy: Counter[int] = Counter(dict(self.conn.execute(
+            select(MatchSeat.bot_id, func.count()).join(Match, Match.id == MatchSeat.match_pk)
+            .where(live).group_by(MatchSeat.bot_id)).all()))
+        self.depth_used = int(self.conn.execute(select(func.count()).select_from(Match).where(
+            live, Match.round_id.is_not(None))).scalar_one())
+
+    def _load_open_rounds(self) -> None:
+        self.rounds: dict[int, _RoundRow] = {r.id: _RoundRow(r.id, r.number) for r in self.conn.execute(
+            select(Round.id, Round.number).where(Round.game == self.game,
+                                                 Round.closed_at.is_(None))
+            .order_by(Round.number)).all()}
+        self.fixtures: dict[int, dict[str, Any]] = {}
+        self.matches: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        if not self.rounds:
+            return
+        ids = list(self.rounds)
+        for f in self.conn.execute(select(Fixture.__table__).where(Fixture.round_id.in_(ids))
+                                   .order_by(Fixture.id)).mappings():
+            self.fixtures[f["id"]] = dict(f)
+        for m in self.conn.execute(
+                select(Match.id, Match.pair_key, Match.state, Match.void_reason,
+                       Match.enqueued_at).where(Match.round_id.in_(ids)).order_by(Match.id)
+        ).mappings():
+            key = m["pair_key"] or ""
+            if key.startswith("fx"):
+                self.matches[int(key[2:])].append(dict(m))
+
+    # -- steps ------------------------------------------------------------------------------------
+
+    def _cancel(self) -> None:
+        """Cancel planned fixtures with a bot gone; void held games of a bot gone."""
+        for f in list(self.fixtures.values()):
+            if f["kind"] not in (FIXTURE, MAKEUP, ORPHAN) or f["state"] not in (PLANNED,
+                                                                                 DISPATCHED):
+                continue
+            gone = [b for b in f["bots"] if b not in self.eligible]
+            if not gone:
+                continue
+            if f["state"] == PLANNED:
+                self._update_fixture(f, state=CANCELLED, finished_at=self.now,
+                                     reason=f"bot {gone[0]} no longer eligible")
+                if f["kind"] != ORPHAN:
+                    self._orphan(f, [b for b in f["bots"] if b not in gone], f["games"])
+                continue
+            held = [m for m in self.matches[f["id"]] if _held(m)]
+            if held:
+                ids = [m["id"] for m in held]
+                self.conn.execute(update(Match).where(Match.id.in_(ids), Match.state == SCHEDULED)
+                                  .values(state=VOIDED, finished_at=self.now,
+                                          void_reason=f"{CANCEL_PREFIX} bot {gone[0]} "
+                                                      "no longer eligible"))
+                for m in held:
+                    m["state"], m["enqueued_at"] = VOIDED, None
+                    m["void_reason"] = CANCEL_PREFIX
+
+    def _settle(self) -> None:
+        """Fixtures whose matches are all over: done, placement counted, voids made up."""
+        for f in list(self.fixtures.values()):
+            if f["state"] != DISPATCHED:
+                continue
+            ms = self.matches[f["id"]]
+            if len(ms) < f["games"] or any(m["state"] not in (FINISHED, VOIDED) for m in ms):
+                continue
+            self._update_fixture(f, state=DONE, finished_at=self.now)
+            finished = sum(m["state"] == FINISHED for m in ms)
+            if finished:
+                self._count_placement(f["bots"], finished)
+            voided = [m for m in ms if m["state"] == VOIDED]
+            if not voided:
+                continue
+            seatings = self._seatings_of([m["id"] for m in voided])
+            present = [b for b in f["bots"] if b in self.eligible]
+            cancelled = any((m["void_reason"] or "").startswith(CANCEL_PREFIX) for m in voided)
+            if len(present) == len(f["bots"]) and not cancelled:
+                bots = seatings[0]
+                self._add_fixture(f["round_id"], MAKEUP, bots, len(voided),
+                                  reason=f"make-up of fixture {f['id']}", makeup_of=f["id"])
+            else:
+                self._orphan(f, present, len(voided))
+
+    def _seatings_of(self, match_ids: list[int]) -> list[list[int]]:
+        rows = self.conn.execute(select(MatchSeat.match_pk, MatchSeat.bot_id)
+                                 .where(MatchSeat.match_pk.in_(match_ids))
+                                 .order_by(MatchSeat.match_pk, MatchSeat.seat)).all()
+        by_match: dict[int, list[int]] = defaultdict(list)
+        for pk, bot in rows:
+            by_match[pk].append(bot)
+        return [by_match[pk] for pk in match_ids]
+
+    def _count_placement(self, bots: Sequence[int], games: int) -> None:
+        self.conn.execute(update(LadderEntry).where(
+            LadderEntry.game == self.game, LadderEntry.bot_id.in_(list(bots)),
+            LadderEntry.placement_remaining > 0).values(
+            placement_remaining=func.max(LadderEntry.placement_remaining - games, 0)
+            if self.conn.dialect.name == "sqlite" else
+            func.greatest(LadderEntry.placement_remaining - games, 0)))
+
+    def _orphan(self, f: dict[str, Any], bots: Sequence[int], games: int) -> None:
+        for bot in bots:
+            self._add_fixture(f["round_id"], ORPHAN, [bot], games,
+                              reason=f"fixture {f['id']} was cancelled", makeup_of=f["id"])
+
+    def _seat_orphans(self) -> None:
+        """Seat each round's orphans together; a bye for those who cannot be, once nothing
+        else of their round waits to be dispatched."""
+        by_round: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+        for f in self.fixtures.values():
+            if f["kind"] == ORPHAN and f["state"] == PLANNED:
+                by_round[(f["round_id"], f["games"])].append(f)
+        for (round_id, games), orphans in sorted(by_round.items()):
+            sizes = table_sizes(len(orphans), self.big)
+            entrants = [self._entrant(o["bots"][0]) for o in orphans]
+            plan = plan_round(entrants, self.big, {}, self.rng, p_far=0.0) if sizes else Plan(
+                byes=[])
+            seated = {b for t in plan.fixtures for b in t}
+            for table in plan.fixtures:
+                self._add_fixture(round_id, MAKEUP, list(table), games,
+                                  reason="orphans of cancelled fixtures",
+                                  makeup_of=next(o["makeup_of"] for o in orphans
+                                                 if o["bots"][0] == table[0]))
+            waiting = any(f["round_id"] == round_id and f["state"] == PLANNED
+                          and f["kind"] in (FIXTURE, MAKEUP) for f in self.fixtures.values())
+            for o in orphans:
+                bot = o["bots"][0]
+                if bot in seated:
+                    self._update_fixture(o, state=DONE, finished_at=self.now,
+                                         reason="seated in a make-up")
+                elif not waiting:
+                    self._update_fixture(o, state=DONE, kind=BYE, finished_at=self.now,
+                                         reason="orphan: no one to play the make-up")
+                    self._rest(bot, self.rounds[round_id].number)
+
+    def _dispatch(self) -> None:
+        """Release held games, then create the matches of planned fixtures, while the bots
+        and the ladder have room: make-ups first, then by round and id."""
+        order = sorted(
+            (f for f in self.fixtures.values()
+             if f["kind"] in (FIXTURE, MAKEUP) and f["state"] in (PLANNED, DISPATCHED)),
+            key=lambda f: (f["state"] != DISPATCHED, f["kind"] != MAKEUP,
+                           self.rounds[f["round_id"]].number, f["id"]))
+        for f in order:
+            if self.depth_used >= self.config.depth:
+                return
+            if f["state"] == DISPATCHED:
+                self._release(f)
+            elif self._room(f["bots"]):
+                self._create_matches(f)
+
+    def _room(self, bots: Sequence[int]) -> bool:
+        return all(b in self.eligible and self.busy[b] < self.eligible[b].cap for b in bots)
+
+    def _release(self, f: dict[str, Any]) -> None:
+        for m in self.matches[f["id"]]:
+            if not _held(m) or m["state"] != SCHEDULED:
+                continue
+            if self.depth_used >= self.config.depth or not self._room(f["bots"]):
+                return
+            self.conn.execute(update(Match).where(Match.id == m["id"]).values(
+                enqueued_at=self.now))
+            m["enqueued_at"] = self.now
+            self._busy(f["bots"], m["id"])
+            self._update_fixture(f, made=f["made"] + 1)
+
+    def _create_matches(self, f: dict[str, Any]) -> None:
+        from ladder.work import DEFAULT_SETTINGS, _schedule
+
+        bots = list(f["bots"])
+        seatings: list[list[int]] = [bots, bots[::-1]] if f["games"] == 2 else [bots]
+        seed = f["seed"]
+        ids = _schedule(self.conn, self.game,
+                        [(s, seed, f"fx{f['id']}") for s in seatings[:f["games"]]],
+                        rated=True, challenge_id=None, round_id=f["round_id"],
+                        settings=self.config.settings or DEFAULT_SETTINGS)
+        self.result.created += len(ids)
+        if len(ids) > 1:
+            self.conn.execute(update(Match).where(Match.id.in_(ids[1:])).values(enqueued_at=HELD))
+        self._busy(bots, ids[0])
+        self._update_fixture(f, state=DISPATCHED, dispatched_at=self.now, made=1)
+        self.matches[f["id"]] = [{"id": pk, "pair_key": f"fx{f['id']}", "state": SCHEDULED,
+                                  "void_reason": None,
+                                  "enqueued_at": self.now if i == 0 else HELD}
+                                 for i, pk in enumerate(ids)]
+        for m in self.matches[f["id"]][1:]:
+            if self.depth_used < self.config.depth and self._room(bots):
+                self._release(f)
+                break
+
+    def _busy(self, bots: Sequence[int], match_pk: int) -> None:
+        for b in bots:
+            self.busy[b] += 1
+        self.depth_used += 1
+        self.result.enqueue.append(match_pk)
+
+    def _may_open(self) -> bool:
+        if len(self.rounds) >= self.config.max_open_rounds:
+            return False
+        if not self.rounds:
+            return True
+        latest = max(self.rounds.values(), key=lambda r: r.number)
+        return not any(f["round_id"] == latest.id and f["state"] == PLANNED
+                       and f["kind"] in (FIXTURE, MAKEUP) for f in self.fixtures.values())
+
+    def _open_round(self) -> bool:
+        """Plan and store the next round; False when too few bots are eligible."""
+        capped = self._daily_counts()
+        bots = [b for b in self.eligible.values()
+                if capped[b.bot_id] + self.k <= self.config.daily_cap]
+        if not table_sizes(len(bots), self.big):
+            return False
+        number = _latest_round(self.conn, self.game) + 1
+        entrants = [self._entrant(b.bot_id) for b in bots]
+        plan = plan_round(entrants, self.big, self._meetings(), self.rng,
+                          p_far=self.config.p_far)
+        if not plan.fixtures:  # nobody can play anybody (one owner's bots only)
+            return False
+        round_id = self.conn.execute(insert(Round).values(
+            game=self.game, number=number, opened_at=self.now, closed_at=None,
+            eligible=sorted(b.bot_id for b in bots)).returning(Round.id)).scalar_one()
+        self.rounds[round_id] = _RoundRow(round_id, number)
+        self.result.opened.append(round_id)
+        rows = [self._fixture_row(round_id, FIXTURE, list(t), self.k) for t in plan.fixtures]
+        rows += [self._fixture_row(round_id, BYE, [b.bot_id], 0, reason=b.reason, state=DONE)
+                 for b in plan.byes]
+        created = self.conn.execute(insert(Fixture).returning(Fixture.__table__),
+                                    rows).mappings().all()
+        for f in created:
+            self.fixtures[f["id"]] = dict(f)
+        self._record_seats(plan, number)
+        return True
+
+    def _close(self) -> None:
+        for round_id in list(self.rounds):
+            mine = [f for f in self.fixtures.values() if f["round_id"] == round_id]
+            if all(f["state"] in (DONE, CANCELLED) for f in mine):
+                self.conn.execute(update(Round).where(Round.id == round_id)
+                                  .values(closed_at=self.now))
+                self.result.closed.append(round_id)
+                del self.rounds[round_id]
+
+    # -- helpers ------------------------------------------------------------------------------------
+
+    def _entrant(self, bot_id: int) -> Entrant:
+        b = self.eligible[bot_id]
+        done = max(0, self.config.placement_games - b.placement)
+        return Entrant(bot_id, b.rating, b.owner, b.last_rest if b.last_rest is not None else -1,
+                       b.games, b.placement > 0, done // self.k, tuple(b.seats))
+
+    def _daily_counts(self) -> Counter[int]:
+        """Rated matches per bot in this game over the last 24 hours, with those planned."""
+        since = self.now - timedelta(days=1)
+        counts: Counter[int] = Counter(dict(self.conn.execute(
+            select(MatchSeat.bot_id, func.count()).join(Match, Match.id == MatchSeat.match_pk)
+            .where(Match.game == self.game, Match.rated.is_(True), Match.state != VOIDED,
+                   Match.recorded_at >= since).group_by(MatchSeat.bot_id)).all()))
+        for f in self.fixtures.values():
+            if f["state"] == PLANNED and f["kind"] in (FIXTURE, MAKEUP):
+                for b in f["bots"]:
+                    counts[b] += f["games"]
+        return counts
+
+    def _meetings(self) -> dict[tuple[int, int], int]:
+        last = _latest_round(self.conn, self.game)
+        recent = select(Round.id).where(Round.game == self.game,
+                                        Round.number > last - self.config.recent_rounds)
+        met: Counter[tuple[int, int]] = Counter()
+        for (bots,) in self.conn.execute(select(Fixture.bots).where(
+                Fixture.round_id.in_(recent), Fixture.kind.in_((FIXTURE, MAKEUP)))):
+            for i, a in enumerate(bots):
+                for b in bots[i + 1:]:
+                    met[pair_key(a, b)] += 1
+        return dict(met)
+
+    def _record_seats(self, plan: Plan, number: int) -> None:
+        """Byes rest the bot; each fixture adds to its bots' seat counts."""
+        rows = []
+        for table in plan.fixtures:
+            for seat, bot in enumerate(table):
+                counts = list(self.eligible[bot].seats)
+                if self.k == 2:
+                    counts = [c + 1 for c in counts]
+                else:
+                    counts[seat] += 1
+                self.eligible[bot].seats = counts
+                rows.append({"b_id": bot, "b_seats": counts})
+        if rows:
+            self.conn.execute(update(LadderEntry).where(
+                LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == self.game).values(
+                seat_counts=bindparam("b_seats")), rows)
+        for bye in plan.byes:
+            self._rest(bye.bot_id, number)
+
+    def _rest(self, bot: int, number: int) -> None:
+        self.conn.execute(update(LadderEntry).where(
+            LadderEntry.bot_id == bot, LadderEntry.game == self.game).values(
+            last_rest=number, byes=LadderEntry.byes + 1))
+        if bot in self.eligible:
+            self.eligible[bot].last_rest = number
+
+    def _fixture_row(self, round_id: int, kind: str, bots: list[int], games: int, *,
+                     reason: str | None = None, state: str = PLANNED,
+                     makeup_of: int | None = None) -> dict[str, Any]:
+        return {"round_id": round_id, "game": self.game, "kind": kind, "reason": reason,
+                "bots": bots, "state": state, "games": games, "made": 0,
+                "seed": secrets.randbits(63) if kind in (FIXTURE, MAKEUP) else None,
+                "makeup_of": makeup_of, "created_at": self.now,
+                "dispatched_at": None, "finished_at": self.now if state == DONE else None}
+
+    def _add_fixture(self, round_id: int, kind: str, bots: list[int], games: int,
+                     **kw: Any) -> None:
+        row = self.conn.execute(insert(Fixture).returning(Fixture.__table__),
+                                [self._fixture_row(round_id, kind, bots, games, **kw)]
+                                ).mappings().one()
+        self.fixtures[row["id"]] = dict(row)
+
+    def _update_fixture(self, f: dict[str, Any], **values: Any) -> None:
+        self.conn.execute(update(Fixture).where(Fixture.id == f["id"]).values(**values))
+        f.update(values)
+
+
+@dataclass(frozen=True)
+class _RoundRow:
+    id: int
+    number: int
+
+
+def _held(m: Mapping[str, Any]) -> bool:
+    at = utc(m["enqueued_at"])
+    return m["state"] == SCHEDULED and at is not None and at >= HELD
+
+
+def runnable(engine: Engine, ids: Sequence[int]) -> list[int]:
+    """Those of ``ids`` that are not held back by the matchmaker (a restarted embedded pool
+    re-queues only these)."""
+    if not ids:
+        return []
+    with translate_errors(engine), reader(engine) as conn:
+        held = set(conn.execute(select(Match.id).where(
+            Match.id.in_(list(ids)), Match.state == SCHEDULED, Match.enqueued_at >= HELD)
+        ).scalars())
+    return [i for i in ids if i not in held]
