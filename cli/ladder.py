@@ -98,4 +98,44 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
                f"in {time.perf_counter() - started:.2f} s")
 
 
+@ladder.command()
+@click.option("--game", "-g", default=None, help="Only this game (default: every ladder).")
+@db_option()
+@click.option("--depth", type=click.IntRange(1), default=None,
+              help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else 16).")
+def tick(game: str | None, db_url: str | None, depth: int | None) -> None:
+    """Run the matchmaker once: open rounds and release fixtures whose bots are free.
+
+    With REFEREE_BROKER set the released matches are sent to the workers at once; otherwise
+    the sweeper of the server or worker pool picks them up.  Safe beside running servers:
+    ticks take a lock and never schedule twice.
+    """
+    from dataclasses import replace
+
+    from api.config import ServiceConfig
+    from ladder.matchmaker import tick as run_tick
+
+    try:
+        service = ServiceConfig.from_env(db_url=db_url)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    config = service.matchmaker()
+    if depth is not None or not service.ladder_depth:
+        config = replace(config, depth=depth or 16)
+    with database(db_url) as engine:
+        if game is not None:
+            check_game(engine, game)
+        result = run_tick(engine, game, config=config)
+    if result.enqueue and service.broker_url:
+        from api.dispatch import CeleryDispatcher
+
+        dispatcher = CeleryDispatcher(service.broker_url, service.queue)
+        try:
+            dispatcher.enqueue(result.enqueue)
+        finally:
+            dispatcher.close()
+    click.echo(f"opened {len(result.opened)} rounds, closed {len(result.closed)}, "
+               f"released {len(result.enqueue)} matches ({result.created} created)")
+
+
 ladder.add_command(export)
