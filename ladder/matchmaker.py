@@ -48,7 +48,7 @@ from ladder.models import (
     ACTIVE, FINISHED, RUNNING, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match,
     MatchSeat, Owner, Rating, Round,
 )
-from ladder.pairing import Entrant, Plan, pair_key, plan_round, table_sizes
+from ladder.pairing import ROTATION, Entrant, Plan, pair_key, plan_round, table_sizes
 from ladder.ratings import EloConfig
 
 HELD = datetime(9000, 1, 1, tzinfo=timezone.utc)
@@ -612,3 +612,70 @@ def runnable(engine: Engine, ids: Sequence[int]) -> list[int]:
             Match.id.in_(list(ids)), Match.state == SCHEDULED, Match.enqueued_at >= HELD)
         ).scalars())
     return [i for i in ids if i not in held]
+
+
+# -- reading (the rounds endpoints) -----------------------------------------------------------
+
+def list_rounds(engine: Engine, game: str | None = None, page: int = 1,
+                per_page: int = 20) -> tuple[list[dict[str, Any]], int]:
+    """A page of rounds, newest first, each with its progress; and the total."""
+    where = [Round.game == game] if game is not None else []
+    with translate_errors(engine), reader(engine) as conn:
+        total = conn.execute(select(func.count()).select_from(Round).where(*where)).scalar_one()
+        rows = conn.execute(select(Round.__table__).where(*where)
+                            .order_by(Round.opened_at.desc(), Round.id.desc())
+                            .offset((page - 1) * per_page).limit(per_page)).all()
+        counts: dict[int, Counter[str]] = defaultdict(Counter)
+        if rows:
+            for round_id, kind, state, n in conn.execute(
+                    select(Fixture.round_id, Fixture.kind, Fixture.state, func.count())
+                    .where(Fixture.round_id.in_([r.id for r in rows]))
+                    .group_by(Fixture.round_id, Fixture.kind, Fixture.state)):
+                counts[round_id][f"{kind}:{state}"] += n
+    return [_round_dict(r, counts[r.id]) for r in rows], int(total)
+
+
+def _round_dict(r: Any, counts: Counter[str]) -> dict[str, Any]:
+    def count(kinds: tuple[str, ...], states: tuple[str, ...]) -> int:
+        return sum(counts[f"{k}:{s}"] for k in kinds for s in states)
+
+    played = (FIXTURE, MAKEUP)
+    return {"id": r.id, "game": r.game, "number": r.number, "opened_at": utc(r.opened_at),
+            "closed_at": utc(r.closed_at), "eligible": len(r.eligible or []),
+            "progress": {"fixtures": count(played, (PLANNED, DISPATCHED, DONE, CANCELLED)),
+                         "planned": count(played, (PLANNED,)),
+                         "dispatched": count(played, (DISPATCHED,)),
+                         "done": count(played, (DONE,)),
+                         "cancelled": count(played, (CANCELLED,)),
+                         "byes": count((BYE,), (DONE,))}}
+
+
+def round_detail(engine: Engine, round_id: int) -> dict[str, Any]:
+    """A round: its eligible bots, fixtures (with their matches) and byes."""
+    with translate_errors(engine), reader(engine) as conn:
+        r = conn.execute(select(Round.__table__).where(Round.id == round_id)).one_or_none()
+        if r is None:
+            raise NotFoundError(f"no round {round_id}")
+        fixtures = conn.execute(select(Fixture.__table__).where(Fixture.round_id == round_id)
+                                .order_by(Fixture.id)).all()
+        matches: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for m in conn.execute(select(Match.id, Match.pair_key, Match.state)
+                              .where(Match.round_id == round_id).order_by(Match.id)):
+            matches[m.pair_key or ""].append({"id": m.id, "state": m.state})
+        ids = set(r.eligible or []) | {b for f in fixtures for b in f.bots}
+        names = dict(conn.execute(select(Bot.id, Bot.name).where(Bot.id.in_(list(ids)))).all())
+        counts: Counter[str] = Counter(f"{f.kind}:{f.state}" for f in fixtures)
+    def bot(b: int) -> dict[str, Any]:
+        return {"id": b, "name": names.get(b)}
+
+    doc = _round_dict(r, counts)
+    doc["eligible_bots"] = [bot(b) for b in r.eligible or []]
+    doc["fixtures"] = [
+        {"id": f.id, "kind": f.kind, "state": f.state, "reason": f.reason,
+         "bots": [bot(b) for b in f.bots], "games": f.games, "released": f.made,
+         "makeup_of": f.makeup_of, "matches": matches.get(f"fx{f.id}", [])}
+        for f in fixtures if f.kind in (FIXTURE, MAKEUP)]
+    doc["byes"] = [{"bot": bot(f.bots[0]), "reason": f.reason or ROTATION}
+                   for f in fixtures if f.kind == BYE]
+    return doc
+
