@@ -206,18 +206,26 @@ class _Tick:
         self.k = games_per_fixture(self.big)
 
     def run(self) -> None:
+        """The steps, repeated until a pass changes nothing (a step may make work for an
+        earlier one: a cancelled fixture's orphans, a closed round): so a second tick right
+        after this one has nothing to do."""
         self.eligible = self._eligible()
-        self._load_in_flight()
-        self._load_open_rounds()
-        self._cancel()
-        self._settle()
-        self._seat_orphans()
-        self._dispatch()
-        while self._may_open():
-            if not self._open_round():
-                break
+        self.changes = 0
+        for _ in range(8):
+            before = self.changes
+            self._load_in_flight()
+            self._load_open_rounds()
+            self._cancel()
+            self._settle()
+            self._seat_orphans()
             self._dispatch()
-        self._close()
+            while self._may_open():
+                if not self._open_round():
+                    break
+                self._dispatch()
+            self._close()
+            if self.changes == before:
+                return
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -323,6 +331,7 @@ class _Tick:
                                   .values(state=VOIDED, finished_at=self.now,
                                           void_reason=f"{CANCEL_PREFIX} bot {gone[0]} "
                                                       "no longer eligible"))
+                self.changes += 1
                 for m in held:
                     m["state"], m["enqueued_at"] = VOIDED, None
                     m["void_reason"] = CANCEL_PREFIX
@@ -401,8 +410,8 @@ class _Tick:
                                          reason="seated in a make-up")
                 elif not waiting:
                     self._update_fixture(o, state=DONE, kind=BYE, finished_at=self.now,
-                                         reason="orphan: no one to play the make-up")
-                    self._rest(bot, self.rounds[round_id].number)
+                                         reason="orphan")
+                    self._rest(bot, None)  # not a rotation bye: the rotation is untouched
 
     def _dispatch(self) -> None:
         """Release held games, then create the matches of planned fixtures, while the bots
@@ -499,6 +508,7 @@ class _Tick:
                                     rows).mappings().all()
         for f in created:
             self.fixtures[f["id"]] = dict(f)
+        self.changes += 1
         self._record_seats(plan, number)
         return True
 
@@ -510,6 +520,7 @@ class _Tick:
                                   .values(closed_at=self.now))
                 self.result.closed.append(round_id)
                 del self.rounds[round_id]
+                self.changes += 1
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -563,12 +574,16 @@ class _Tick:
         for bye in plan.byes:
             self._rest(bye.bot_id, number)
 
-    def _rest(self, bot: int, number: int) -> None:
+    def _rest(self, bot: int, number: int | None) -> None:
+        """Count a bye; ``number``: a rotation bye in that round (moves the bot back in
+        the rotation)."""
+        values: dict[str, Any] = {"byes": LadderEntry.byes + 1}
+        if number is not None:
+            values["last_rest"] = number
+            if bot in self.eligible:
+                self.eligible[bot].last_rest = number
         self.conn.execute(update(LadderEntry).where(
-            LadderEntry.bot_id == bot, LadderEntry.game == self.game).values(
-            last_rest=number, byes=LadderEntry.byes + 1))
-        if bot in self.eligible:
-            self.eligible[bot].last_rest = number
+            LadderEntry.bot_id == bot, LadderEntry.game == self.game).values(**values))
 
     def _fixture_row(self, round_id: int, kind: str, bots: list[int], games: int, *,
                      reason: str | None = None, state: str = PLANNED,
@@ -585,8 +600,10 @@ class _Tick:
                                 [self._fixture_row(round_id, kind, bots, games, **kw)]
                                 ).mappings().one()
         self.fixtures[row["id"]] = dict(row)
+        self.changes += 1
 
     def _update_fixture(self, f: dict[str, Any], **values: Any) -> None:
+        self.changes += 1
         self.conn.execute(update(Fixture).where(Fixture.id == f["id"]).values(**values))
         f.update(values)
 
