@@ -31,6 +31,7 @@ matches.  The returned :class:`TickResult` lists the match ids to enqueue (after
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 from collections import Counter, defaultdict
@@ -39,7 +40,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, bindparam, case, func, insert, or_, select, update
+from sqlalchemy import (
+    JSON, Connection, Engine, and_, bindparam, case, func, insert, or_, select, update,
+)
 
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
@@ -50,7 +53,13 @@ from ladder.models import (
 )
 from ladder.pairing import ROTATION, Entrant, Plan, pair_key, plan_round, table_sizes
 from ladder.ratings import EloConfig
+from ladder.store import _DriverStatement
 
+_SET_SEATS = update(LadderEntry).where(
+    LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == bindparam("b_game")).values(
+    seat_counts=bindparam("b_seats", type_=JSON()))
+_SET_SEATS_FIELDS = ("b_seats", "b_id", "b_game")
+"""Seat counts of many entries at once, as plain tuples (JSON text: what the column stores)."""
 HELD = datetime(9000, 1, 1, tzinfo=timezone.utc)
 """``enqueued_at`` of a created match not yet released to the workers (the second game of a
 pair waiting for its bots): the sweeper never re-enqueues it."""
@@ -97,6 +106,7 @@ class _Bot:
     last_rest: int | None
     byes: int
     seats: list[int]
+    version: int
 
 
 def big_table(game: str) -> int:
@@ -211,10 +221,10 @@ class _Tick:
         after this one has nothing to do."""
         self.eligible = self._eligible()
         self.changes = 0
-        for _ in range(8):
+        self._load_in_flight()
+        self._load_open_rounds()
+        for _ in range(8):  # the in-memory state is kept up to date by every step
             before = self.changes
-            self._load_in_flight()
-            self._load_open_rounds()
             self._cancel()
             self._settle()
             self._seat_orphans()
@@ -244,18 +254,18 @@ class _Tick:
         start = EloConfig().start
         bots: dict[int, _Bot] = {}
         renewed = []
-        for r in rows:
-            if r.bot_id in sick:
+        empty = [0] * self.big
+        for (bot_id, owner, cap, version, placed, placement, last_rest, byes, seats, elo,
+             games) in rows:
+            if bot_id in sick:
                 continue
-            placement = r.placement_remaining
-            if r.placed != r.version:
-                if r.placed is not None:  # a new version: place it again
+            if placed != version:
+                if placed is not None:  # a new version: place it again
                     placement = max(placement, self.config.new_version_games)
-                renewed.append({"b_id": r.bot_id, "b_version": r.version, "b_left": placement})
-            bots[r.bot_id] = _Bot(r.bot_id, r.owner_id, max(1, r.max_concurrency or 1),
-                                  r.elo if r.elo is not None else start, r.games or 0,
-                                  placement, r.last_rest, r.byes or 0,
-                                  list(r.seat_counts or [0] * self.big))
+                renewed.append({"b_id": bot_id, "b_version": version, "b_left": placement})
+            bots[bot_id] = _Bot(bot_id, owner, cap if cap and cap > 1 else 1,
+                                start if elo is None else elo, games or 0, placement,
+                                last_rest, byes or 0, seats or empty, version)
         if renewed:
             self.conn.execute(update(LadderEntry).where(
                 LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == self.game).values(
@@ -421,16 +431,29 @@ class _Tick:
              if f["kind"] in (FIXTURE, MAKEUP) and f["state"] in (PLANNED, DISPATCHED)),
             key=lambda f: (f["state"] != DISPATCHED, f["kind"] != MAKEUP,
                            self.rounds[f["round_id"]].number, f["id"]))
+        chosen: list[tuple[dict[str, Any], int]] = []
         for f in order:
             if self.depth_used >= self.config.depth:
-                return
+                break
             if f["state"] == DISPATCHED:
                 self._release(f)
             elif self._room(f["bots"]):
-                self._create_matches(f)
+                released = 0
+                while released < f["games"] and self.depth_used < self.config.depth \
+                        and self._room(f["bots"]):
+                    self._reserve(f["bots"])
+                    released += 1
+                chosen.append((f, released))
+        if chosen:
+            self._create_matches(chosen)
 
     def _room(self, bots: Sequence[int]) -> bool:
         return all(b in self.eligible and self.busy[b] < self.eligible[b].cap for b in bots)
+
+    def _reserve(self, bots: Sequence[int]) -> None:
+        for b in bots:
+            self.busy[b] += 1
+        self.depth_used += 1
 
     def _release(self, f: dict[str, Any]) -> None:
         for m in self.matches[f["id"]]:
@@ -441,38 +464,47 @@ class _Tick:
             self.conn.execute(update(Match).where(Match.id == m["id"]).values(
                 enqueued_at=self.now))
             m["enqueued_at"] = self.now
-            self._busy(f["bots"], m["id"])
+            self._reserve(f["bots"])
+            self.result.enqueue.append(m["id"])
             self._update_fixture(f, made=f["made"] + 1)
 
-    def _create_matches(self, f: dict[str, Any]) -> None:
-        from ladder.work import DEFAULT_SETTINGS, _schedule
+    def _create_matches(self, chosen: list[tuple[dict[str, Any], int]]) -> None:
+        """All the matches of the chosen fixtures in one batch: the first ``released`` of
+        each go to the workers, the rest are held."""
+        from referee.games import find_game
 
-        bots = list(f["bots"])
-        seatings: list[list[int]] = [bots, bots[::-1]] if f["games"] == 2 else [bots]
-        seed = f["seed"]
-        ids = _schedule(self.conn, self.game,
-                        [(s, seed, f"fx{f['id']}") for s in seatings[:f["games"]]],
-                        rated=True, challenge_id=None, round_id=f["round_id"],
-                        settings=self.config.settings or DEFAULT_SETTINGS)
+        from ladder.work import DEFAULT_SETTINGS
+
+        rules = find_game(self.game).rules_version
+        settings = dict(self.config.settings or DEFAULT_SETTINGS)
+        rows, seatings = [], []
+        for f, released in chosen:
+            bots = list(f["bots"])
+            for i, seats in enumerate([bots, bots[::-1]][:f["games"]]):
+                seatings.append((f, i < released, seats))
+                rows.append({
+                    "match_id": f"svc-{secrets.token_hex(12)}", "game": self.game,
+                    "rules_version": rules, "num_seats": len(seats), "recorded_at": self.now,
+                    "state": SCHEDULED, "rated": True, "seed": f["seed"],
+                    "settings": settings, "attempt": 0,
+                    "enqueued_at": self.now if i < released else HELD,
+                    "challenge_id": None, "round_id": f["round_id"],
+                    "pair_key": f"fx{f['id']}"})
+        ids = list(self.conn.execute(
+            insert(Match).returning(Match.id, sort_by_parameter_order=True), rows).scalars())
+        self.conn.execute(insert(MatchSeat), [
+            {"match_pk": pk, "seat": seat, "bot_id": bot,
+             "bot_version": self.eligible[bot].version}
+            for pk, (_, _, seats) in zip(ids, seatings) for seat, bot in enumerate(seats)])
         self.result.created += len(ids)
-        if len(ids) > 1:
-            self.conn.execute(update(Match).where(Match.id.in_(ids[1:])).values(enqueued_at=HELD))
-        self._busy(bots, ids[0])
-        self._update_fixture(f, state=DISPATCHED, dispatched_at=self.now, made=1)
-        self.matches[f["id"]] = [{"id": pk, "pair_key": f"fx{f['id']}", "state": SCHEDULED,
-                                  "void_reason": None,
-                                  "enqueued_at": self.now if i == 0 else HELD}
-                                 for i, pk in enumerate(ids)]
-        for m in self.matches[f["id"]][1:]:
-            if self.depth_used < self.config.depth and self._room(bots):
-                self._release(f)
-                break
-
-    def _busy(self, bots: Sequence[int], match_pk: int) -> None:
-        for b in bots:
-            self.busy[b] += 1
-        self.depth_used += 1
-        self.result.enqueue.append(match_pk)
+        for pk, (f, released, _) in zip(ids, seatings):
+            self.matches[f["id"]].append({"id": pk, "pair_key": f"fx{f['id']}",
+                                          "state": SCHEDULED, "void_reason": None,
+                                          "enqueued_at": self.now if released else HELD})
+            if released:
+                self.result.enqueue.append(pk)
+        for f, released in chosen:
+            self._update_fixture(f, state=DISPATCHED, dispatched_at=self.now, made=released)
 
     def _may_open(self) -> bool:
         if len(self.rounds) >= self.config.max_open_rounds:
@@ -558,19 +590,15 @@ class _Tick:
     def _record_seats(self, plan: Plan, number: int) -> None:
         """Byes rest the bot; each fixture adds to its bots' seat counts."""
         rows = []
-        for table in plan.fixtures:
-            for seat, bot in enumerate(table):
-                counts = list(self.eligible[bot].seats)
-                if self.k == 2:
-                    counts = [c + 1 for c in counts]
-                else:
+        if self.k == 1:  # a pair plays both seats: nothing to balance
+            for table in plan.fixtures:
+                for seat, bot in enumerate(table):
+                    counts = list(self.eligible[bot].seats)
                     counts[seat] += 1
-                self.eligible[bot].seats = counts
-                rows.append({"b_id": bot, "b_seats": counts})
+                    self.eligible[bot].seats = counts
+                    rows.append((json.dumps(counts), bot, self.game))
         if rows:
-            self.conn.execute(update(LadderEntry).where(
-                LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == self.game).values(
-                seat_counts=bindparam("b_seats")), rows)
+            _DriverStatement(self.conn, _SET_SEATS, _SET_SEATS_FIELDS).executemany(rows)
         for bye in plan.byes:
             self._rest(bye.bot_id, number)
 

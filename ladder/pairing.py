@@ -265,16 +265,21 @@ def _best_in_window(table: list[Entrant], field_: list[Entrant], free: list[bool
                     advance: Callable[[int], int], seed: int, width: int,
                     meetings: Mapping[tuple[int, int], int], rng: random.Random,
                     fits: Callable[[Entrant, list[Entrant]], bool]) -> int | None:
-    """Among the next ``width`` free bots after ``seed``: fewest meetings with the table,
-    then smallest rating gap to the seed, then at random."""
+    """Among the next ``width`` free bots after ``seed`` that fit the table: fewest
+    meetings with the table, then smallest rating gap to the seed, then at random."""
     best, best_key = None, None
     i, seen = advance(seed + 1), 0
     n = len(field_)
     anchor = table[0].rating
+    owners = {t.owner for t in table if t.owner is not None}
+    members = [t.bot_id for t in table]
     while i < n and seen < width:
         e = field_[i]
-        if fits(e, table):
-            met = sum(meetings.get(pair_key(e.bot_id, t.bot_id), 0) for t in table)
+        if e.owner is None or e.owner not in owners:
+            met = 0
+            if meetings:
+                b = e.bot_id
+                met = sum(meetings.get((a, b) if a < b else (b, a), 0) for a in members)
             key = (met, abs(anchor - e.rating), rng.random())
             if best_key is None or key < best_key:
                 best, best_key = i, key
