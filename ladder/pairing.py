@@ -121,9 +121,40 @@ def plan_round(entrants: Sequence[Entrant], big: int,
     """
     rng = rng or random.Random()
     meetings = meetings or {}
-    by_id = {e.bot_id: e for e in entrants}
-    if len(by_id) != len(entrants):
+    if len({e.bot_id for e in entrants}) != len(entrants):
         raise ValueError("an entrant appears twice")
+    field_ = list(entrants)
+    unavoidable = len(field_) - sum(table_sizes(len(field_), big))
+    rested: list[int] = []
+    best: Plan | None = None
+    for _ in range(8):
+        plan = _plan(field_, big, meetings, rng, p_far)
+        plan.byes.extend(Bye(b, FORCED) for b in rested)
+        extra = sum(b.reason == ROTATION for b in plan.byes) - unavoidable
+        if extra > 0:  # rests the smaller field needs beyond the rotation's: forced too
+            plan.byes = [Bye(b.bot_id, FORCED) if b.reason == ROTATION and (extra := extra - 1) >= 0
+                         else b for b in plan.byes]
+        forced = sum(b.reason == FORCED for b in plan.byes)
+        if best is None or forced < sum(b.reason == FORCED for b in best.byes):
+            best = plan
+        if forced == len(rested):
+            break
+        # one owner holds too much of the field: rest one of its bots and plan again
+        # (fewer tables, but all of them full), keeping whichever plan rests fewest
+        owners = Counter(e.owner for e in field_ if e.owner is not None)
+        if not owners:
+            break
+        top = owners.most_common(1)[0][0]
+        out = min((e for e in field_ if e.owner == top), key=lambda e: (e.last_rest, -e.games))
+        field_.remove(out)
+        rested.append(out.bot_id)
+    assert best is not None
+    return best
+
+
+def _plan(entrants: Sequence[Entrant], big: int, meetings: Mapping[tuple[int, int], int],
+          rng: random.Random, p_far: float) -> Plan:
+    by_id = {e.bot_id: e for e in entrants}
     sizes = table_sizes(len(entrants), big)
     resting = choose_byes(entrants, len(entrants) - sum(sizes), sizes, rng)
     plan = Plan(byes=[Bye(b) for b in resting])
