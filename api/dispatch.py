@@ -91,16 +91,16 @@ class EmbeddedPool:
                 return
             try:
                 run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s,
-                          after=self.tick)
+                          after=lambda game: self.tick(game, wait=False))
             except Exception:  # the database went away: the sweeper will offer it again
                 log.exception("match %s", match_pk)
 
-    def tick(self, game: str | None = None) -> None:
+    def tick(self, game: str | None = None, wait: bool = True) -> None:
         """Run the matchmaker and queue what it released."""
         from ladder.matchmaker import MatchmakerConfig, tick
 
-        self.enqueue(tick(self.engine, game, config=self.matchmaker or MatchmakerConfig()
-                          ).enqueue)
+        self.enqueue(tick(self.engine, game, config=self.matchmaker or MatchmakerConfig(),
+                          wait=wait).enqueue)
 
     def _ticker(self) -> None:
         while True:

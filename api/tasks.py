@@ -61,10 +61,10 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
                                                "schedule": cfg.tick_s}},
     )
 
-    def tick_and_enqueue(game: str | None) -> int:
+    def tick_and_enqueue(game: str | None, wait: bool = True) -> int:
         from ladder.matchmaker import tick
 
-        released = tick(engine(), game, config=config().matchmaker()).enqueue
+        released = tick(engine(), game, config=config().matchmaker(), wait=wait).enqueue
         for match_pk in released:
             run_match_task.apply_async(args=[match_pk])
         return len(released)
@@ -75,7 +75,7 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
         settings = config()
         return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s,
-                         after=tick_and_enqueue)
+                         after=lambda game: tick_and_enqueue(game, wait=False))
 
     @app.task(name="referee.ladder_tick")
     def ladder_tick_task() -> int:

@@ -41,12 +41,12 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import (
-    JSON, Connection, Engine, and_, bindparam, case, func, insert, or_, select, update,
+    JSON, Connection, Engine, and_, bindparam, case, func, insert, or_, select, text, update,
 )
 
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
-from ladder.db import lock_ladder, reader, translate_errors
+from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
     ACTIVE, FINISHED, RUNNING, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match,
     MatchSeat, Owner, Rating, Round,
@@ -193,16 +193,35 @@ def ladder_games(engine: Engine) -> list[str]:
 
 def tick(engine: Engine, game: str | None = None, now: datetime | None = None,
          config: MatchmakerConfig = MatchmakerConfig(),
-         rng: random.Random | None = None) -> TickResult:
+         rng: random.Random | None = None, wait: bool = True) -> TickResult:
     """One run of the scheduler over ``game`` (None: every ladder); see the module docstring.
-    Idempotent: a second run right after the first finds nothing to do."""
+    Idempotent: a second run right after the first finds nothing to do.
+
+    ``wait=False`` (the trigger after every match): on PostgreSQL, skip a game whose tick
+    another process is running instead of queueing behind it (the beat's next tick picks up
+    whatever that one could not see yet); SQLite always waits for its write lock."""
     result = TickResult()
     rng = rng or random.Random(secrets.randbits(64))
     for name in [game] if game is not None else ladder_games(engine):
         with translate_errors(engine), engine.begin() as conn:
-            lock_ladder(conn, LOCK)  # one lock for every game: caps and depth are global
+            # one lock for every game: the caps and the depth are global
+            if not wait and conn.dialect.name == "postgresql":
+                if not conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
+                                    {"key": lock_key(LOCK)}).scalar_one():
+                    continue
+            else:
+                lock_ladder(conn, LOCK)
             _Tick(conn, name, now or now_utc(), config, rng, result).run()
     return result
+
+
+def placement_left(engine: Engine, game: str) -> dict[int, int]:
+    """Rated games each bot still has to play before it is ranked (bots in placement only):
+    a leaderboard shows these bots as provisional."""
+    with translate_errors(engine), reader(engine) as conn:
+        return dict(conn.execute(select(LadderEntry.bot_id, LadderEntry.placement_remaining)
+                                 .where(LadderEntry.game == game,
+                                        LadderEntry.placement_remaining > 0)).all())
 
 
 class _Tick:

@@ -335,3 +335,20 @@ def test_a_voided_game_is_made_up_and_a_paused_bot_leaves_an_orphan(db_url):
         assert makeups[0].bots == seats_of(engine)[voided]
     finally:
         engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_url):
+    from sqlalchemy import text
+
+    from ladder.db import lock_key
+
+    engine = ladder_of(pg_url, 4, "tokaido-duo")
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock_key(mm.LOCK)})
+            skipped = mm.tick(engine, "tokaido-duo", wait=False)
+            assert skipped.opened == [] and skipped.created == 0
+        assert mm.tick(engine, "tokaido-duo", wait=False).opened
+    finally:
+        engine.dispose()
