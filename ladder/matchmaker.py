@@ -27,6 +27,31 @@ schedule more than one tick's worth:
 Eligible (service.md §4.4): bot active, ladder entry active and not paused, owner not
 suspended, the last three health probes not all failed, and under the daily cap of rated
 matches.  The returned :class:`TickResult` lists the match ids to enqueue (after commit).
+
+The guarantees (checked by ``tests/service/test_matchmaker.py`` after every step of a state
+machine): every bot of a round's snapshot has exactly one fixture or one bye in it; over any
+stretch of rounds in which two bots stayed eligible and undisturbed, their rotation byes
+differ by at most one and their rated games by at most ``k (1 + |byes(x) - byes(y)|)``
+(k = 2 for a pair, 1 for a table), a voided game counting while its make-up is due; pairs
+play both seat orders, tables even out seat counts; no rated table holds two bots of one
+owner; nothing is released for a bot that is not eligible; no bot has more matches in flight
+than its ``max_concurrency``; a second tick right after one does nothing.
+
+Deviations from service.md §4.4, and why:
+
+* Make-ups are filed under the round whose slot they fill (not "the next round"), and that
+  round stays open until they are over: the evenness bound then holds per round, and the
+  two-open-rounds limit makes them go first anyway (they are dispatched before new fixtures).
+* Byes rotate least-recently-rested first (joining and resuming count as a rest) rather than
+  "most rated games first": the same intent, and "byes differ by at most one over any window"
+  becomes a theorem.  A bye given to an orphan (a bot whose fixture was cancelled because of
+  another bot, with no other orphan to play) is counted as a bye but leaves the rotation alone.
+* Seeds are random (``secrets``), not derived from a master seed and the fixture id: a derived
+  seed is only as secret as the master seed, and nothing needs to re-derive one.
+* No extra placement fixture per round: a bot in placement plays its one fixture a round
+  against the spread of the field (so placement does not touch the evenness bound).
+* The daily cap is applied when a round is planned (a capped bot is left out of the snapshot,
+  counting the games already planned for it), so a planned fixture never waits for a cap.
 """
 
 from __future__ import annotations
@@ -44,7 +69,7 @@ from sqlalchemy import (
     JSON, Connection, Engine, and_, bindparam, case, func, insert, or_, select, text, update,
 )
 
-from ladder import ConflictError, NotFoundError
+from ladder import ConflictError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
@@ -64,6 +89,8 @@ HELD = datetime(9000, 1, 1, tzinfo=timezone.utc)
 """``enqueued_at`` of a created match not yet released to the workers (the second game of a
 pair waiting for its bots): the sweeper never re-enqueues it."""
 LOCK = "<matchmaker>"
+HEALTH_WINDOW = timedelta(days=1)
+"""Probes older than this do not count (a bot is re-probed every 30 minutes while paused)."""
 PLANNED, DISPATCHED, DONE, CANCELLED = "planned", "dispatched", "done", "cancelled"
 FIXTURE, MAKEUP, BYE, ORPHAN = "fixture", "makeup", "bye", "orphan"
 CANCEL_PREFIX = "cancelled:"
@@ -129,12 +156,14 @@ def join(engine: Engine, bot_id: int, game: str, config: MatchmakerConfig = Matc
     now = now or now_utc()
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, LOCK)
-        bot = conn.execute(select(Bot.id, Bot.version, Bot.status).where(Bot.id == bot_id)
-                           ).one_or_none()
+        bot = conn.execute(select(Bot.id, Bot.version, Bot.status, Bot.games)
+                           .where(Bot.id == bot_id)).one_or_none()
         if bot is None:
             raise NotFoundError(f"no bot {bot_id}")
         if bot.status != ACTIVE:
             raise ConflictError(f"bot {bot_id} is {bot.status}, not active")
+        if bot.games is not None and game not in bot.games:
+            raise InvalidError(f"bot {bot_id} does not play {game}")
         latest = _latest_round(conn, game)
         entry = conn.execute(select(LadderEntry.active).where(
             LadderEntry.bot_id == bot_id, LadderEntry.game == game)).one_or_none()
@@ -298,6 +327,7 @@ class _Tick:
             partition_by=h.bot_id, order_by=h.id.desc()).label("n"))
             .join(LadderEntry, and_(LadderEntry.bot_id == h.bot_id,
                                     LadderEntry.game == self.game))
+            .where(h.at >= self.now - HEALTH_WINDOW)  # probes come every 30 min at most
             .subquery())
         return list(self.conn.execute(
             select(ranked.c.bot_id).where(ranked.c.n <= 3).group_by(ranked.c.bot_id)

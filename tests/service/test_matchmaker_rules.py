@@ -172,3 +172,26 @@ def test_the_embedded_pool_ticks_and_the_runner_ticks_after_a_match(tmp_path):
                                 ).scalars().all()[0] == 2
     finally:
         engine.dispose()
+
+
+def test_joining_needs_an_active_bot_that_plays_the_game(tmp_path):
+    import pytest
+
+    from ladder import ConflictError, InvalidError, NotFoundError
+
+    engine, bots = ladder(f"sqlite:///{tmp_path / 'j.sqlite3'}", 1)
+    try:
+        with pytest.raises(NotFoundError):
+            mm.join(engine, 999, GAME)
+        with engine.begin() as conn:
+            conn.execute(update(Bot).where(Bot.id == bots[0]).values(games=["doubletrack"]))
+        with pytest.raises(InvalidError, match="does not play"):
+            mm.join(engine, bots[0], "tokaido-duo-x")
+        with engine.begin() as conn:
+            conn.execute(update(Bot).where(Bot.id == bots[0]).values(status="retired"))
+        with pytest.raises(ConflictError, match="retired"):
+            mm.join(engine, bots[0], "doubletrack")
+        with pytest.raises(NotFoundError, match="not on the doubletrack ladder"):
+            mm.pause(engine, bots[0], "doubletrack", "why")
+    finally:
+        engine.dispose()
