@@ -93,6 +93,8 @@ HEALTH_WINDOW = timedelta(days=1)
 """Probes older than this do not count (a bot is re-probed every 30 minutes while paused)."""
 PLANNED, DISPATCHED, DONE, CANCELLED = "planned", "dispatched", "done", "cancelled"
 FIXTURE, MAKEUP, BYE, ORPHAN = "fixture", "makeup", "bye", "orphan"
+MAX_MAKEUPS = 3
+"""A fixture voided again after this many make-ups is given up: its bots rest instead."""
 CANCEL_PREFIX = "cancelled:"
 """Void reasons the matchmaker writes itself: no make-up for the bot that caused them."""
 
@@ -413,12 +415,26 @@ class _Tick:
             seatings = self._seatings_of([m["id"] for m in voided])
             present = [b for b in f["bots"] if b in self.eligible]
             cancelled = any((m["void_reason"] or "").startswith(CANCEL_PREFIX) for m in voided)
-            if len(present) == len(f["bots"]) and not cancelled:
+            if self._generation(f) >= MAX_MAKEUPS:  # it keeps failing: rest its bots
+                for bot in present:
+                    self._add_fixture(f["round_id"], BYE, [bot], 0, reason="void",
+                                      state=DONE, makeup_of=f["id"])
+                    self._rest(bot, None)
+            elif len(present) == len(f["bots"]) and not cancelled:
                 bots = seatings[0]
                 self._add_fixture(f["round_id"], MAKEUP, bots, len(voided),
                                   reason=f"make-up of fixture {f['id']}", makeup_of=f["id"])
             else:
                 self._orphan(f, present, len(voided))
+
+    def _generation(self, f: dict[str, Any]) -> int:
+        """How many make-ups deep ``f`` is (0: the round's own fixture)."""
+        depth = 0
+        step: dict[str, Any] | None = f
+        while step is not None and step["kind"] == MAKEUP:
+            depth += 1
+            step = self.fixtures.get(step["makeup_of"])
+        return depth
 
     def _seatings_of(self, match_ids: list[int]) -> list[list[int]]:
         rows = self.conn.execute(select(MatchSeat.match_pk, MatchSeat.bot_id)

@@ -171,7 +171,7 @@ class Ladder(RuleBasedStateMachine):
         rounds, fixtures = self.load()
         for r in rounds:
             slots = Counter(b for f in fixtures if f.round_id == r.id
-                            and (f.kind == mm.FIXTURE or (f.kind == mm.BYE and f.reason != "orphan"))
+                            and (f.kind == mm.FIXTURE or (f.kind == mm.BYE and f.makeup_of is None))
                             for b in f.bots)
             assert set(slots) == set(r.eligible) and set(slots.values()) <= {1}, r.number
 
@@ -239,7 +239,7 @@ class Ladder(RuleBasedStateMachine):
             for f in inside:
                 if f.kind == mm.BYE:
                     byes[f.bots[0]] += 1
-                    rotation[f.bots[0]] += f.reason != "orphan"
+                    rotation[f.bots[0]] += f.reason == "rotation"
                 elif f.kind == mm.ORPHAN and f.state == mm.PLANNED:
                     for b in f.bots:
                         games[b] += f.games  # its make-up is due

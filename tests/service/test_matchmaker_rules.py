@@ -195,3 +195,25 @@ def test_joining_needs_an_active_bot_that_plays_the_game(tmp_path):
             mm.pause(engine, bots[0], "doubletrack", "why")
     finally:
         engine.dispose()
+
+
+def test_a_fixture_voided_again_and_again_is_given_up_after_three_make_ups(tmp_path):
+    engine = open_db(migrated(f"sqlite:///{tmp_path / 'v.sqlite3'}"))
+    try:
+        bots = [add_bot(engine, f"v{i}", add_owner(engine, f"vo{i}")) for i in range(4)]
+        for b in bots:
+            mm.join(engine, b, "doubletrack")
+        from ladder.work import void
+
+        for _ in range(4):  # the table, then its three make-ups
+            [pk] = mm.tick(engine, "doubletrack").enqueue
+            void(engine, pk, "no result after 3 attempts")
+        mm.tick(engine, "doubletrack")
+        with engine.connect() as conn:
+            rows = conn.execute(select(Fixture.kind, Fixture.reason, Fixture.round_id)
+                                .order_by(Fixture.id)).all()
+        round1 = [r for r in rows if r.round_id == rows[0].round_id]
+        assert [r.kind for r in round1].count("makeup") == 3
+        assert sorted(r.reason for r in round1 if r.kind == "bye") == ["void"] * 4
+    finally:
+        engine.dispose()
