@@ -4,7 +4,8 @@ Scheduling only, no match is played: a fresh ladder (a temporary SQLite file) wi
 of random ratings and owners, each joined to the game; each rep deletes the rounds, fixtures
 and matches of the previous one, then times ``tick`` (lock, eligibility with health and
 caps, meetings, pairing, the round and its fixtures stored, up to ``--depth`` matches
-created).  Prints the median and range of ``--reps`` reps, and the pairing alone.
+created).  Prints the median and range of ``--reps`` reps, the pairing alone, and a tick
+right after (nothing to do: what the tick after every finished match costs).
 
 Usage: python bench/ladder_tick.py [--bots 1000,10000] [--game tokaido-duo] [--reps 5]
        [--depth 32]
@@ -63,13 +64,17 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             engine = open_db(f"sqlite:///{Path(folder) / 'tick.sqlite3'}")
             fill(engine, n, args.game, rng)
-            ticks, plans = [], []
+            ticks, plans, idle = [], [], []
             for _ in range(args.reps):
                 reset(engine)
                 began = time.process_time()
                 result = mm.tick(engine, args.game, config=mm.MatchmakerConfig(depth=args.depth))
                 ticks.append(time.process_time() - began)
                 assert result.opened, "no round opened"
+                began = time.process_time()
+                again = mm.tick(engine, args.game, config=mm.MatchmakerConfig(depth=args.depth))
+                idle.append(time.process_time() - began)
+                assert not again.enqueue and not again.opened
                 entrants = [Entrant(i, rng.gauss(1500, 200), rng.randrange(n // 2)) for i in range(n)]
                 began = time.process_time()
                 plan_round(entrants, big, {}, rng)
@@ -79,7 +84,8 @@ def main() -> None:
               f"(range {min(ticks):.3f}-{max(ticks):.3f}, {args.reps} reps; "
               f"{len(result.opened)} rounds opened, {result.created} matches created); "
               f"pairing alone {statistics.median(plans):.3f} s "
-              f"({min(plans):.3f}-{max(plans):.3f})")
+              f"({min(plans):.3f}-{max(plans):.3f}); a tick with nothing to do "
+              f"{statistics.median(idle):.3f} s ({min(idle):.3f}-{max(idle):.3f})")
 
 
 if __name__ == "__main__":
