@@ -33,3 +33,11 @@ def test_rounds_refuse_unknown_games_params_and_ids(anon):
     assert anon.get("/api/v1/rounds/999").status_code == 404
     assert anon.get("/api/v1/rounds/1?x=1").status_code == 422
     assert anon.get("/api/v1/rounds").json["items"] == []
+
+
+def test_rounds_are_in_the_openapi_document(anon):
+    doc = anon.get("/api/openapi.json").json
+    assert {"/api/v1/rounds", "/api/v1/rounds/{round_id}"} <= set(doc["paths"])
+    params = {p["name"] for p in doc["paths"]["/api/v1/rounds"]["get"]["parameters"]}
+    assert {"game", "page", "per_page"} <= params
+    assert "RoundDetailOut" in doc["components"]["schemas"]
