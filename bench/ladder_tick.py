@@ -27,7 +27,9 @@ from sqlalchemy import delete, insert  # noqa: E402
 
 from ladder import matchmaker as mm  # noqa: E402
 from ladder.accounts import now_utc  # noqa: E402
-from ladder.models import ACTIVE, Bot, Fixture, LadderEntry, Match, MatchSeat, Owner, Round  # noqa: E402
+from ladder.models import (  # noqa: E402
+    ACTIVE, Bot, Fixture, LadderEntry, Match, MatchSeat, Owner, Round,
+)
 from ladder.pairing import Entrant, plan_round  # noqa: E402
 from ladder.store import open_db  # noqa: E402
 
@@ -75,7 +77,8 @@ def main() -> None:
                 again = mm.tick(engine, args.game, config=mm.MatchmakerConfig(depth=args.depth))
                 idle.append(time.process_time() - began)
                 assert not again.enqueue and not again.opened
-                entrants = [Entrant(i, rng.gauss(1500, 200), rng.randrange(n // 2)) for i in range(n)]
+                entrants = [Entrant(i, rng.gauss(1500, 200), rng.randrange(n // 2))
+                            for i in range(n)]
                 began = time.process_time()
                 plan_round(entrants, big, {}, rng)
                 plans.append(time.process_time() - began)

@@ -117,8 +117,10 @@ def main() -> None:
                 for t in TARGETS:
                     values = [f[t] for f in found if f[t] is not None]
                     missing = len(found) - len(values)
-                    cell = (f"{statistics.median(values):5.1f} [{min(values):.0f}-{max(values):.0f}]"
-                            if values else "    -")
+                    cell = "    -"
+                    if values:
+                        cell = (f"{statistics.median(values):5.1f} "
+                                f"[{min(values):.0f}-{max(values):.0f}]")
                     cells.append(cell + (f" ({missing} never)" if missing else ""))
                 print(f"{game:12} {model:9} {'random' if random_pairing else 'ladder':6} "
                       f"rho>=0.90: {cells[0]:18} rho>=0.95: {cells[1]}")

@@ -287,7 +287,7 @@ class _Tick:
             if self.changes == before:
                 return
 
-    # -- reading --------------------------------------------------------------------------------
+    # -- reading -----------------------------------------------------------------------------------
 
     def _eligible(self) -> dict[int, _Bot]:
         e, b = LadderEntry, Bot
@@ -348,10 +348,9 @@ class _Tick:
             live, Match.round_id.is_not(None))).scalar_one())
 
     def _load_open_rounds(self) -> None:
-        self.rounds: dict[int, _RoundRow] = {r.id: _RoundRow(r.id, r.number) for r in self.conn.execute(
-            select(Round.id, Round.number).where(Round.game == self.game,
-                                                 Round.closed_at.is_(None))
-            .order_by(Round.number)).all()}
+        rows = self.conn.execute(select(Round.id, Round.number).where(
+            Round.game == self.game, Round.closed_at.is_(None)).order_by(Round.number)).all()
+        self.rounds: dict[int, _RoundRow] = {r.id: _RoundRow(r.id, r.number) for r in rows}
         self.fixtures: dict[int, dict[str, Any]] = {}
         self.matches: dict[int, list[dict[str, Any]]] = defaultdict(list)
         if not self.rounds:
@@ -368,7 +367,7 @@ class _Tick:
             if key.startswith("fx"):
                 self.matches[int(key[2:])].append(dict(m))
 
-    # -- steps ------------------------------------------------------------------------------------
+    # -- steps -------------------------------------------------------------------------------------
 
     def _cancel(self) -> None:
         """Cancel planned fixtures with a bot gone; void held games of a bot gone."""
@@ -619,7 +618,7 @@ class _Tick:
                 del self.rounds[round_id]
                 self.changes += 1
 
-    # -- helpers ------------------------------------------------------------------------------------
+    # -- helpers -----------------------------------------------------------------------------------
 
     def _entrant(self, bot_id: int) -> Entrant:
         b = self.eligible[bot_id]
