@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cli.ladder_db import check_game, database, db_option
+from cli.ladder_db import check_game, database, db_option, require_database
 from cli.ladder_export import export
 from ladder import LadderError
 
@@ -122,6 +122,7 @@ def tick(game: str | None, db_url: str | None, depth: int | None) -> None:
     config = service.matchmaker()
     if depth is not None or not service.ladder_depth:
         config = replace(config, depth=depth or 16)
+    require_database(db_url)  # a mistyped --db would otherwise create an empty ladder
     with database(db_url) as engine:
         if game is not None:
             check_game(engine, game)

@@ -143,6 +143,10 @@ def test_cli_tick(tmp_path):
     assert again.exit_code == 0 and "released 0 matches (0 created)" in again.output
     assert_clean_error(CliRunner().invoke(main, ["ladder", "tick", "--db", url, "-g", "chess"]),
                        2, "unknown game")
+    missing = f"sqlite:///{tmp_path / 'typo.sqlite3'}"
+    assert_clean_error(CliRunner().invoke(main, ["ladder", "tick", "--db", missing]), 1,
+                       "no ladder database")
+    assert not (tmp_path / "typo.sqlite3").exists()
 
 
 def test_the_embedded_pool_ticks_and_the_runner_ticks_after_a_match(tmp_path):
