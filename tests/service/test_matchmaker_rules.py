@@ -50,8 +50,8 @@ def play_out(engine: Any, rounds: int, rng: random.Random, config=MatchmakerConf
             return
 
 
-def test_paused_suspended_unhealthy_and_retired_bots_are_not_eligible(tmp_path):
-    engine, bots = ladder(f"sqlite:///{tmp_path / 'e.sqlite3'}", 8)
+def test_paused_suspended_unhealthy_and_retired_bots_are_not_eligible(db_url):
+    engine, bots = ladder(db_url, 8)
     try:
         mm.pause(engine, bots[0], GAME, "3 failed probes")
         mm.leave(engine, bots[1], GAME)
@@ -84,8 +84,8 @@ def snapshot_after_tick(engine: Any) -> list[int]:
                                    ).scalar_one())
 
 
-def test_placement_counts_down_and_a_new_version_places_again(tmp_path):
-    engine, bots = ladder(f"sqlite:///{tmp_path / 'p.sqlite3'}", 4)
+def test_placement_counts_down_and_a_new_version_places_again(db_url):
+    engine, bots = ladder(db_url, 4)
     rng = random.Random(3)
     try:
         play_out(engine, 4, rng)
@@ -122,8 +122,8 @@ def _games(engine: Any, settled: bool = False) -> dict[int, int]:
     return dict(Counter(b for b, key in rows if not settled or key in done))
 
 
-def test_the_daily_cap_keeps_a_bot_out_of_new_rounds(tmp_path):
-    engine, bots = ladder(f"sqlite:///{tmp_path / 'c.sqlite3'}", 4)
+def test_the_daily_cap_keeps_a_bot_out_of_new_rounds(db_url):
+    engine, bots = ladder(db_url, 4)
     try:
         play_out(engine, 6, random.Random(4), MatchmakerConfig(daily_cap=4))
         counts = _games(engine)
