@@ -90,7 +90,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
                                       lease_s=config.lease_s, sweep_s=config.sweep_s,
                                       sweep_policy=SweepPolicy(config.requeue_after_s,
                                                                config.max_match_s),
-                                      start=config.start_pool)
+                                      start=config.start_pool, tick_s=config.tick_s,
+                                      matchmaker=config.matchmaker())
     app = Flask("referee.api")
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)  # type: ignore[method-assign]
     app.secret_key = config.secret_key or secrets.token_hex(32)

@@ -10,7 +10,9 @@ benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its 
 runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match),
 ``REFEREE_SECRET_KEY`` (signs the pages' session cookie; without it a random key per start,
 so a restart logs everyone out), ``REFEREE_SECURE_COOKIES`` (``1``: the session cookie only
-over HTTPS).
+over HTTPS), ``REFEREE_TICK_S`` (how often the matchmaker runs), ``REFEREE_LADDER_DEPTH``
+(ladder matches in flight at most), ``REFEREE_DAILY_CAP`` (rated matches per bot and game a
+day).
 """
 
 from __future__ import annotations
@@ -51,6 +53,12 @@ class ServiceConfig:
     secret_key: str | None = field(default=None, repr=False)
     """Signs the pages' session cookie; every server process of a service needs the same."""
     secure_cookies: bool = False
+    tick_s: float = 20.0
+    """How often ``referee beat`` (or the embedded ticker) runs the matchmaker."""
+    ladder_depth: int = 0
+    """Ladder matches in flight at most (0: 16 with a broker, the match threads embedded)."""
+    daily_cap: int = 200
+    """Rated matches a bot is given per game in 24 hours."""
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServiceConfig:
@@ -70,8 +78,18 @@ class ServiceConfig:
             max_match_s=_env_float("REFEREE_MAX_MATCH_S", 3600.0),
             secret_key=env.get("REFEREE_SECRET_KEY") or None,
             secure_cookies=env.get("REFEREE_SECURE_COOKIES", "") in ("1", "true", "yes"),
+            tick_s=_env_float("REFEREE_TICK_S", 20.0),
+            ladder_depth=int(_env_float("REFEREE_LADDER_DEPTH", 0)),
+            daily_cap=int(_env_float("REFEREE_DAILY_CAP", 200)),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
+    def matchmaker(self) -> Any:
+        """The matchmaker's settings (a :class:`ladder.matchmaker.MatchmakerConfig`)."""
+        from ladder.matchmaker import MatchmakerConfig
+
+        depth = self.ladder_depth or (16 if self.broker_url else self.workers)
+        return MatchmakerConfig(depth=depth, daily_cap=self.daily_cap)
 
     def policy(self) -> UrlPolicy:
         return UrlPolicy(parse_networks(self.allow_networks), self.resolver)

@@ -10,7 +10,7 @@ import logging
 import queue
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
@@ -49,20 +49,26 @@ class EmbeddedPool:
     """
 
     def __init__(self, engine: Engine, policy: UrlPolicy, *, workers: int, lease_s: float,
-                 sweep_s: float, sweep_policy: SweepPolicy, start: bool = True) -> None:
+                 sweep_s: float, sweep_policy: SweepPolicy, start: bool = True,
+                 tick_s: float = 20.0, matchmaker: Any = None) -> None:
         self.engine, self.policy, self.lease_s = engine, policy, lease_s
         self.sweep_s, self.sweep_policy = sweep_s, sweep_policy
+        self.tick_s, self.matchmaker = tick_s, matchmaker
         self._queue: queue.Queue[int | None] = queue.Queue()
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._work, name=f"match-worker-{i}",
                                           daemon=True) for i in range(workers)]
         self._threads.append(threading.Thread(target=self._sweep, name="sweeper",
                                               daemon=True))
+        self._threads.append(threading.Thread(target=self._ticker, name="matchmaker",
+                                              daemon=True))
         if start:
             self.start()
 
     def start(self) -> None:
-        for match_pk in pending_ids(self.engine):
+        from ladder.matchmaker import runnable
+
+        for match_pk in runnable(self.engine, pending_ids(self.engine)):
             self._queue.put(match_pk)
         for thread in self._threads:
             thread.start()
@@ -84,9 +90,26 @@ class EmbeddedPool:
             if match_pk is None:
                 return
             try:
-                run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s)
+                run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s,
+                          after=lambda game: self.tick(game, wait=False))
             except Exception:  # the database went away: the sweeper will offer it again
                 log.exception("match %s", match_pk)
+
+    def tick(self, game: str | None = None, wait: bool = True) -> None:
+        """Run the matchmaker and queue what it released."""
+        from ladder.matchmaker import MatchmakerConfig, tick
+
+        self.enqueue(tick(self.engine, game, config=self.matchmaker or MatchmakerConfig(),
+                          wait=wait).enqueue)
+
+    def _ticker(self) -> None:
+        while True:
+            try:
+                self.tick()
+            except Exception:
+                log.exception("matchmaker tick")
+            if self._stop.wait(self.tick_s):
+                return
 
     def _sweep(self) -> None:
         while not self._stop.wait(self.sweep_s):

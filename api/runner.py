@@ -59,9 +59,12 @@ class LeaseKeeper:
 
 
 def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: float,
-              play: Play | None = None, worker: str | None = None) -> str:
+              play: Play | None = None, worker: str | None = None,
+              after: Callable[[str], object] | None = None) -> str:
     """Run the next attempt of ``match_pk``; what happened: ``nothing`` (no claim),
-    ``finished``, ``superseded`` (another attempt owns it now) or ``voided``."""
+    ``finished``, ``superseded`` (another attempt owns it now) or ``voided``.  ``after``
+    is called with the game once the attempt is over (finished or voided: its bots are free
+    again), to run the matchmaker; its failures are logged, never the match's."""
     from api.execution import play as default_play
 
     began = time.perf_counter()
@@ -77,9 +80,21 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
         log.exception("match %s attempt %s failed", match_pk, held.attempt)
         void(engine, match_pk, f"referee error: {type(exc).__name__}: {exc}"[:200],
              attempt=held.attempt)
+        _after(after, held.game)
         return "voided"
     outcome = "finished" if finish(engine, held, record) else "superseded"
     log.info("match %s attempt %s %s: claim %.3f s, play %.3f s (cpu %.3f s), finish %.3f s",
              match_pk, held.attempt, outcome, claimed - began, played - claimed, cpu,
              time.perf_counter() - played)
+    if outcome == "finished":
+        _after(after, held.game)
     return outcome
+
+
+def _after(after: Callable[[str], object] | None, game: str) -> None:
+    if after is None:
+        return
+    try:
+        after(game)
+    except Exception:  # the beat's next tick does the same work
+        log.exception("matchmaker tick after a match of %s", game)

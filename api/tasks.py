@@ -61,18 +61,34 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600)},
         worker_hijack_root_logger=False,
-        beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s}},
+        beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},
+                       "referee-ladder-tick": {"task": "referee.ladder_tick",
+                                               "schedule": cfg.tick_s}},
         # the tournaments' match logs (the only results kept) come back through Redis
         result_backend=broker_url if broker_url.startswith(("redis://", "rediss://")) else None,
         result_expires=86400,
     )
+
+    def tick_and_enqueue(game: str | None, wait: bool = True) -> int:
+        from ladder.matchmaker import tick
+
+        released = tick(engine(), game, config=config().matchmaker(), wait=wait).enqueue
+        for match_pk in released:
+            run_match_task.apply_async(args=[match_pk])
+        return len(released)
 
     @app.task(name="referee.run_match")
     def run_match_task(match_pk: int) -> str:
         from api.runner import run_match
 
         settings = config()
-        return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s)
+        return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s,
+                         after=lambda game: tick_and_enqueue(game, wait=False))
+
+    @app.task(name="referee.ladder_tick")
+    def ladder_tick_task() -> int:
+        """The matchmaker: open rounds and release fixtures (lock-protected, idempotent)."""
+        return tick_and_enqueue(None)
 
     # the worker's own bound on a match, whatever the sender asks: past the visibility
     # timeout Redis would hand the message to a second worker while the first still plays

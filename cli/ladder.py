@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cli.ladder_db import check_game, database, db_option
+from cli.ladder_db import check_game, database, db_option, require_database
 from cli.ladder_export import export
 from ladder import LadderError
 
@@ -96,6 +96,47 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
         count = rebuild(engine, game, elo=elo)
     click.echo(f"recomputed {count} matches of {game or 'every game'} "
                f"in {time.perf_counter() - started:.2f} s")
+
+
+@ladder.command()
+@click.option("--game", "-g", default=None, help="Only this game (default: every ladder).")
+@db_option()
+@click.option("--depth", type=click.IntRange(1), default=None,
+              help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else 16).")
+def tick(game: str | None, db_url: str | None, depth: int | None) -> None:
+    """Run the matchmaker once: open rounds and release fixtures whose bots are free.
+
+    With REFEREE_BROKER set the released matches are sent to the workers at once; otherwise
+    the sweeper of the server or worker pool picks them up.  Safe beside running servers:
+    ticks take a lock and never schedule twice.
+    """
+    from dataclasses import replace
+
+    from api.config import ServiceConfig
+    from ladder.matchmaker import tick as run_tick
+
+    try:
+        service = ServiceConfig.from_env(db_url=db_url)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    config = service.matchmaker()
+    if depth is not None or not service.ladder_depth:
+        config = replace(config, depth=depth or 16)
+    require_database(db_url)  # a mistyped --db would otherwise create an empty ladder
+    with database(db_url) as engine:
+        if game is not None:
+            check_game(engine, game)
+        result = run_tick(engine, game, config=config)
+    if result.enqueue and service.broker_url:
+        from api.dispatch import CeleryDispatcher
+
+        dispatcher = CeleryDispatcher(service.broker_url, service.queue)
+        try:
+            dispatcher.enqueue(result.enqueue)
+        finally:
+            dispatcher.close()
+    click.echo(f"opened {len(result.opened)} rounds, closed {len(result.closed)}, "
+               f"released {len(result.enqueue)} matches ({result.created} created)")
 
 
 ladder.add_command(export)

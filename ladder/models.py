@@ -125,7 +125,15 @@ class LadderEntry(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     paused_reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
     placement_remaining: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated games left before the bot is ranked (placement; the matchmaker counts down)."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The bot version the placement belongs to: a new version re-enters placement."""
+    last_rest: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The round number of its last bye, or of its (re)joining: byes rotate by this."""
+    byes: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    seat_counts: Mapped[list[int] | None] = mapped_column(JSON, nullable=True)
+    """Games planned in each seat (tables of 3-4 are seated to even these out)."""
 
 
 class Round(Base):
@@ -140,6 +148,35 @@ class Round(Base):
     opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     eligible: Mapped[list[int]] = mapped_column(JSON)
+
+
+class Fixture(Base):
+    """One slot of a round: a fixture (bots in seat order, ``games`` matches sharing
+    ``seed``, ``made`` of them created so far) or a bye; or a make-up filling the slot of a
+    voided or cancelled one (``makeup_of``), filed under the same round."""
+
+    __tablename__ = "fixtures"
+    __table_args__ = (Index("ix_fixtures_round_id", "round_id"),
+                      Index("ix_fixtures_game_state", "game", "state"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(GAME_LEN))
+    kind: Mapped[str] = mapped_column(String(STATE_LEN))
+    """``fixture``, ``makeup``, ``bye``, or ``orphan`` (a bot whose fixture was cancelled
+    under it, waiting for a make-up partner)."""
+    reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    bots: Mapped[list[int]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(STATE_LEN))
+    """``planned``, ``dispatched`` (all its matches created), ``done`` or ``cancelled``."""
+    games: Mapped[int] = mapped_column(Integer)
+    made: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    makeup_of: Mapped[int | None] = mapped_column(
+        ForeignKey("fixtures.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    dispatched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Challenge(Base):
@@ -197,6 +234,7 @@ class Match(Base):
         Index("ix_matches_challenge_id", "challenge_id"),
         Index("ix_matches_pair_key", "pair_key"),
         Index("ix_matches_game_rating_seq", "game", "rating_seq"),
+        Index("ix_matches_round_id", "round_id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
