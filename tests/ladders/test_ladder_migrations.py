@@ -16,7 +16,8 @@ from ladder.models import Base
 from ladder.store import open_db
 
 TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history", "owners",
-          "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs"}
+          "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs",
+          "alerts", "ladder_pauses"}
 
 
 def tables(engine) -> set[str]:
