@@ -100,7 +100,7 @@ def dry_run(url: str, game: str, policy: UrlPolicy, decision_ms: int = DECISION_
     the fewest seats the game allows, the bot in the seat that decides first).  The latency
     is the decision's round trip."""
     from referee.games import find_game
-    from referee.match import TimeControl, board_data
+    from referee.match import board_data
     from referee.players import DecisionRequest, MatchInfo
     from referee.transport import HttpPlayer
 
@@ -115,7 +115,7 @@ def dry_run(url: str, game: str, policy: UrlPolicy, decision_ms: int = DECISION_
     player = HttpPlayer(name="probe", url=url, guard=policy.pin)
     try:
         fault = player.start(MatchInfo(match_id, game, seat, names,
-                                       dict(TimeControl(decision_ms).to_dict()),
+                                       {"decision_ms": decision_ms, "bank_ms": 0},
                                        board_data(board)))
         if fault is not None:
             return health.ProbeOutcome(False, None, fault.reason.value,

@@ -56,7 +56,8 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         broker_connection_retry_on_startup=True,
         broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600)},
         worker_hijack_root_logger=False,
-        beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s}},
+        beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},
+                       "referee-health": {"task": "referee.health", "schedule": cfg.health_s}},
     )
 
     @app.task(name="referee.run_match")
@@ -75,6 +76,13 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         for match_pk in ids:
             run_match_task.apply_async(args=[match_pk])
         return len(ids)
+
+    @app.task(name="referee.health")
+    def health_task() -> dict[str, Any]:
+        from api.health import probe_now
+
+        settings = config()
+        return probe_now(engine(), settings.policy(), settings.probe_interval_s)
 
     return app
 

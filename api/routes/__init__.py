@@ -11,11 +11,12 @@ from api.app import service
 
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
     from api.routes import (
-        bots, challenges, docs, frames, leaderboards, matches, owners, system,
+        admin, bots, challenges, docs, export, frames, leaderboards, matches, owners, system,
     )
 
     games = service_games(app)
-    for module in (owners, bots, challenges, matches, frames, leaderboards, system):
+    for module in (owners, bots, challenges, matches, frames, leaderboards, export, admin,
+                   system):
         api.register_blueprint(module.blueprint(limiter, games))
     docs.register(app)
 
