@@ -19,8 +19,15 @@ from ladder.accounts import now_utc
 from ladder.health import FORFEITS, HEALTH, PAUSED, RESUMED, Verdict, decide
 from ladder.models import HealthCheck, LadderEntry
 from ladder.work import schedule
+from service.conftest import Client
 
 GAME = "toy-race"
+
+
+@pytest.fixture
+def anon(make_service, db_url):
+    """An anonymous client of an app on each database kind."""
+    return Client(make_service(db_url))
 
 
 # -- the rule alone ---------------------------------------------------------------------------
