@@ -32,8 +32,15 @@ def _storable(value: str) -> None:
         raise ma.ValidationError("must be valid Unicode (no unpaired surrogates)") from None
 
 
+STORABLE_PATTERN = r"^[^\u0000]*$"
+"""No NUL: what :func:`_storable` refuses, said in the document (so a fuzzer knows it).  Unpaired
+surrogates cannot be said in a JSON Schema pattern (not Unicode scalars): they stay unsaid."""
+
+
 def Text(*, max_len: int, min_len: int = 0, **kwargs: Any) -> fields.String:
-    return fields.String(validate=[validate.Length(min_len, max_len), _storable], **kwargs)
+    metadata = {"pattern": STORABLE_PATTERN, **kwargs.pop("metadata", {})}
+    return fields.String(validate=[validate.Length(min_len, max_len), _storable],
+                         metadata=metadata, **kwargs)
 
 
 def Id(*, strict: bool = True, **kwargs: Any) -> fields.Integer:
