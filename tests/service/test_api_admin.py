@@ -158,3 +158,12 @@ def test_recompute_a_ladder(site):
     assert stored(engine) == before
     empty = admin.post("/api/v1/admin/ladders/tokaido-duo/recompute")
     assert empty.json == {"game": "tokaido-duo", "matches": 0}
+
+
+def test_the_leaderboard_page_says_the_ladder_is_paused(site):
+    app, anon, admin, _ = site
+    page = anon.http.get(f"/leaderboards/{GAME}").get_data(as_text=True)
+    assert "This ladder is paused" not in page
+    admin.post(f"/api/v1/admin/ladders/{GAME}/pause", json={"reason": "new season"})
+    page = anon.http.get(f"/leaderboards/{GAME}").get_data(as_text=True)
+    assert "This ladder is paused" in page and "new season" in page

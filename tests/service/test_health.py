@@ -123,6 +123,8 @@ def test_three_failed_probes_pause_and_two_good_ones_resume(anon):
     board = anon.get(f"/api/v1/leaderboards/{GAME}").json
     assert [p["bot"]["id"] for p in board["paused"]] == [bot_id]
     assert board["paused"][0]["reason"].startswith("health:")
+    page = anon.http.get(f"/leaderboards/{GAME}").get_data(as_text=True)
+    assert "<h2>Paused</h2>" in page and "health: 3 failed probes in a row" in page
     assert tick().probed == {bot_id: False} and entries(engine, bot_id)[GAME] is not None
 
     server = BotServer(BotApp("random", None, 3), port=port).start()
