@@ -280,3 +280,39 @@ def test_the_embedded_pool_runs_the_health_tick(tmp_path, bot_url):
     finally:
         svc.dispatcher.close()
         svc.engine.dispose()
+
+
+def test_celery_beat_runs_the_health_tick(tmp_path, monkeypatch, bot_url):
+    """The beat entry names the health task, every ``health_s``; the task probes the bots
+    of the database the worker's environment names (run here in-process, no broker)."""
+    import api.tasks
+    from api import create_app
+    from api.config import ServiceConfig
+    from api.dispatch import NoDispatcher
+    from api.tasks import make_celery
+
+    url = f"sqlite:///{tmp_path / 'beat.sqlite3'}"
+    app = create_app(ServiceConfig(db_url=url, ratelimit=False, allow_networks="127.0.0.0/8"),
+                     dispatcher=NoDispatcher())
+    client = Client(app)
+    bot_id = register(client.owner("alice"), bot_url)
+    monkeypatch.setenv("REFEREE_DB", url)
+    monkeypatch.setenv("REFEREE_ALLOW_NETWORKS", "127.0.0.0/8")
+    monkeypatch.setenv("REFEREE_PROBE_INTERVAL_S", "0")
+    monkeypatch.setattr(api.tasks, "_engine", None)
+    celery = make_celery("redis://127.0.0.1:6379/15", "health-test",
+                         ServiceConfig(health_s=7.0))
+    try:
+        assert celery.conf.beat_schedule["referee-health"] == {"task": "referee.health",
+                                                               "schedule": 7.0}
+        summary = celery.tasks["referee.health"]()
+        assert summary == {"probed": 1, "failed": [], "paused": {}, "resumed": {}}
+        with app.extensions["referee"].engine.connect() as conn:
+            probes = conn.execute(select(HealthCheck.status).where(
+                HealthCheck.bot_id == bot_id).order_by(HealthCheck.id)).scalars().all()
+        assert probes == ["ok", "ok"]  # registration, then the beat's probe
+    finally:
+        celery.close()
+        if api.tasks._engine is not None:
+            api.tasks._engine[1].dispose()
+        app.extensions["referee"].engine.dispose()
