@@ -61,13 +61,25 @@ def probe_due(engine: Engine, policy: UrlPolicy, now: datetime | None = None, *,
     targets = health.due(engine, now, interval_s)
     if targets:
         with ThreadPoolExecutor(min(workers, len(targets)), thread_name_prefix="probe") as pool:
-            outcomes = list(pool.map(lambda t: probe(t, policy), targets))
+            outcomes = list(pool.map(lambda t: _probe_or_none(t, policy), targets))
         for target, outcome in zip(targets, outcomes):
+            if outcome is None:
+                continue
             run.probed[target.bot_id] = outcome.ok
             _note(run, target.bot_id, health.record_probe(engine, target.bot_id, outcome, now))
     for bot_id, verdict in health.check_forfeits(engine, now).items():
         _note(run, bot_id, verdict)
     return run
+
+
+def _probe_or_none(target: health.Target, policy: UrlPolicy) -> health.ProbeOutcome | None:
+    """:func:`probe`, or None (nothing recorded) when the referee itself failed (a game no
+    longer served, a bug): that is no evidence against the bot."""
+    try:
+        return probe(target, policy)
+    except Exception:
+        log.exception("probing bot %s", target.bot_id)
+        return None
 
 
 def _note(run: HealthRun, bot_id: int, verdict: health.Verdict | None) -> None:

@@ -316,3 +316,20 @@ def test_celery_beat_runs_the_health_tick(tmp_path, monkeypatch, bot_url):
         if api.tasks._engine is not None:
             api.tasks._engine[1].dispose()
         app.extensions["referee"].engine.dispose()
+
+
+def test_a_referee_failure_is_no_evidence_against_the_bot(anon, bot_url, monkeypatch):
+    import api.health
+
+    svc = anon.app.extensions["referee"]
+    bot_id = register(anon.owner("alice"), bot_url)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a referee bug")
+
+    monkeypatch.setattr(api.health, "dry_run", broken)
+    clock = now_utc()
+    for hour in range(1, 5):
+        run = probe_due(svc.engine, svc.policy, clock + timedelta(hours=hour))
+        assert run.probed == {} and not run.paused
+    assert entries(svc.engine, bot_id) == {}
