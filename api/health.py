@@ -66,7 +66,8 @@ def probe_due(engine: Engine, policy: UrlPolicy, now: datetime | None = None, *,
             if outcome is None:
                 continue
             run.probed[target.bot_id] = outcome.ok
-            _note(run, target.bot_id, health.record_probe(engine, target.bot_id, outcome, now))
+            _note(run, target.bot_id, health.record_probe(engine, target.bot_id, outcome, now,
+                                                          due_since=target))
     for bot_id, verdict in health.check_forfeits(engine, now).items():
         _note(run, bot_id, verdict)
     return run

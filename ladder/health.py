@@ -51,6 +51,8 @@ class Target:
     name: str
     url: str
     game: str
+    last_at: datetime | None = None
+    """Its latest probe when it was found due (a probe recorded since makes this one moot)."""
 
 
 @dataclass(frozen=True)
@@ -120,18 +122,26 @@ def due(engine: Engine, now: datetime | None = None,
             .where(*_entrants(), or_(last.c.at.is_(None),
                                      last.c.at <= now - timedelta(seconds=interval_s)))
             .order_by(last.c.at.is_not(None), last.c.at, Bot.id)).all()
-    return [Target(r.id, r.name, r.url, sorted(r.games)[0]) for r in rows if r.games]
+    return [Target(r.id, r.name, r.url, sorted(r.games)[0], utc(r.at)) for r in rows if r.games]
 
 
 # -- recording and applying -------------------------------------------------------------------
 
 def record_probe(engine: Engine, bot_id: int, outcome: ProbeOutcome,
-                 now: datetime | None = None) -> Verdict | None:
+                 now: datetime | None = None, *, due_since: Target | None = None
+                 ) -> Verdict | None:
     """Store one probe and apply the rules to the bot in the same transaction; the pause or
-    resume it caused, if any."""
+    resume it caused, if any.  Given the ``due_since`` target it was probed as, a probe is
+    dropped if another was recorded meanwhile (two health ticks overlapping must not count
+    one outage twice)."""
     now = now or now_utc()
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, f"health:{bot_id}")
+        if due_since is not None:
+            latest = utc(conn.execute(select(func.max(HealthCheck.at)).where(
+                HealthCheck.bot_id == bot_id)).scalar_one())
+            if latest != due_since.last_at:
+                return None
         conn.execute(insert(HealthCheck).values(
             bot_id=bot_id, at=now, ok=outcome.ok, latency_ms=outcome.latency_ms,
             status=outcome.status[:64], detail=outcome.detail[:2000]))

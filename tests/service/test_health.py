@@ -333,3 +333,21 @@ def test_a_referee_failure_is_no_evidence_against_the_bot(anon, bot_url, monkeyp
         run = probe_due(svc.engine, svc.policy, clock + timedelta(hours=hour))
         assert run.probed == {} and not run.paused
     assert entries(svc.engine, bot_id) == {}
+
+
+def test_overlapping_ticks_count_one_probe_once(anon):
+    """A tick that finds a probe recorded since it chose the bot drops its own."""
+    svc = anon.app.extensions["referee"]
+    server = BotServer(BotApp("random", None, 9)).start()
+    bot_id = register(anon.owner("alice"), server.url)
+    server.stop()
+    clock = now_utc() + timedelta(hours=1)
+    [first] = health.due(svc.engine, clock)
+    [second] = health.due(svc.engine, clock)  # a second tick, before the first records
+    failed = health.ProbeOutcome(False, None, "connection_error", "down")
+    health.record_probe(svc.engine, bot_id, failed, clock, due_since=first)
+    assert health.record_probe(svc.engine, bot_id, failed, clock, due_since=second) is None
+    with svc.engine.connect() as conn:
+        statuses = conn.execute(select(HealthCheck.status).where(
+            HealthCheck.bot_id == bot_id)).scalars().all()
+    assert statuses == ["ok", "connection_error"]
