@@ -156,6 +156,9 @@ def check_forfeits(engine: Engine, now: datetime | None = None) -> dict[int, Ver
         ids = list(conn.execute(select(Bot.id).where(*_entrants()).order_by(Bot.id)).scalars())
     out = {}
     for bot_id in ids:
+        with translate_errors(engine), reader(engine) as conn:
+            if _verdict(conn, bot_id) is None:
+                continue  # the common case: no write transaction
         with translate_errors(engine), engine.begin() as conn:
             lock_ladder(conn, f"health:{bot_id}")
             verdict = _evaluate(conn, bot_id, now)
@@ -165,20 +168,11 @@ def check_forfeits(engine: Engine, now: datetime | None = None) -> dict[int, Ver
 
 
 def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") -> Verdict | None:
-    bot = conn.execute(select(Bot.id, Bot.owner_id, Bot.games, Bot.status)
-                       .where(Bot.id == bot_id)).one_or_none()
-    if bot is None or bot.owner_id is None or bot.status != ACTIVE:
+    """Apply the rules' verdict on the bot, if any: its entries, its alert."""
+    found = _verdict(conn, bot_id)
+    if found is None:
         return None
-    paused = auto_pause_reason(conn, bot_id)
-    if paused is not None:
-        probes = _recent_probes(conn, bot_id, _last_alert_at(conn, bot_id, PAUSED))
-        forfeits = 0
-    else:
-        probes = _recent_probes(conn, bot_id, None)
-        forfeits = forfeit_streak(conn, bot_id, _last_alert_at(conn, bot_id, RESUMED))
-    verdict = decide(paused, probes, forfeits)
-    if verdict is None:
-        return None
+    bot, verdict = found
     games = sorted(set(bot.games or []) | set(_entry_games(conn, bot_id)))
     if verdict.kind == PAUSED:
         changed = _pause_entries(conn, bot_id, games, verdict.reason, now)
@@ -194,6 +188,23 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
                                       reason=verdict.reason[:200], detail=detail[:2000],
                                       games=games, at=now))
     return verdict
+
+
+def _verdict(conn: Connection, bot_id: int) -> tuple[Any, Verdict] | None:
+    """The bot's row and what the rules say about it now (None: nothing to do)."""
+    bot = conn.execute(select(Bot.id, Bot.owner_id, Bot.games, Bot.status)
+                       .where(Bot.id == bot_id)).one_or_none()
+    if bot is None or bot.owner_id is None or bot.status != ACTIVE:
+        return None
+    paused = auto_pause_reason(conn, bot_id)
+    if paused is not None:
+        probes = _recent_probes(conn, bot_id, _last_alert_at(conn, bot_id, PAUSED))
+        forfeits = 0
+    else:
+        probes = _recent_probes(conn, bot_id, None)
+        forfeits = forfeit_streak(conn, bot_id, _last_alert_at(conn, bot_id, RESUMED))
+    verdict = decide(paused, probes, forfeits)
+    return None if verdict is None else (bot, verdict)
 
 
 def _pause_entries(conn: Connection, bot_id: int, games: Sequence[str], reason: str,
