@@ -4,7 +4,8 @@ The service probes every entrant bot on a schedule (``GET /`` and one decision: 
 itself needs the network and lives in :mod:`api.health`); each probe is a ``health_checks``
 row.  The rules, applied after every probe and on every health tick, are:
 
-* **pause** a bot's entries after :data:`FAILED_PROBES_TO_PAUSE` failed probes in a row, or
+* **pause** a bot's entries (in the ladders it joined: a bot on no ladder has nothing to
+  pause) after :data:`FAILED_PROBES_TO_PAUSE` failed probes in a row, or
   after :data:`FORFEITS_TO_PAUSE` forfeits in a row in its rated matches finished since it was
   last resumed (a bot that crashes in every match is not down, but no better for it);
 * **resume** them after :data:`GOOD_PROBES_TO_RESUME` good probes in a row made after the
@@ -30,7 +31,6 @@ from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
     ACTIVE, FINISHED, Alert, Bot, HealthCheck, LadderEntry, Match, MatchSeat,
 )
-from ladder.store import insert_ignoring
 
 FAILED_PROBES_TO_PAUSE = 3
 FORFEITS_TO_PAUSE = 5
@@ -173,15 +173,16 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
     if found is None:
         return None
     bot, verdict = found
-    games = sorted(set(bot.games or []) | set(_entry_games(conn, bot_id)))
     if verdict.kind == PAUSED:
-        changed = _pause_entries(conn, bot_id, games, verdict.reason, now)
+        games = _entry_games(conn, bot_id, paused=None)
+        changed = _pause_entries(conn, bot_id, verdict.reason)
     else:
+        games = _entry_games(conn, bot_id, paused=AUTO_REASONS)
         changed = conn.execute(update(LadderEntry).where(
             LadderEntry.bot_id == bot_id,
             or_(*(LadderEntry.paused_reason.startswith(p) for p in AUTO_REASONS)))
             .values(paused_reason=None)).rowcount
-    if not changed:  # every entry is paused for another reason already: nothing happened
+    if not changed:  # no entry, or every one paused for another reason: nothing happened
         return None
     conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
     conn.execute(insert(Alert).values(owner_id=bot.owner_id, bot_id=bot_id, kind=verdict.kind,
@@ -192,11 +193,13 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
 
 def _verdict(conn: Connection, bot_id: int) -> tuple[Any, Verdict] | None:
     """The bot's row and what the rules say about it now (None: nothing to do)."""
-    bot = conn.execute(select(Bot.id, Bot.owner_id, Bot.games, Bot.status)
+    bot = conn.execute(select(Bot.id, Bot.owner_id, Bot.status)
                        .where(Bot.id == bot_id)).one_or_none()
     if bot is None or bot.owner_id is None or bot.status != ACTIVE:
         return None
     paused = auto_pause_reason(conn, bot_id)
+    if paused is None and not _entry_games(conn, bot_id, paused=None):
+        return None  # on no ladder, or only paused for other reasons: nothing to pause
     if paused is not None:
         probes = _recent_probes(conn, bot_id, _last_alert_at(conn, bot_id, PAUSED))
         forfeits = 0
@@ -207,16 +210,9 @@ def _verdict(conn: Connection, bot_id: int) -> tuple[Any, Verdict] | None:
     return None if verdict is None else (bot, verdict)
 
 
-def _pause_entries(conn: Connection, bot_id: int, games: Sequence[str], reason: str,
-                   now: datetime) -> int:
-    """Pause the bot's entry in each of ``games`` (an entry is created for a game it plays
-    but has none in yet, so the pause holds whichever way eligibility is read); entries
-    paused for another reason keep theirs.  The number of entries paused."""
-    if games:
-        conn.execute(insert_ignoring(conn, LadderEntry).values([
-            {"bot_id": bot_id, "game": g, "active": True, "paused_reason": None,
-             "placement_remaining": 0, "joined_at": now} for g in games
-        ]).on_conflict_do_nothing(index_elements=["bot_id", "game"]))
+def _pause_entries(conn: Connection, bot_id: int, reason: str) -> int:
+    """Pause the bot's ladder entries (those of the ladders it joined); entries paused for
+    another reason keep theirs.  The number of entries paused."""
     return int(conn.execute(update(LadderEntry).where(LadderEntry.bot_id == bot_id,
                                                       LadderEntry.paused_reason.is_(None))
                             .values(paused_reason=reason[:200])).rowcount)
@@ -229,9 +225,14 @@ def auto_pause_reason(conn: Connection, bot_id: int) -> str | None:
     return next((r for r in reasons if is_auto(r)), None)
 
 
-def _entry_games(conn: Connection, bot_id: int) -> list[str]:
-    return list(conn.execute(select(LadderEntry.game).where(
-        LadderEntry.bot_id == bot_id, LadderEntry.active.is_(True))).scalars())
+def _entry_games(conn: Connection, bot_id: int, paused: tuple[str, ...] | None
+                 ) -> list[str]:
+    """The games of the bot's entries that are not paused (``paused`` None), or paused for
+    one of the reasons starting with ``paused``."""
+    reason = LadderEntry.paused_reason
+    cond = reason.is_(None) if paused is None else or_(*(reason.startswith(p) for p in paused))
+    return list(conn.execute(select(LadderEntry.game).where(LadderEntry.bot_id == bot_id, cond)
+                             .order_by(LadderEntry.game)).scalars())
 
 
 def _last_alert_at(conn: Connection, bot_id: int, kind: str) -> datetime | None:

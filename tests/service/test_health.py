@@ -60,10 +60,18 @@ def test_the_reasons_say_which_rule():
 
 # -- probing a real bot -----------------------------------------------------------------------
 
-def register(client, url, name="mybot"):
+def register(client, url, name="mybot", join=True):
+    """Register a bot and (``join``) enter it in the toy-race ladder: an entry, as joining
+    a ladder makes one."""
     answer = client.post("/api/v1/bots", json={"name": name, "url": url, "games": [GAME]})
     assert answer.status_code == 201, answer.json
-    return answer.json["id"]
+    bot_id = answer.json["id"]
+    if join:
+        with client.app.extensions["referee"].engine.begin() as conn:
+            conn.execute(LadderEntry.__table__.insert().values(
+                bot_id=bot_id, game=GAME, active=True, paused_reason=None,
+                placement_remaining=0, joined_at=now_utc()))
+    return bot_id
 
 
 def entries(engine, bot_id):
@@ -164,7 +172,7 @@ def test_a_pause_for_another_reason_is_left_alone(anon):
     svc = anon.app.extensions["referee"]
     server = BotServer(BotApp("random", None, 4)).start()
     alice = anon.owner("alice")
-    bot_id = register(alice, server.url)
+    bot_id = register(alice, server.url, join=False)
     server.stop()
     with svc.engine.begin() as conn:
         conn.execute(LadderEntry.__table__.insert().values(
@@ -332,7 +340,7 @@ def test_a_referee_failure_is_no_evidence_against_the_bot(anon, bot_url, monkeyp
     for hour in range(1, 5):
         run = probe_due(svc.engine, svc.policy, clock + timedelta(hours=hour))
         assert run.probed == {} and not run.paused
-    assert entries(svc.engine, bot_id) == {}
+    assert entries(svc.engine, bot_id) == {GAME: None}
 
 
 def test_overlapping_ticks_count_one_probe_once(anon):
@@ -351,3 +359,17 @@ def test_overlapping_ticks_count_one_probe_once(anon):
         statuses = conn.execute(select(HealthCheck.status).where(
             HealthCheck.bot_id == bot_id)).scalars().all()
     assert statuses == ["ok", "connection_error"]
+
+
+def test_a_bot_on_no_ladder_has_nothing_to_pause(anon):
+    svc = anon.app.extensions["referee"]
+    server = BotServer(BotApp("random", None, 10)).start()
+    alice = anon.owner("alice")
+    bot_id = register(alice, server.url, join=False)
+    server.stop()
+    clock = now_utc()
+    for hour in range(1, 5):
+        run = probe_due(svc.engine, svc.policy, clock + timedelta(hours=hour))
+        assert run.probed == {bot_id: False} and not run.paused  # probed all the same
+    assert entries(svc.engine, bot_id) == {}
+    assert alice.get("/api/v1/me/alerts").json["total"] == 0
