@@ -202,7 +202,7 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
 def paused_bots(engine: Engine, game: str) -> list[dict[str, Any]]:
     """The bots of ``game``'s ladder that are paused: the bot itself (status ``paused``) or
     its entry in this ladder (a reason recorded), with the reason; retired bots are left out
-    (they are off the ladder altogether).  Several paused entries give the first reason."""
+    (they are off the ladder altogether)."""
     with translate_errors(engine), reader(engine) as conn:
         rows = conn.execute(
             select(Bot.id, Bot.name, Bot.status, Bot.games, Bot.owner_id,

@@ -34,9 +34,6 @@ from ladder.store import folded, leaderboard
 
 # -- matches ----------------------------------------------------------------------------------
 
-RESULTS = ("win", "draw", "loss")
-
-
 def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = None,
                  state: str | None = None, rated: bool | None = None,
                  challenge: int | None = None, opponent: int | None = None,

@@ -9,7 +9,10 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
 from api.app import BEARER, owner_required, require_owner, service
-from api.schemas import ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated, TokenCreate, TokenOut
+from api.schemas import (
+    ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated,
+    TokenCreate, TokenOut,
+)
 from ladder import accounts
 from ladder.health import alerts
 from ladder.registry import list_bots
