@@ -72,7 +72,8 @@ def void_match(engine: Engine, match_pk: int, reason: str) -> dict[str, Any]:
         folded = m.state == FINISHED and m.rated and m.rating_seq is not None
         if folded:
             lock_ladder(conn, m.game)
-        done = conn.execute(update(Match).where(Match.id == match_pk, Match.state == m.state).values(
+        done = conn.execute(update(Match).where(
+            Match.id == match_pk, Match.state == m.state).values(
             state=VOIDED, finished_at=now_utc() if m.state != FINISHED else Match.finished_at,
             lease_owner=None, lease_until=None, rating_seq=None,
             void_reason=reason[:200])).rowcount

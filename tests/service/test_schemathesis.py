@@ -1,10 +1,11 @@
 """schemathesis over the whole OpenAPI document, in-process: every check, no server error.
 
-The app has its own database and no rate limits.  Requests carry a valid admin's token (so
-the owner-only and admin operations are reached); schemathesis's ``ignored_auth`` check repeats them without
-one and expects a refusal.  One exclusion, as the design notes explain: the URL policy (and
-the probe of a live bot) rejects bot URLs that the schema's pattern allows, so
-``positive_data_acceptance`` cannot hold for the operations that take a bot URL.
+The app has its own database (a few rated matches in it) and no rate limits.  Requests carry
+a valid admin's token (so the owner-only and admin operations are reached); schemathesis's
+``ignored_auth`` check repeats them without one and expects a refusal.  One exclusion, as the
+design notes explain: the URL policy (and the probe of a live bot) rejects bot URLs that the
+schema's pattern allows, so ``positive_data_acceptance`` cannot hold for the operations that
+take a bot URL.
 """
 
 from __future__ import annotations
