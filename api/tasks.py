@@ -6,6 +6,11 @@ delivered again (a duplicate claims nothing), prefetch 1 so a busy worker does n
 queued matches, a Redis visibility timeout above the longest match (the age cap) so a running
 match is not re-delivered while it plays, and the prefork pool (matches are CPU work too).
 Each worker process opens its own database engine after the fork.
+
+``referee.play_description`` is the other kind of work: a match of a ``referee tournament
+--broker`` run, sent whole as a description (``api.broker_pool``). Its log is its result, kept
+in the broker's Redis (the result backend) until the tournament reads it; it touches no
+database.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         worker_hijack_root_logger=False,
         beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},
                        "referee-health": {"task": "referee.health", "schedule": cfg.health_s}},
+        # the tournaments' match logs (the only results kept) come back through Redis
+        result_backend=broker_url if broker_url.startswith(("redis://", "rediss://")) else None,
+        result_expires=86400,
     )
 
     @app.task(name="referee.run_match")
@@ -66,6 +74,15 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
         settings = config()
         return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s)
+
+    # the worker's own bound on a match, whatever the sender asks: past the visibility
+    # timeout Redis would hand the message to a second worker while the first still plays
+    @app.task(name="referee.play_description", ignore_result=False, track_started=True,
+              time_limit=int(cfg.max_match_s))
+    def play_description_task(description: Any, keep_log: bool = True) -> dict[str, Any]:
+        from api.broker_pool import play_description
+
+        return play_description(description, bool(keep_log), config().policy())
 
     @app.task(name="referee.sweep")
     def sweep_task() -> int:

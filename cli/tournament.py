@@ -1,4 +1,9 @@
-"""``referee tournament``: a round-robin with crosstable, Elo error bars and LOS; resumable."""
+"""``referee tournament``: a round-robin with crosstable, Elo error bars and LOS; resumable.
+
+With ``--broker redis://…`` the matches are played by the service's ``referee worker``
+processes (on any machine) instead of this one's processes; this command still plans, books
+and reports every result, so standings, state file, ladder and resume are the same
+(``api.broker_pool``)."""
 
 from __future__ import annotations
 
@@ -28,13 +33,14 @@ from cli.params import (
 from cli.progress import game_progress, progress_mode
 from ladder import LadderError
 from referee.core import Game
-from referee.display import redact
+from referee.display import has_credentials, redact
 from referee.errors import RefereeError
 from tournaments import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome
 from tournaments.plan import (
     Entrant, Plan, check_entrants, check_plan, default_seats, parse_entrants,
 )
+from tournaments.pool import PoolFactory
 from tournaments.standings import Standings
 from tournaments.stats import format_elo
 from tournaments.store import JsonlStateStore, default_state_dir, new_tournament_id
@@ -176,6 +182,52 @@ def keep_logs(t: Tournament) -> None:
 
 
 @contextmanager
+def broker_pool(url: str | None, queue: str | None,
+                match_timeout_s: float | None) -> Iterator[PoolFactory | None]:
+    """The workers that play the matches: ``url`` None, this machine's processes (no factory);
+    ``""``, the broker of ``REFEREE_BROKER``. The broker is reached before anything is
+    written, so a wrong URL fails in one line."""
+    if url is None:
+        if match_timeout_s is not None:
+            raise click.UsageError("--match-timeout goes with --broker")
+        yield None
+        return
+    from api.broker_pool import DEFAULT_MATCH_TIMEOUT_S, BrokerError, BrokerPool, check_broker
+    from api.tasks import make_celery
+
+    url = url or os.environ.get("REFEREE_BROKER", "")
+    if not url:
+        raise click.UsageError("--broker alone takes the broker of REFEREE_BROKER, which is "
+                               "not set: pass --broker redis://…")
+    try:
+        check_broker(url)
+        app = make_celery(url, broker_queue(queue))
+    except (BrokerError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield BrokerPool.factory(
+            app, broker_queue(queue),
+            match_timeout_s=match_timeout_s or DEFAULT_MATCH_TIMEOUT_S,
+            warn=lambda line: click.echo(f"warning: {line}", err=True))
+    finally:
+        app.close()
+
+
+def check_sendable(entrants: Sequence[Entrant]) -> None:
+    """A bot URL's credentials are never put on the broker: the workers' address policy
+    refuses such URLs anyway, so say it now, in one line, rather than at the first match."""
+    for e in entrants:
+        if e.remote and has_credentials(e.bot):
+            raise click.ClickException(
+                f"--broker: entrant {e.name}: the workers play no bot URL with credentials "
+                "(user:password@); serve the bot without them, or play here without --broker")
+
+
+def broker_queue(queue: str | None) -> str:
+    return queue or os.environ.get("REFEREE_QUEUE") or "referee"
+
+
+@contextmanager
 def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
     """The ladder to record in: ``url`` None, none; ``""``, the default ladder database."""
     if url is None:
@@ -202,7 +254,8 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.option("--seats", type=click.IntRange(2), default=None,
               help="Seats per table (default: the most the game allows, up to the entrants).")
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
-              help="Matches played at once (processes for built-in bots, threads for HTTP).")
+              help="Matches played at once (processes for built-in bots, threads for HTTP; "
+                   "with --broker, matches in flight on the workers).")
 @click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
 @board_option()
 @game_options_option()
@@ -226,32 +279,54 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
               default=None, metavar="DIR",
               help="Write every game's match log to DIR/<match id>.json (for referee replay "
                    "and referee view).")
+@click.option("--broker", "broker_url", default=None, is_flag=False, flag_value="",
+              metavar="URL",
+              help="Play the matches on the service's workers (referee worker, any machine) "
+                   "through this Redis broker, redis://… (alone: REFEREE_BROKER). HTTP bots "
+                   "must be reachable from the workers and allowed by their address policy.")
+@click.option("--queue", "queue", default=None, metavar="NAME",
+              help="With --broker: the workers' queue (default: REFEREE_QUEUE, else 'referee').")
+@click.option("--match-timeout", "match_timeout_s", type=click.FloatRange(1), default=None,
+              metavar="SECONDS",
+              help="With --broker: a match started this long ago without a result is sent "
+                   "again, to another worker (default 900; 3 tries).")
 def tournament(
     bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
     seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
-    new_version: bool, logs_dir: Path | None,
+    new_version: bool, logs_dir: Path | None, broker_url: str | None, queue: str | None,
+    match_timeout_s: float | None,
 ) -> None:
     """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
 
     Two-seat games are played in seat-swapped pairs on one seed; larger tables play each seed
     once per seat rotation; in each round every pairing or table gets the same seed.
+
+    With --broker, `referee worker` processes on other machines play the matches; this
+    command still books every result, so the standings, the state file, the ladder and
+    --resume are as when it plays them itself.
     """
     default_dir = default_state_dir()
     state_dir = state_dir or default_dir
     logs = LogFolder(logs_dir) if logs_dir is not None else None
     try:
-        # The database opens first, so that a bad URL fails before a state file is written.
-        with db_recorder(db) as ladder:
+        # The database and the broker open first, so that a bad URL fails before a state file
+        # is written.
+        with db_recorder(db) as ladder, \
+                broker_pool(broker_url, queue, match_timeout_s) as pool:
             if resume_id:
                 t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
                 check_live(t.plan, concurrency, allow_dead)
+                if pool is not None:
+                    check_sendable(t.plan.entrants)
             else:
                 terms = match_terms(game, board_path, options, time_ms, bank_ms, strikes,
                                     keep_logs=db is not None)
                 plan = build_plan(bots, game, games, seats, seed, terms)
                 check_live(plan, concurrency, allow_dead)
+                if pool is not None:
+                    check_sendable(plan.entrants)
                 t = Tournament.start(plan, JsonlStateStore(state_dir, new_tournament_id()))
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
@@ -259,7 +334,7 @@ def tournament(
                 keep_logs(t)
             with t.playing():
                 announce(t, resume_id is not None)
-                table = play(t, concurrency, ladder, progress, logs)
+                table = play(t, concurrency, ladder, progress, logs, pool)
             if ladder is not None:
                 click.echo(f"results recorded in the ladder at {ladder.url}: see `referee "
                            f"ladder show --game {t.plan.game}"
@@ -268,7 +343,7 @@ def tournament(
                 click.echo(f"{logs.written} match logs written to {logs.folder}", err=True)
     except Interrupted:
         hint = resume_command(t, db, state_dir if state_dir != default_dir else None,
-                              concurrency, logs_dir)
+                              concurrency, logs_dir, broker_url, queue)
         click.echo(f"interrupted after {len(t.done)} of {len(t.fixtures)} games; finish with:\n"
                    f"  {hint}", err=True)
         sys.exit(130)
@@ -301,13 +376,14 @@ def resume_tournament(
 
 
 def play(t: Tournament, concurrency: int, ladder: LadderRecorder | None,
-         progress: bool | None, logs: LogFolder | None = None) -> Standings:
+         progress: bool | None, logs: LogFolder | None = None,
+         pool: PoolFactory | None = None) -> Standings:
     """Run the missing games with progress on stderr; a failing match becomes one line."""
     record = recorders(logs.record if logs else None, ladder.record if ladder else None)
     try:
         with game_progress(len(t.fixtures), len(t.done), progress_mode(progress)) as update:
             return t.run(concurrency, record=record, progress=update,
-                         stored=ladder.stored if ladder else None)
+                         stored=ladder.stored if ladder else None, pool=pool)
     except (RefereeError, OSError, BrokenExecutor) as exc:
         raise click.ClickException(
             f"{exc}; {len(t.done)} of {len(t.fixtures)} games are kept, finish them with "
@@ -325,7 +401,8 @@ def announce(t: Tournament, resumed: bool) -> None:
 
 
 def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
-                   concurrency: int = 1, logs_dir: Path | None = None) -> str:
+                   concurrency: int = 1, logs_dir: Path | None = None,
+                   broker_url: str | None = None, queue: str | None = None) -> str:
     """The command that finishes this tournament, shown after Ctrl-C. Credentials in a bot
     URL or in ``--db`` are shown as ``***``: put them back to run it."""
     entrants = [e.name if e.name == redact(e.bot) else f"{e.name}={redact(e.bot)}"
@@ -340,6 +417,10 @@ def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
         args += ["--state-dir", str(state_dir)]
     if logs_dir is not None:
         args += ["--logs", str(logs_dir)]
+    if broker_url is not None:
+        args += ["--broker", redact(broker_url)] if broker_url else ["--broker"]
+    if queue is not None:
+        args += ["--queue", queue]
     return " ".join(shlex.quote(a) for a in args)
 
 

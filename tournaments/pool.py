@@ -12,12 +12,32 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Protocol
 
 from arena import init_worker, play_match, snapshot
 from tournaments.fixtures import Fixture, Outcome
+
+
+class Pool(Protocol):
+    """What plays a tournament's matches: :class:`MatchPool` here, or another machine's
+    workers (``api.broker_pool``, above this layer, injected through :meth:`Tournament.run
+    <tournaments.tournament.Tournament.run>`).
+
+    ``run`` yields one :class:`Outcome` per fixture, in completion order (closing the
+    generator stops the rest); the parent alone books them, so results, standings and resume
+    do not depend on where a match was played.
+    """
+
+    def run(self, fixtures: Iterable[Fixture]) -> Generator[Outcome, None, None]: ...
+
+    def close(self) -> None: ...
+
+
+PoolFactory = Callable[[int, bool], Pool]
+"""Makes the pool of one run from its concurrency and ``keep_logs`` (:class:`MatchPool` is one)."""
 
 
 def play_fixture(fixture: Fixture, keep_log: bool) -> Outcome:

@@ -19,7 +19,7 @@ from referee.games import find_game
 from tournaments.errors import Interrupted
 from tournaments.fixtures import Fixture, Outcome, schedule
 from tournaments.plan import Plan, check_plan
-from tournaments.pool import MatchPool
+from tournaments.pool import MatchPool, PoolFactory
 from tournaments.standings import Standings
 from tournaments.store import StateStore
 
@@ -89,7 +89,8 @@ class Tournament:
                 self._held = False
 
     def run(self, concurrency: int, record: Recorder | None = None,
-            progress: Progress | None = None, stored: Stored | None = None) -> Standings:
+            progress: Progress | None = None, stored: Stored | None = None,
+            pool: PoolFactory | None = None) -> Standings:
         """Play the missing matches while holding the tournament; raise
         :class:`~tournaments.Interrupted` on Ctrl-C (progress is kept).
 
@@ -97,6 +98,9 @@ class Tournament:
         between the two, the database has a result the store lacks: ``stored`` gives those
         results back and they are taken as they are, not played again (a second game could
         end otherwise, and the report would then disagree with the ladder).
+
+        ``pool`` makes what plays the matches (default :class:`MatchPool`: processes and
+        threads of this machine); whatever plays them, this process books every result.
         """
         with self.playing():
             table = self.standings()
@@ -104,7 +108,8 @@ class Tournament:
             for outcome in self._recovered(fixtures, stored):
                 self._book(outcome, table, progress)
                 del fixtures[outcome.index]
-            outcomes = MatchPool(concurrency, self.plan.keep_logs).run(fixtures.values())
+            make_pool = pool or MatchPool
+            outcomes = make_pool(concurrency, self.plan.keep_logs).run(fixtures.values())
             try:
                 for outcome in outcomes:
                     if record is not None:
