@@ -91,7 +91,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
                                       sweep_policy=SweepPolicy(config.requeue_after_s,
                                                                config.max_match_s),
                                       start=config.start_pool, tick_s=config.tick_s,
-                                      matchmaker=config.matchmaker())
+                                      matchmaker=config.matchmaker(), health_s=config.health_s,
+                                      probe_interval_s=config.probe_interval_s)
     app = Flask("referee.api")
     app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)  # type: ignore[method-assign]
     app.secret_key = config.secret_key or secrets.token_hex(32)
@@ -215,6 +216,16 @@ def owner_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         require_owner()
+        return view(*args, **kwargs)
+    return wrapper
+
+
+def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`owner_required`, and 403 for an owner who is not an admin."""
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not require_owner().is_admin:
+            abort(403, message="this needs an admin's token")
         return view(*args, **kwargs)
     return wrapper
 

@@ -8,6 +8,8 @@ embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATE
 benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
 ``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
 runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match),
+``REFEREE_HEALTH_S`` (how often the health tick runs), ``REFEREE_PROBE_INTERVAL_S`` (how often
+each bot is probed),
 ``REFEREE_SECRET_KEY`` (signs the pages' session cookie; without it a random key per start,
 so a restart logs everyone out), ``REFEREE_SECURE_COOKIES`` (``1``: the session cookie only
 over HTTPS), ``REFEREE_TICK_S`` (how often the matchmaker runs), ``REFEREE_LADDER_DEPTH``
@@ -47,6 +49,10 @@ class ServiceConfig:
     sweep_s: float = 30.0
     requeue_after_s: float = 120.0
     max_match_s: float = 3600.0
+    health_s: float = 60.0
+    """How often the health tick runs (it probes only the bots that are due)."""
+    probe_interval_s: float = 1800.0
+    """How often each entrant bot is probed (``GET /`` and one decision)."""
     resolver: Resolver = field(default=system_resolver, compare=False)
     start_pool: bool = True
     """Embedded mode: start the worker threads and the sweeper (tests may drive them)."""
@@ -76,6 +82,8 @@ class ServiceConfig:
             sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
             requeue_after_s=_env_float("REFEREE_REQUEUE_AFTER_S", 120.0),
             max_match_s=_env_float("REFEREE_MAX_MATCH_S", 3600.0),
+            health_s=_env_float("REFEREE_HEALTH_S", 60.0),
+            probe_interval_s=_env_float("REFEREE_PROBE_INTERVAL_S", 1800.0),
             secret_key=env.get("REFEREE_SECRET_KEY") or None,
             secure_cookies=env.get("REFEREE_SECURE_COOKIES", "") in ("1", "true", "yes"),
             tick_s=_env_float("REFEREE_TICK_S", 20.0),

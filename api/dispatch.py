@@ -43,17 +43,20 @@ class CeleryDispatcher:
 
 
 class EmbeddedPool:
-    """``workers`` threads playing matches in this process, and a sweeper thread.
+    """``workers`` threads playing matches in this process, a sweeper thread and (given
+    ``health_s``) a thread probing the bots' health every ``health_s`` seconds.
 
     At start it queues every match not over (a restarted server picks up where it was).
     """
 
     def __init__(self, engine: Engine, policy: UrlPolicy, *, workers: int, lease_s: float,
                  sweep_s: float, sweep_policy: SweepPolicy, start: bool = True,
-                 tick_s: float = 20.0, matchmaker: Any = None) -> None:
+                 tick_s: float = 20.0, matchmaker: Any = None,
+                 health_s: float | None = None, probe_interval_s: float = 1800.0) -> None:
         self.engine, self.policy, self.lease_s = engine, policy, lease_s
         self.sweep_s, self.sweep_policy = sweep_s, sweep_policy
         self.tick_s, self.matchmaker = tick_s, matchmaker
+        self.health_s, self.probe_interval_s = health_s, probe_interval_s
         self._queue: queue.Queue[int | None] = queue.Queue()
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._work, name=f"match-worker-{i}",
@@ -62,6 +65,9 @@ class EmbeddedPool:
                                               daemon=True))
         self._threads.append(threading.Thread(target=self._ticker, name="matchmaker",
                                               daemon=True))
+        if health_s:
+            self._threads.append(threading.Thread(target=self._health, name="health",
+                                                  daemon=True))
         if start:
             self.start()
 
@@ -117,6 +123,15 @@ class EmbeddedPool:
                 self.enqueue(sweep(self.engine, self.sweep_policy))
             except Exception:
                 log.exception("sweeping")
+
+    def _health(self) -> None:
+        from api.health import probe_now
+
+        while not self._stop.wait(self.health_s):
+            try:
+                probe_now(self.engine, self.policy, self.probe_interval_s)
+            except Exception:
+                log.exception("probing bots")
 
 
 class NoDispatcher:

@@ -7,6 +7,7 @@ used with ``unknown=RAISE`` so an unknown parameter is a 422, not silently ignor
 
 from __future__ import annotations
 
+from datetime import timezone
 from typing import Any
 
 import marshmallow as ma
@@ -31,8 +32,15 @@ def _storable(value: str) -> None:
         raise ma.ValidationError("must be valid Unicode (no unpaired surrogates)") from None
 
 
+STORABLE_PATTERN = r"^[^\u0000]*$"
+"""No NUL: what :func:`_storable` refuses, said in the document (so a fuzzer knows it).  Unpaired
+surrogates cannot be said in a JSON Schema pattern (not Unicode scalars): they stay unsaid."""
+
+
 def Text(*, max_len: int, min_len: int = 0, **kwargs: Any) -> fields.String:
-    return fields.String(validate=[validate.Length(min_len, max_len), _storable], **kwargs)
+    metadata = {"pattern": STORABLE_PATTERN, **kwargs.pop("metadata", {})}
+    return fields.String(validate=[validate.Length(min_len, max_len), _storable],
+                         metadata=metadata, **kwargs)
 
 
 def Id(*, strict: bool = True, **kwargs: Any) -> fields.Integer:
@@ -124,6 +132,62 @@ def match_filter_schema(known: list[str]) -> type[ma.Schema]:
         rated = fields.Boolean()
         challenge = Id(strict=False)
     return MatchFilter
+
+
+class LongPageArgs(PageArgs):
+    """A page of a series a chart draws whole: up to 1000 points at once."""
+
+    per_page = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+
+
+def rating_args_schema(known: list[str]) -> type[ma.Schema]:
+    class RatingArgs(LongPageArgs):
+        game = game_field(known, required=True)
+    return RatingArgs
+
+
+def head_to_head_args_schema(known: list[str]) -> type[ma.Schema]:
+    class HeadToHeadArgs(PageArgs):
+        game = game_field(known, required=True)
+    return HeadToHeadArgs
+
+
+def bot_matches_args_schema(known: list[str]) -> type[ma.Schema]:
+    class BotMatchesArgs(PageArgs):
+        game = game_field(known)
+        opponent = Id(strict=False, metadata={"description": "a bot it met in the match"})
+        result = fields.String(validate=validate.OneOf(["win", "draw", "loss"]), metadata={
+            "description": "its outcome (finished matches only): a win is first place alone, "
+                           "a draw first place shared, anything else a loss"})
+        rated = fields.Boolean()
+        state = fields.String(validate=validate.OneOf([SCHEDULED, RUNNING, FINISHED, VOIDED]))
+        since = fields.AwareDateTime(default_timezone=timezone.utc, metadata={
+            "description": "finished (or, not yet over, created) at or after this moment; "
+                           "without an offset, UTC"})
+        round = Id(strict=False)
+    return BotMatchesArgs
+
+
+def export_args_schema(known: list[str]) -> type[ma.Schema]:
+    class ExportArgs(Strict):
+        game = game_field(known)
+        after_id = fields.Integer(load_default=0, validate=validate.Range(0, ID_MAX),
+                                  metadata={"description": "the cursor: `next_after_id` of "
+                                                           "the previous page"})
+        limit = fields.Integer(load_default=100, validate=validate.Range(1, 500))
+    return ExportArgs
+
+
+class AlertArgs(PageArgs):
+    bot = Id(strict=False)
+
+
+class LadderPauseBody(Strict):
+    reason = Text(max_len=200, min_len=1, load_default="paused by an admin")
+
+
+class VoidBody(Strict):
+    reason = Text(max_len=200, min_len=1, load_default="voided by an admin")
 
 
 # -- answers ----------------------------------------------------------------------------------
@@ -391,10 +455,130 @@ class BoardRow(ma.Schema):
     last_played = fields.String(allow_none=True)
 
 
+class PausedRow(ma.Schema):
+    bot = fields.Nested(Ref, required=True)
+    owner = fields.Nested(Ref, allow_none=True, required=True)
+    reason = fields.String(required=True)
+    row = fields.Nested(BoardRow, allow_none=True, required=True,
+                        metadata={"description": "its standing, if it has played rated games"})
+
+
+class LadderStatus(ma.Schema):
+    paused = fields.Boolean(required=True, metadata={
+        "description": "an admin paused the ladder: nothing new is scheduled on it"})
+    reason = fields.String(allow_none=True, required=True)
+    paused_at = fields.DateTime(allow_none=True, required=True)
+
+
 class LeaderboardOut(ma.Schema):
     game = fields.String(required=True)
     items = fields.List(fields.Nested(BoardRow), required=True)
     provisional = fields.List(fields.Nested(BoardRow), required=True)
+    paused = fields.List(fields.Nested(PausedRow), required=True, metadata={
+        "description": "bots paused on this ladder (by their health, forfeits, an admin), "
+                       "not ranked"})
+    ladder = fields.Nested(LadderStatus, required=True)
+
+
+class LadderOut(LadderStatus):
+    game = fields.String(required=True)
+
+
+class RatingPoint(ma.Schema):
+    match_id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    finished_at = fields.DateTime(allow_none=True, required=True)
+    round_id = fields.Integer(allow_none=True, required=True)
+    rating_before = fields.Float(required=True)
+    rating_after = fields.Float(required=True)
+    delta = fields.Float(required=True)
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+
+
+class RatingPage(Page):
+    items = fields.List(fields.Nested(RatingPoint), required=True)
+
+
+class BotMatchBrief(MatchBrief):
+    outcome = fields.String(allow_none=True, required=True, metadata={
+        "description": "the bot's win, draw or loss (finished matches only)"})
+
+
+class BotMatchPage(Page):
+    items = fields.List(fields.Nested(BotMatchBrief), required=True)
+
+
+class HeadToHeadRow(ma.Schema):
+    bot = fields.Nested(Ref, required=True, metadata={"description": "the opponent"})
+    played = fields.Integer(required=True)
+    ahead = fields.Integer(required=True, metadata={"description": "finished ahead of it "
+                                                                   "(a win, in two seats)"})
+    level = fields.Integer(required=True)
+    behind = fields.Integer(required=True)
+    strikes_per_game = fields.Float(allow_none=True, required=True)
+    last_met = fields.DateTime(allow_none=True, required=True)
+    last_match = fields.Integer(allow_none=True, required=True)
+
+
+class HeadToHeadPage(Page):
+    game = fields.String(required=True)
+    items = fields.List(fields.Nested(HeadToHeadRow), required=True)
+
+
+class ExportItem(ma.Schema):
+    id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    rules_version = fields.String(required=True)
+    rated = fields.Boolean(required=True)
+    round_id = fields.Integer(allow_none=True, required=True)
+    challenge_id = fields.Integer(allow_none=True, required=True)
+    finished_at = fields.DateTime(allow_none=True, required=True)
+    end_reason = fields.String(allow_none=True, required=True)
+    seats = fields.List(fields.Nested(SeatOut), required=True)
+    log_url = fields.String(required=True)
+    log_sha256 = fields.String(allow_none=True, required=True)
+    log_bytes = fields.Integer(allow_none=True, required=True)
+
+
+class ExportOut(ma.Schema):
+    items = fields.List(fields.Nested(ExportItem), required=True)
+    next_after_id = fields.Integer(required=True, metadata={
+        "description": "pass it as `after_id` for the next page"})
+    more = fields.Boolean(required=True, metadata={
+        "description": "more finished matches are ready now"})
+    waiting_on = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the first match not over yet (or whose log is withheld): the export "
+                       "stops before it so that no match is ever skipped"})
+
+
+class AlertOut(ma.Schema):
+    id = fields.Integer(required=True)
+    at = fields.DateTime(required=True)
+    kind = fields.String(required=True, metadata={"description": "`paused` or `resumed`"})
+    reason = fields.String(required=True)
+    detail = fields.String(required=True)
+    games = fields.List(fields.String(), required=True)
+    bot = fields.Nested(Ref, required=True)
+
+
+class AlertPage(Page):
+    items = fields.List(fields.Nested(AlertOut), required=True)
+
+
+class VoidOut(ma.Schema):
+    id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    was = fields.String(required=True)
+    state = fields.String(required=True)
+    reason = fields.String(required=True)
+    ratings_recomputed = fields.Boolean(required=True)
+    matches_refolded = fields.Integer(required=True)
+
+
+class RecomputeOut(ma.Schema):
+    game = fields.String(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "rated matches folded"})
 
 
 class QueueOut(ma.Schema):

@@ -63,7 +63,8 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         worker_hijack_root_logger=False,
         beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},
                        "referee-ladder-tick": {"task": "referee.ladder_tick",
-                                               "schedule": cfg.tick_s}},
+                                               "schedule": cfg.tick_s},
+                       "referee-health": {"task": "referee.health", "schedule": cfg.health_s}},
         # the tournaments' match logs (the only results kept) come back through Redis
         result_backend=broker_url if broker_url.startswith(("redis://", "rediss://")) else None,
         result_expires=86400,
@@ -108,6 +109,13 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         for match_pk in ids:
             run_match_task.apply_async(args=[match_pk])
         return len(ids)
+
+    @app.task(name="referee.health")
+    def health_task() -> dict[str, Any]:
+        from api.health import probe_now
+
+        settings = config()
+        return probe_now(engine(), settings.policy(), settings.probe_interval_s)
 
     return app
 

@@ -1,7 +1,8 @@
 """``referee worker`` and ``referee beat``: Celery processes of the production service.
 
 A worker plays matches (``run_match`` tasks carry only a match id; the database decides who
-plays what).  Beat runs the periodic jobs (the sweeper, the matchmaker); run exactly one.
+plays what).  Beat runs the periodic jobs (the sweeper, the matchmaker, the health probes); run
+exactly one.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def worker(db_url: str | None, broker_url: str | None, queue: str | None, concur
               type=click.Choice(["debug", "info", "warning", "error"]))
 def beat(db_url: str | None, broker_url: str | None, queue: str | None,
          schedule_file: Path | None, loglevel: str) -> None:
-    """Send the periodic jobs (the sweeper, the matchmaker tick); run one beat per service."""
+    """Send the periodic jobs (sweeper, matchmaker tick, health probes); run one beat per service."""
     import platformdirs
 
     from api.tasks import app_from_env

@@ -71,6 +71,7 @@ from sqlalchemy import (
 
 from ladder import ConflictError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
+from ladder.admin import ladder_paused
 from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
     ACTIVE, FINISHED, RUNNING, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match,
@@ -242,6 +243,8 @@ def tick(engine: Engine, game: str | None = None, now: datetime | None = None,
                     continue
             else:
                 lock_ladder(conn, LOCK)
+            if ladder_paused(conn, name):  # an admin stopped it: nothing new starts
+                continue
             _Tick(conn, name, now or now_utc(), config, rng, result).run()
     return result
 

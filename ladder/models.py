@@ -347,3 +347,35 @@ class RatingHistory(Base):
     elo_after: Mapped[float] = mapped_column(Float)
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
+
+
+class Alert(Base):
+    """Something an owner should hear about one of their bots: an automatic pause or resume
+    of its ladder entries (revision 0004; read through ``GET /me/alerts``)."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_owner_id_id", "owner_id", "id"),
+                      Index("ix_alerts_bot_id_id", "bot_id", "id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id", ondelete="CASCADE"))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(32))
+    """``paused`` or ``resumed``."""
+    reason: Mapped[str] = mapped_column(String(NAME_LEN))
+    detail: Mapped[str] = mapped_column(Text, default="")
+    games: Mapped[list[str]] = mapped_column(JSON)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LadderPause(Base):
+    """A game's ladder paused by an admin: while the row exists, nothing new is scheduled on
+    it (``ladder.admin.ladder_paused``); matches already scheduled still play."""
+
+    __tablename__ = "ladder_pauses"
+
+    game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
+    reason: Mapped[str] = mapped_column(String(NAME_LEN))
+    paused_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    by_owner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("owners.id", ondelete="SET NULL"), nullable=True)

@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import Engine, and_, case, func, or_, select
 from sqlalchemy.orm import aliased
 
+from ladder import NotFoundError
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
 from ladder.models import (
-    FINISHED, PAUSED, ApiToken, Bot, HealthCheck, LadderEntry, Match, MatchSeat, Owner,
+    FINISHED, PAUSED, RETIRED, ApiToken, Bot, HealthCheck, LadderEntry, Match, MatchSeat, Owner,
     RatingHistory,
 )
 from ladder.store import folded
@@ -42,14 +43,40 @@ def rating_series(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]
     """The bot's Elo before and after each of its rated matches of ``game``, in the order the
     ratings were folded (oldest first), with each match's round."""
     with translate_errors(engine), reader(engine) as conn:
-        rows = conn.execute(
-            select(Match.id, Match.rating_seq, Match.finished_at, Match.round_id,
-                   RatingHistory.elo_before, RatingHistory.elo_after)
-            .join(RatingHistory, RatingHistory.match_pk == Match.id)
-            .where(RatingHistory.bot_id == bot_id, RatingHistory.game == game)
-            .order_by(Match.rating_seq)).all()
+        rows = conn.execute(_series(bot_id, game)).all()
     return [{"match_id": r.id, "finished_at": utc(r.finished_at), "round_id": r.round_id,
              "before": r.elo_before, "after": r.elo_after} for r in rows]
+
+
+def rating_series_page(engine: Engine, bot_id: int, game: str, page: int = 1,
+                       per_page: int = 100) -> tuple[list[dict[str, Any]], int]:
+    """A page of :func:`rating_series` (oldest first) with the total, as the API answers it:
+    NotFoundError for an unknown bot."""
+    query = _series(bot_id, game)
+    with translate_errors(engine), reader(engine) as conn:
+        require_bot(conn, bot_id)
+        total = conn.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+        rows = conn.execute(query.offset((page - 1) * per_page).limit(per_page)).all()
+    return [{"match_id": r.id, "game": game, "finished_at": utc(r.finished_at),
+             "round_id": r.round_id, "rating_before": round(r.elo_before, 2),
+             "rating_after": round(r.elo_after, 2),
+             "delta": round(r.elo_after - r.elo_before, 2),
+             "mu": round(r.mu, 4), "sigma": round(r.sigma, 4)} for r in rows], total
+
+
+def _series(bot_id: int, game: str) -> Any:
+    return (select(Match.id, Match.rating_seq, Match.finished_at, Match.round_id,
+                   RatingHistory.elo_before, RatingHistory.elo_after, RatingHistory.mu,
+                   RatingHistory.sigma)
+            .join(RatingHistory, RatingHistory.match_pk == Match.id)
+            .where(RatingHistory.bot_id == bot_id, RatingHistory.game == game)
+            .order_by(Match.rating_seq))
+
+
+def require_bot(conn: Any, bot_id: int) -> None:
+    """NotFoundError unless ``bot_id`` exists."""
+    if conn.execute(select(Bot.id).where(Bot.id == bot_id)).first() is None:
+        raise NotFoundError(f"no bot {bot_id}")
 
 
 def head_to_head(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
@@ -78,6 +105,15 @@ def head_to_head(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]
              "level": r.level, "behind": r.behind,
              "strikes_per_game": round(r.strikes / r.played, 2) if r.played else None,
              "last_met": utc(r.last), "last_match": r.last_id} for r in rows]
+
+
+def head_to_head_page(engine: Engine, bot_id: int, game: str, page: int = 1,
+                      per_page: int = 20) -> tuple[list[dict[str, Any]], int]:
+    """A page of :func:`head_to_head` with the total: NotFoundError for an unknown bot."""
+    with translate_errors(engine), reader(engine) as conn:
+        require_bot(conn, bot_id)
+    rows = head_to_head(engine, bot_id, game)
+    return rows[(page - 1) * per_page:page * per_page], len(rows)
 
 
 def seat_record(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
@@ -165,14 +201,16 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
 
 def paused_bots(engine: Engine, game: str) -> list[dict[str, Any]]:
     """The bots of ``game``'s ladder that are paused: the bot itself (status ``paused``) or
-    its entry in this ladder (a reason recorded), with the reason."""
+    its entry in this ladder (a reason recorded), with the reason; retired bots are left out
+    (they are off the ladder altogether)."""
     with translate_errors(engine), reader(engine) as conn:
         rows = conn.execute(
             select(Bot.id, Bot.name, Bot.status, Bot.games, Bot.owner_id,
                    Owner.name.label("owner_name"), LadderEntry.paused_reason)
             .outerjoin(Owner, Owner.id == Bot.owner_id)
             .outerjoin(LadderEntry, and_(LadderEntry.bot_id == Bot.id, LadderEntry.game == game))
-            .where(or_(Bot.status == PAUSED, LadderEntry.paused_reason.is_not(None)))
+            .where(or_(Bot.status == PAUSED, LadderEntry.paused_reason.is_not(None)),
+                   Bot.status != RETIRED)
             .order_by(Bot.name)).all()
     out = []
     for r in rows:

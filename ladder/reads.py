@@ -14,17 +14,21 @@ import hashlib
 import json
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, func, select
+from sqlalchemy import Connection, Engine, and_, case, func, or_, select
+from sqlalchemy.orm import aliased
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
 from ladder.models import (
-    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Match, MatchLog, MatchSeat,
-    Owner, RatingHistory,
+    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderPause, Match, MatchLog,
+    MatchSeat, Owner, RatingHistory,
 )
+from ladder.pages_reads import paused_bots
+from ladder.ratings import outcomes, standings
 from ladder.store import folded, leaderboard
 
 
@@ -32,9 +36,16 @@ from ladder.store import folded, leaderboard
 
 def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = None,
                  state: str | None = None, rated: bool | None = None,
-                 challenge: int | None = None, page: int = 1, per_page: int = 20
+                 challenge: int | None = None, opponent: int | None = None,
+                 result: str | None = None, since: datetime | None = None,
+                 round: int | None = None, page: int = 1, per_page: int = 20
                  ) -> tuple[list[dict[str, Any]], int]:
-    """A page of matches, newest first, and the total."""
+    """A page of matches, newest first, and the total.
+
+    With ``bot``, each match also says how that bot did (``outcome``: win, draw or loss as
+    the leaderboard counts them, once finished) and may be filtered by ``opponent`` (a bot it
+    met there) and ``result`` (its outcome; finished matches only).  ``since``: finished (or,
+    not yet over, created) at or after that moment; ``round``: matches of that round."""
     where: list[Any] = []
     if game is not None:
         where.append(Match.game == game)
@@ -44,15 +55,57 @@ def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = N
         where.append(Match.rated.is_(rated))
     if challenge is not None:
         where.append(Match.challenge_id == challenge)
+    if round is not None:
+        where.append(Match.round_id == round)
+    if since is not None:
+        where.append(func.coalesce(Match.finished_at, Match.recorded_at) >= since)
+    if opponent is not None:
+        where.append(Match.id.in_(select(MatchSeat.match_pk).where(MatchSeat.bot_id == opponent)))
     if bot is not None:
-        where.append(Match.id.in_(select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot)))
+        where.append(Match.id.in_(_seats_of(bot, result)))
     with translate_errors(engine), reader(engine) as conn:
         total = conn.execute(select(func.count()).select_from(Match).where(*where)).scalar_one()
         rows = conn.execute(select(Match.__table__).where(*where).order_by(Match.id.desc())
                             .offset((page - 1) * per_page).limit(per_page)).all()
         seats = _seats(conn, [m.id for m in rows])
         public = _logs_public(conn, rows)
-    return [_match_dict(m, seats.get(m.id, []), m.id in public, brief=True) for m in rows], total
+    items = [_match_dict(m, seats.get(m.id, []), m.id in public, brief=True) for m in rows]
+    if bot is not None:
+        for item in items:
+            item["outcome"] = _outcome(item, bot)
+    return items, total
+
+
+def _seats_of(bot: int, result: str | None) -> Any:
+    """The matches ``bot`` sat in, with that ``result`` for it when given: a win is the best
+    standing alone, a draw the best shared, anything else a loss (a forfeit always is; a
+    forfeit's standing is below every seat that played on, so comparing standings is enough)."""
+    me = aliased(MatchSeat)
+    query = select(me.match_pk).where(me.bot_id == bot)
+    if result is None:
+        return query
+    others = aliased(MatchSeat)
+    best_other = (select(func.min(others.standing))
+                  .where(others.match_pk == me.match_pk, others.bot_id != bot)
+                  .scalar_subquery())
+    played = and_(Match.state == FINISHED, me.forfeited.is_not(True))
+    query = query.join(Match, Match.id == me.match_pk).where(Match.state == FINISHED)
+    if result == "win":
+        return query.where(played, me.standing < best_other)
+    if result == "draw":
+        return query.where(played, me.standing == best_other)
+    return query.where(or_(me.forfeited.is_(True), me.standing > best_other))
+
+
+def _outcome(match: dict[str, Any], bot: int) -> str | None:
+    """The bot's win, draw or loss in a finished match it sat in (None otherwise)."""
+    seats = match["seats"]
+    if match["state"] != FINISHED or any(s["rank"] is None for s in seats):
+        return None
+    forfeited = [bool(s["forfeited"]) for s in seats]
+    places = standings([s["rank"] for s in seats], forfeited)
+    mine = next((i for i, s in enumerate(seats) if s["bot"]["id"] == bot), None)
+    return None if mine is None else outcomes(places, forfeited)[mine]
 
 
 def match_detail(engine: Engine, match_pk: int) -> dict[str, Any]:
@@ -119,6 +172,42 @@ def _match_dict(m: Any, seats: list[dict[str, Any]], public: bool,
         doc["settings"] = m.settings
         doc["rules_version"] = m.rules_version
     return doc
+
+
+def export_matches(engine: Engine, *, game: str | None = None, after_id: int = 0,
+                   limit: int = 100) -> dict[str, Any]:
+    """Finished matches after ``after_id``, in id order, with where their logs are: a
+    cursor that never skips one.  Matches finish out of id order, so the page stops before
+    the first match after the cursor that is not over yet (or whose log is still withheld:
+    a match sharing its seed is not over) and says which (``waiting_on``); voided matches
+    are passed over, they never get a log."""
+    cond = [Match.id > after_id, Match.state != VOIDED]
+    if game is not None:
+        cond.append(Match.game == game)
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(Match.id, Match.game, Match.rules_version, Match.rated, Match.round_id,
+                   Match.challenge_id, Match.finished_at, Match.end_reason, Match.state,
+                   Match.pair_key, MatchLog.sha256, MatchLog.size)
+            .outerjoin(MatchLog, MatchLog.match_pk == Match.id)
+            .where(*cond).order_by(Match.id).limit(limit + 1)).all()
+        public = _logs_public(conn, rows)
+        ready = []
+        waiting = None
+        for m in rows[:limit]:
+            if m.id not in public:
+                waiting = m.id
+                break
+            ready.append(m)
+        seats = _seats(conn, [m.id for m in ready])
+    items = [{"id": m.id, "game": m.game, "rules_version": m.rules_version, "rated": m.rated,
+              "round_id": m.round_id, "challenge_id": m.challenge_id,
+              "finished_at": utc(m.finished_at), "end_reason": m.end_reason,
+              "seats": seats.get(m.id, []), "log_url": f"/api/v1/matches/{m.id}/log",
+              "log_sha256": m.sha256, "log_bytes": m.size} for m in ready]
+    more = waiting is None and len(rows) > limit and rows[limit].id in public
+    return {"items": items, "next_after_id": ready[-1].id if ready else after_id,
+            "more": more, "waiting_on": waiting}
 
 
 def match_log(engine: Engine, match_pk: int) -> tuple[bytes, str]:
@@ -240,16 +329,26 @@ def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     with translate_errors(engine), reader(engine) as conn:
         version = tuple(conn.execute(select(
             select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
+            select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
             select(func.max(Bot.updated_at)).scalar_subquery(),
             select(func.count()).select_from(Bot).scalar_subquery())).one())
+        ladder = _ladder_state(conn, game)
     with _BOARDS_LOCK:
         cached = _BOARDS.get(key)
     if cached is not None and cached[0] == version:
-        return copy.deepcopy(cached[1])
+        return {**copy.deepcopy(cached[1]), "ladder": ladder}
     page = _leaderboard_page(engine, game)
     with _BOARDS_LOCK:
         _BOARDS[key] = (version, copy.deepcopy(page))
-    return page
+    return {**page, "ladder": ladder}
+
+
+def _ladder_state(conn: Connection, game: str) -> dict[str, Any]:
+    """Whether an admin paused the ladder, why and since when."""
+    row = conn.execute(select(LadderPause.reason, LadderPause.paused_at)
+                       .where(LadderPause.game == game)).one_or_none()
+    return {"paused": row is not None, "reason": None if row is None else row.reason,
+            "paused_at": None if row is None else utc(row.paused_at)}
 
 
 def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
@@ -292,6 +391,19 @@ def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
             "last_played": r["last_played"],
         }
         (provisional if r["provisional"] else ranked).append(entry)
-    for rank, entry in enumerate(ranked, start=1):
-        entry["rank"] = rank
-    return {"game": game, "items": ranked, "provisional": provisional}
+    return split_paused({"game": game, "items": ranked, "provisional": provisional},
+                        paused_bots(engine, game))
+
+
+def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:
+    """The board with the paused bots (each ``{bot, owner, reason}``) in their own section,
+    each with its leaderboard row if it has one (``row``), and the others ranked without
+    them."""
+    ids = {p["bot"]["id"] for p in paused}
+    rows = {r["bot"]["id"]: r for r in board["items"] + board["provisional"]}
+    items = [dict(r) for r in board["items"] if r["bot"]["id"] not in ids]
+    for rank, row in enumerate(items, start=1):
+        row["rank"] = rank
+    return {**board, "items": items,
+            "provisional": [r for r in board["provisional"] if r["bot"]["id"] not in ids],
+            "paused": [{**p, "row": rows.get(p["bot"]["id"])} for p in paused]}

@@ -434,21 +434,27 @@ def recompute(engine: Engine, game: str | None = None, *,
 def _recompute_game(engine: Engine, game: str, elo: EloConfig | None) -> int:
     with engine.begin() as conn:
         lock_ladder(conn, game)
-        if elo is not None:
-            _ensure_ladder(conn, game, datetime.now(timezone.utc))
-            conn.execute(update(Ladder).where(Ladder.game == game).values(
-                elo_k=elo.k, elo_k_provisional=elo.k_provisional,
-                elo_provisional_games=elo.provisional_games))
-        config = _ladder_config(conn, game)
-        if config is None:
-            return 0
-        fold = RatingFold(game, config)
-        matches, seats = _refold_history(conn, fold)
-        _drop_stale_history(conn, game, seats)
-        _fill_last_played(conn, fold.states)
-        conn.execute(delete(Rating).where(Rating.game == game))
-        _insert_chunked(conn, Rating, [_rating_row(game, b, s) for b, s in fold.states.items()])
-        return matches
+        return refold(conn, game, elo)
+
+
+def refold(conn: Connection, game: str, elo: EloConfig | None = None) -> int:
+    """:func:`recompute` of one game inside the caller's transaction, which must hold the
+    ladder lock (so a change and the recompute it calls for commit together)."""
+    if elo is not None:
+        _ensure_ladder(conn, game, datetime.now(timezone.utc))
+        conn.execute(update(Ladder).where(Ladder.game == game).values(
+            elo_k=elo.k, elo_k_provisional=elo.k_provisional,
+            elo_provisional_games=elo.provisional_games))
+    config = _ladder_config(conn, game)
+    if config is None:
+        return 0
+    fold = RatingFold(game, config)
+    matches, seats = _refold_history(conn, fold)
+    _drop_stale_history(conn, game, seats)
+    _fill_last_played(conn, fold.states)
+    conn.execute(delete(Rating).where(Rating.game == game))
+    _insert_chunked(conn, Rating, [_rating_row(game, b, s) for b, s in fold.states.items()])
+    return matches
 
 
 def folded(game: Any) -> tuple[Any, ...]:

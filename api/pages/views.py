@@ -68,27 +68,11 @@ def leaderboard(game: str) -> str:
     query()
     known(game)
     engine = service().engine
-    board = split_paused(reads.leaderboard_page(engine, game), more.paused_bots(engine, game))
+    board = reads.leaderboard_page(engine, game)  # paused bots apart, in their own section
     recent, _ = reads.list_matches(engine, game=game, state=FINISHED, per_page=TOP)
     return render_template("pages/leaderboard.html", game=game, board=board,
                            extras=more.ladder_extras(engine, game), recent=recent,
                            two_seats=max(game_info(game).player_counts) == 2)
-
-
-def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:
-    """The board with paused bots in their own section (with their rating, if they have one)
-    and the others ranked again without them.  A board that already has a ``paused``
-    section (the API's, once it has one) is taken as it is."""
-    if "paused" in board:
-        return board
-    ids = {p["bot"]["id"] for p in paused}
-    rows = {r["bot"]["id"]: r for r in board["items"] + board["provisional"]}
-    items = [dict(r) for r in board["items"] if r["bot"]["id"] not in ids]
-    for rank, row in enumerate(items, start=1):
-        row["rank"] = rank
-    return {**board, "items": items,
-            "provisional": [r for r in board["provisional"] if r["bot"]["id"] not in ids],
-            "paused": [{**p, "row": rows.get(p["bot"]["id"])} for p in paused]}
 
 
 # -- bots -------------------------------------------------------------------------------------
@@ -119,7 +103,7 @@ def standing(game: str, bot_id: int) -> dict[str, Any] | None:
     """Where the bot stands on the game's board as its page shows it: its row, the section
     (ranked, provisional or paused) and the section's size."""
     engine = service().engine
-    board = split_paused(reads.leaderboard_page(engine, game), more.paused_bots(engine, game))
+    board = reads.leaderboard_page(engine, game)  # paused bots apart, in their own section
     for section in ("items", "provisional"):
         for row in board[section]:
             if row["bot"]["id"] == bot_id:

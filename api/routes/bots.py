@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timezone
 from typing import Any
 
 import marshmallow as ma
@@ -12,10 +13,12 @@ from flask_smorest import Blueprint, abort
 from api import execution
 from api.app import BEARER, owner_required, principal, require_owner, service
 from api.schemas import (
-    ID_RULE as ID, BotOut, BotPage, CheckArgs, CheckOut, bot_create_schema, bot_filter_schema,
-    bot_update_schema,
+    ID_RULE as ID, BotMatchPage, BotOut, BotPage, CheckArgs, CheckOut, HeadToHeadPage,
+    RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema,
+    bot_update_schema, head_to_head_args_schema, rating_args_schema,
 )
-from ladder import registry
+from ladder import pages_reads as more
+from ladder import reads, registry
 from ladder.models import ACTIVE, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
@@ -149,4 +152,50 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             registry.mark_verified(svc.engine, bot_id, ACTIVE)
         return {**report, "game": game}
 
+    @blp.route(f"/bots/<{ID}:bot_id>/ratings", methods=["GET"])
+    @blp.arguments(rating_args_schema(games), location="query", unknown=ma.RAISE,
+                   as_kwargs=True)
+    @blp.response(200, RatingPage)
+    def bot_ratings(bot_id: int, game: str, page: int, per_page: int) -> Any:
+        """The bot's rating before and after each of its rated matches of a game, oldest
+        first (the order the ratings were folded in), with each match's round."""
+        items, total = more.rating_series_page(service().engine, bot_id, game, page, per_page)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
+    @blp.route(f"/bots/<{ID}:bot_id>/matches", methods=["GET"])
+    @blp.arguments(bot_matches_args_schema(games), location="query", unknown=ma.RAISE,
+                   as_kwargs=True)
+    @blp.response(200, BotMatchPage)
+    def bot_matches(bot_id: int, page: int, per_page: int, **filters: Any) -> Any:
+        """The bot's matches, newest first, each with its outcome for the bot; filter by
+        game, opponent, result, rated, state, since and round."""
+        engine = service().engine
+        registry.bot_detail(engine, bot_id)  # 404 for an unknown bot
+        if "since" in filters:
+            filters["since"] = as_utc(filters["since"])
+        items, total = reads.list_matches(engine, bot=bot_id, page=page, per_page=per_page,
+                                          **filters)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
+    @blp.route(f"/bots/<{ID}:bot_id>/head-to-head", methods=["GET"])
+    @blp.arguments(head_to_head_args_schema(games), location="query", unknown=ma.RAISE,
+                   as_kwargs=True)
+    @blp.response(200, HeadToHeadPage)
+    def bot_head_to_head(bot_id: int, game: str, page: int, per_page: int) -> Any:
+        """Per opponent, over the finished matches of a game where both sat (rated or not):
+        meetings, finishing ahead of / level with / behind it, the bot's strikes per
+        meeting, when they last met.  Most met first."""
+        items, total = more.head_to_head_page(service().engine, bot_id, game, page, per_page)
+        return {"game": game, "items": items, "total": total, "page": page,
+                "per_page": per_page}
+
     return blp
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware moment in UTC (the database keeps UTC); the far ends of time clamp."""
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:
+        edge = datetime.min if moment.year < 2 else datetime.max
+        return edge.replace(tzinfo=timezone.utc)

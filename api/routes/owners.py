@@ -9,8 +9,12 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
 from api.app import BEARER, owner_required, require_owner, service
-from api.schemas import ID_RULE as ID, MeOut, NewTokenOut, OwnerCreate, OwnerCreated, TokenCreate, TokenOut
+from api.schemas import (
+    ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated,
+    TokenCreate, TokenOut,
+)
 from ladder import accounts
+from ladder.health import alerts
 from ladder.registry import list_bots
 
 
@@ -74,5 +78,19 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         who = require_owner()
         accounts.revoke_token(service().engine, who.owner_id, token_id)
         return None
+
+    @blp.route("/me/alerts", methods=["GET"])
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(AlertArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, AlertPage)
+    def my_alerts(page: int, per_page: int, bot: int | None = None) -> Any:
+        """What happened to your bots on their own, newest first: a bot's ladder entries
+        paused (3 failed health probes in a row, or 5 forfeits in a row) or resumed (2 good
+        probes in a row after a pause).  Filter by bot."""
+        who = require_owner()
+        items, total = alerts(service().engine, who.owner_id, bot=bot, page=page,
+                              per_page=per_page)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
 
     return blp

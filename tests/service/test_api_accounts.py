@@ -86,6 +86,7 @@ def test_every_write_needs_a_token(app, anon):
             assert "security" not in doc["paths"][path][method]
             continue
         assert doc["paths"][path][method]["security"] == [{"bearer": []}], path
-        concrete = path.replace("{bot_id}", "1").replace("{token_id}", "1")
+        concrete = path.replace("{bot_id}", "1").replace("{token_id}", "1") \
+            .replace("{match_id}", "1").replace("{game}", "toy-race")
         answer = anon.http.open(concrete, method=method.upper(), json={})
         assert answer.status_code == 401, (method, path, answer.json)
