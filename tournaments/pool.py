@@ -103,7 +103,7 @@ class _Group:
 
     def __init__(self, context: Any, threads: list[int], results: Any, keep_logs: bool) -> None:
         self.tasks = context.Queue()
-        self.slots = sum(threads)
+        self.threads = threads
         registries, parent = snapshot(), os.getpid()
         self.processes = [
             context.Process(target=serve, name=f"referee-match-{n}", daemon=True,
@@ -125,7 +125,7 @@ class _Group:
 
     def close(self, kill: bool) -> None:
         if not kill:
-            for _ in range(self.slots):
+            for _ in range(sum(self.threads)):
                 self.tasks.put(None)
             for process in self.processes:
                 process.join(JOIN_S)
@@ -195,14 +195,17 @@ class MatchPool:
             self.close(kill=in_flight > 0)
 
     def _next_result(self) -> tuple[Outcome | None, BaseException | None]:
+        """The next match's ``(outcome, error)``; :class:`BrokenProcessPool` as soon as a worker
+        is found dead (checked at every result, and every :data:`POLL_S` while waiting): the
+        match it was playing would otherwise be waited for forever."""
         while True:
+            for group in self._groups.values():
+                problem = group.died()
+                if problem:
+                    raise BrokenProcessPool(problem)
             try:
                 message = self._results.get(timeout=POLL_S)
             except queue.Empty:
-                for group in self._groups.values():
-                    problem = group.died()
-                    if problem:
-                        raise BrokenProcessPool(problem) from None
                 continue
             outcome, error = pickle.loads(message)
             return outcome, error
