@@ -18,10 +18,16 @@ one):
 Each group is a queue of fixtures that the workers' threads pull from, and all send their
 outcomes, one message per match as soon as it ends, to one result queue the parent reads: no
 result waits for another, so an interruption loses only the matches still being played.
+
+Workers are forked from a fork server where the system has one (it imports the referee once;
+each worker then starts in milliseconds instead of repeating a quarter of a second of imports,
+which a tournament of short games feels), else spawned; never forked from this process, whose
+other threads (a progress bar, a database pool) could hold a lock at that instant.
 """
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing
 import os
@@ -39,10 +45,16 @@ POLL_S = 0.5
 """How often the parent, waiting for a result, checks that no worker died."""
 JOIN_S = 5.0
 """How long a worker gets to leave after being told to (then it is terminated)."""
+READY = {False: b"ready:built-in", True: b"ready:http"}
+"""A worker's first message, by group (``remote``): started, imports done."""
+PRELOAD = ["__main__", "tournaments.pool"]
+"""What the fork server imports once, before it forks any worker."""
+
+Result = tuple[Outcome | None, BaseException | None]
 
 
 def play_fixture(fixture: Fixture, keep_log: bool) -> Outcome:
-    """Play one scheduled match. Top-level so a process pool can pickle it by name."""
+    """Play one scheduled match (in a worker, or here at concurrency 1)."""
     record = play_match(fixture.match)
     return Outcome.from_log(fixture, record.log, keep_log)
 
@@ -58,14 +70,24 @@ def http_processes(concurrency: int, cores: int | None = None) -> int:
     return max(1, min(concurrency, cores or os.cpu_count() or 1))
 
 
+def worker_context() -> Any:
+    """The multiprocessing context workers start in (see the module)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
 # -- in a worker process ----------------------------------------------------------------------
 
 
 def serve(tasks: Any, results: Any, threads: int, keep_logs: bool, registries: Registries,
-          parent_pid: int) -> None:
-    """A worker process: ``threads`` threads each playing fixtures from ``tasks`` until a
-    ``None``, sending every outcome to ``results`` as it ends."""
+          parent_pid: int, ready: bytes) -> None:
+    """A worker process: says it is ``ready``, then ``threads`` threads each play fixtures
+    from ``tasks`` until a ``None``, sending every outcome to ``results`` as it ends."""
     init_worker(registries, parent_pid)
+    results.put(ready)
     helpers = [threading.Thread(target=_play_from, args=(tasks, results, keep_logs),
                                 name=f"match-{n}", daemon=True) for n in range(threads - 1)]
     for helper in helpers:
@@ -84,8 +106,7 @@ def _result_message(fixture: Fixture, keep_log: bool) -> bytes:
     """The pickled ``(outcome, error)`` of playing ``fixture``, pickled here so that an error
     that does not pickle still reaches the parent (a queue's feeder thread would drop it)."""
     try:
-        message: tuple[Outcome | None, BaseException | None] = (
-            play_fixture(fixture, keep_log), None)
+        message: Result = (play_fixture(fixture, keep_log), None)
     except Exception as exc:  # raised in the parent, as the match's error
         message = (None, exc)
     try:
@@ -101,13 +122,15 @@ def _result_message(fixture: Fixture, keep_log: bool) -> bytes:
 class _Group:
     """Worker processes pulling fixtures from one queue; ``threads[i]`` threads in process i."""
 
-    def __init__(self, context: Any, threads: list[int], results: Any, keep_logs: bool) -> None:
+    def __init__(self, context: Any, threads: list[int], results: Any, keep_logs: bool,
+                 ready: bytes) -> None:
         self.tasks = context.Queue()
         self.threads = threads
         registries, parent = snapshot(), os.getpid()
         self.processes = [
             context.Process(target=serve, name=f"referee-match-{n}", daemon=True,
-                            args=(self.tasks, results, count, keep_logs, registries, parent))
+                            args=(self.tasks, results, count, keep_logs, registries, parent,
+                                  ready))
             for n, count in enumerate(threads)
         ]
         for process in self.processes:
@@ -151,27 +174,36 @@ class MatchPool:
         self.depth = 2 * self.concurrency
         """Matches in flight: one queued behind each running one, so no worker waits for the
         parent's round trip between two quick games."""
-        self._context = multiprocessing.get_context("spawn")
+        self._context: Any = None
         self._results: Any = None
         self._groups: dict[bool, _Group] = {}
+        self._ready: set[bytes] = set()
+        self._received: collections.deque[Result] = collections.deque()
 
     def _group(self, remote: bool) -> _Group:
         group = self._groups.get(remote)
         if group is None:
             if self._results is None:
+                self._context = worker_context()
                 self._results = self._context.Queue()
             if remote:
-                processes = http_processes(self.concurrency)
-                threads = threads_per_process(self.concurrency, processes)
+                threads = threads_per_process(self.concurrency,
+                                              http_processes(self.concurrency))
             else:
                 threads = [1] * self.concurrency
-            group = self._groups[remote] = _Group(self._context, threads, self._results,
-                                                  self.keep_logs)
+            group = _Group(self._context, threads, self._results, self.keep_logs,
+                           READY[remote])
+            self._groups[remote] = group
         return group
 
     def run(self, fixtures: Iterable[Fixture]) -> Generator[Outcome, None, None]:
         """Yield outcomes as matches finish. Closing the generator stops the rest; an error
-        playing a match (a bad seat, say) is raised here, and stops the rest too."""
+        playing a match (a bad seat, say) is raised here, and stops the rest too.
+
+        Until the first worker for built-in matches is ready, this process plays built-in
+        matches itself rather than wait idle; matches with an HTTP seat are only ever played
+        by workers, so that no more of them run at once than ``concurrency``.
+        """
         if self.concurrency == 1:
             for fixture in fixtures:
                 yield play_fixture(fixture, self.keep_logs)
@@ -185,30 +217,52 @@ class MatchPool:
                     in_flight += 1
                 if not in_flight:
                     return
-                outcome, error = self._next_result()
-                in_flight -= 1
-                if error is not None:
-                    raise error
-                assert outcome is not None
-                yield outcome
+                extra = next(source, None) if self._warming() else None
+                if extra is not None and extra.match.remote:
+                    self._group(True).submit(extra)
+                    in_flight += 1
+                elif extra is not None:
+                    yield play_fixture(extra, self.keep_logs)
+                else:
+                    outcome, error = self._next_result()
+                    in_flight -= 1
+                    if error is not None:
+                        raise error
+                    assert outcome is not None
+                    yield outcome
         finally:
             self.close(kill=in_flight > 0)
 
-    def _next_result(self) -> tuple[Outcome | None, BaseException | None]:
+    def _warming(self) -> bool:
+        """Whether workers for built-in matches were started and none is ready yet."""
+        if False not in self._groups or READY[False] in self._ready:
+            return False
+        while True:  # take what has come in meanwhile, without waiting
+            try:
+                self._take(self._results.get_nowait())
+            except queue.Empty:
+                return READY[False] not in self._ready
+
+    def _take(self, message: bytes) -> None:
+        if message in (READY[False], READY[True]):
+            self._ready.add(message)
+        else:
+            self._received.append(pickle.loads(message))
+
+    def _next_result(self) -> Result:
         """The next match's ``(outcome, error)``; :class:`BrokenProcessPool` as soon as a worker
         is found dead (checked at every result, and every :data:`POLL_S` while waiting): the
         match it was playing would otherwise be waited for forever."""
-        while True:
+        while not self._received:
             for group in self._groups.values():
                 problem = group.died()
                 if problem:
                     raise BrokenProcessPool(problem)
             try:
-                message = self._results.get(timeout=POLL_S)
+                self._take(self._results.get(timeout=POLL_S))
             except queue.Empty:
                 continue
-            outcome, error = pickle.loads(message)
-            return outcome, error
+        return self._received.popleft()
 
     def close(self, kill: bool = False) -> None:
         """Stop the workers; ``kill`` ends those still playing a match."""
@@ -219,4 +273,5 @@ class MatchPool:
         if results is not None:
             results.cancel_join_thread()
             results.close()
-
+        self._ready.clear()
+        self._received.clear()
