@@ -19,10 +19,11 @@ Each group is a queue of fixtures that the workers' threads pull from, and all s
 outcomes, one message per match as soon as it ends, to one result queue the parent reads: no
 result waits for another, so an interruption loses only the matches still being played.
 
-Workers are forked from a fork server where the system has one (it imports the referee once;
-each worker then starts in milliseconds instead of repeating a quarter of a second of imports,
-which a tournament of short games feels), else spawned; never forked from this process, whose
-other threads (a progress bar, a database pool) could hold a lock at that instant.
+How workers start matters to a tournament of short games, where a spawned worker's quarter of a
+second of imports is felt: they are forked from this process when it runs a single thread (no
+other thread can then hold a lock at that instant; a forked worker starts in milliseconds and
+inherits the imports), else forked from a fork server where the system has one (it imports the
+referee once for all workers), else spawned.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import os
 import pickle
 import queue
 import threading
+import time
 from collections.abc import Generator, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -72,7 +74,10 @@ def http_processes(concurrency: int, cores: int | None = None) -> int:
 
 def worker_context() -> Any:
     """The multiprocessing context workers start in (see the module)."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         return context
@@ -124,7 +129,7 @@ class _Group:
 
     def __init__(self, context: Any, threads: list[int], results: Any, keep_logs: bool,
                  ready: bytes) -> None:
-        self.tasks = context.Queue()
+        self.tasks = context.SimpleQueue()
         self.threads = threads
         registries, parent = snapshot(), os.getpid()
         self.processes = [
@@ -157,7 +162,6 @@ class _Group:
                 process.terminate()
         for process in self.processes:
             process.join(JOIN_S)
-        self.tasks.cancel_join_thread()  # what is still queued has no reader any more
         self.tasks.close()
 
 
@@ -179,6 +183,7 @@ class MatchPool:
         self._groups: dict[bool, _Group] = {}
         self._ready: set[bytes] = set()
         self._received: collections.deque[Result] = collections.deque()
+        self._check_at = 0.0
 
     def _group(self, remote: bool) -> _Group:
         group = self._groups.get(remote)
@@ -251,13 +256,15 @@ class MatchPool:
 
     def _next_result(self) -> Result:
         """The next match's ``(outcome, error)``; :class:`BrokenProcessPool` as soon as a worker
-        is found dead (checked at every result, and every :data:`POLL_S` while waiting): the
+        is found dead (checked every :data:`POLL_S`, results coming or not): the
         match it was playing would otherwise be waited for forever."""
         while not self._received:
-            for group in self._groups.values():
-                problem = group.died()
-                if problem:
-                    raise BrokenProcessPool(problem)
+            if time.monotonic() >= self._check_at:
+                self._check_at = time.monotonic() + POLL_S
+                for group in self._groups.values():
+                    problem = group.died()
+                    if problem:
+                        raise BrokenProcessPool(problem)
             try:
                 self._take(self._results.get(timeout=POLL_S))
             except queue.Empty:

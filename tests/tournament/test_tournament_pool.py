@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
 from dataclasses import replace
 from concurrent.futures.process import BrokenProcessPool
 
@@ -14,7 +16,7 @@ from support.http_bots import HostileServer
 from referee.core import UnknownGameError
 from tournaments import pool as pool_module
 from tournaments.plan import Plan, parse_entrants
-from tournaments.pool import MatchPool, http_processes, threads_per_process
+from tournaments.pool import MatchPool, http_processes, threads_per_process, worker_context
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament, report
 
@@ -93,3 +95,25 @@ def test_a_worker_that_dies_breaks_the_pool_instead_of_hanging(tmp_path):
     with pytest.raises(BrokenProcessPool, match="ended unexpectedly"):
         for _ in outcomes:
             pass
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_every_way_of_starting_workers_gives_the_same_results(tmp_path, monkeypatch, method):
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    monkeypatch.setattr(pool_module, "worker_context",
+                        lambda: multiprocessing.get_context(method))
+    bots = ["noisy", "other-noisy", "strong", "weak"]
+
+    def played(name: str, concurrency: int) -> dict:
+        plan = Plan("toy-race", tuple(parse_entrants(bots)), 4, 2, 3)
+        t = Tournament.start(plan, JsonlStateStore(tmp_path / name, "0badcafe"))
+        return report(t, t.run(concurrency))
+
+    assert played("pooled", 2) == played("inline", 1)
+
+
+def test_workers_fork_from_this_process_only_when_it_runs_one_thread():
+    assert threading.active_count() > 1 or worker_context().get_start_method() == "fork"
+    with HostileServer("ok"):  # a thread that could hold a lock at the fork
+        assert worker_context().get_start_method() in ("forkserver", "spawn")
