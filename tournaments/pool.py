@@ -68,7 +68,8 @@ def threads_per_process(concurrency: int, processes: int) -> list[int]:
 
 
 def http_processes(concurrency: int, cores: int | None = None) -> int:
-    """Processes for HTTP matches: one per core, never more than matches."""
+    """Processes for HTTP matches: one per core (``cores``, default all), never more than
+    matches."""
     return max(1, min(concurrency, cores or os.cpu_count() or 1))
 
 
@@ -173,8 +174,11 @@ class MatchPool:
     process per core. ``keep_logs`` sends each match log back with its outcome.
     """
 
-    def __init__(self, concurrency: int, keep_logs: bool = False) -> None:
+    def __init__(self, concurrency: int, keep_logs: bool = False,
+                 http_processes: int | None = None) -> None:
         self.concurrency, self.keep_logs = max(1, concurrency), keep_logs
+        self.http_processes = http_processes
+        """Processes for HTTP matches (default: one per core; a bench sets it)."""
         self.depth = 2 * self.concurrency
         """Matches in flight: one queued behind each running one, so no worker waits for the
         parent's round trip between two quick games."""
@@ -192,8 +196,8 @@ class MatchPool:
                 self._context = worker_context()
                 self._results = self._context.Queue()
             if remote:
-                threads = threads_per_process(self.concurrency,
-                                              http_processes(self.concurrency))
+                processes = http_processes(self.concurrency, self.http_processes)
+                threads = threads_per_process(self.concurrency, processes)
             else:
                 threads = [1] * self.concurrency
             group = _Group(self._context, threads, self._results, self.keep_logs,
