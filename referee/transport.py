@@ -297,7 +297,8 @@ def send(session: requests.Session, prepared: PreparedRequest,
     kept-alive connection, the connection guard, timeouts, no redirect followed.
     """
     adapter = session.get_adapter(prepared.url or "")
-    return adapter.send(prepared, stream=True, timeout=timeout, verify=session.verify,
+    verify = True if session.verify is None else session.verify
+    return adapter.send(prepared, stream=True, timeout=timeout, verify=verify,
                         cert=session.cert, proxies={})
 
 
