@@ -248,7 +248,33 @@ class _Adapter(HTTPAdapter):
 
     def __init__(self, guard: ConnectGuard | None = None) -> None:
         self.guard = guard
+        self._pools: dict[tuple[Any, ...], Any] = {}
+        self._paths: dict[str, str] = {}
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
+
+    # Without a guard and a proxy (never: trust_env is off), the connection pool and the path
+    # of a URL are the same at every call: worked out once per URL (a bot has four), not per
+    # decision. A guard is asked at every connection, as it must be.
+
+    def get_connection_with_tls_context(  # type: ignore[override]
+        self, request: Any, verify: Any, proxies: Any = None, cert: Any = None,
+    ) -> Any:
+        if self.guard is not None or proxies:
+            return super().get_connection_with_tls_context(request, verify, proxies, cert)
+        key = (request.url, verify, cert)
+        pool = self._pools.get(key)
+        if pool is None or pool.pool is None:  # a closed pool has no queue left
+            pool = super().get_connection_with_tls_context(request, verify, proxies, cert)
+            self._pools[key] = pool
+        return pool
+
+    def request_url(self, request: Any, proxies: Any) -> str:
+        if proxies:
+            return super().request_url(request, proxies)
+        path = self._paths.get(request.url)
+        if path is None:
+            path = self._paths[request.url] = super().request_url(request, proxies)
+        return path
 
     def build_connection_pool_key_attributes(  # type: ignore[override]
         self, request: Any, verify: Any, cert: Any = None,
