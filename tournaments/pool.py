@@ -20,10 +20,11 @@ outcomes, one message per match as soon as it ends, to one result queue the pare
 result waits for another, so an interruption loses only the matches still being played.
 
 How workers start matters to a tournament of short games, where a spawned worker's quarter of a
-second of imports is felt: they are forked from this process when it runs a single thread (no
-other thread can then hold a lock at that instant; a forked worker starts in milliseconds and
-inherits the imports), else forked from a fork server where the system has one (it imports the
-referee once for all workers), else spawned.
+second of imports is felt: on Linux they are forked from this process when it runs a single
+thread (no other thread can then hold a lock at that instant; a forked worker starts in
+milliseconds and inherits the imports; macOS's system libraries are not safe to fork), else
+forked from a fork server where the system has one (it imports the referee once for all
+workers), else spawned.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import sys
 import threading
 import time
 from collections.abc import Generator, Iterable
@@ -76,13 +78,21 @@ def http_processes(concurrency: int, cores: int | None = None) -> int:
 def worker_context() -> Any:
     """The multiprocessing context workers start in (see the module)."""
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    if sys.platform.startswith("linux") and _one_thread():
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)
         return context
     return multiprocessing.get_context("spawn")
+
+
+def _one_thread() -> bool:
+    """Whether this process runs a single thread, counting those Python did not start."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 # -- in a worker process ----------------------------------------------------------------------
