@@ -42,7 +42,7 @@ from collections.abc import Generator, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from arena import Registries, init_worker, play_match, snapshot
+from arena import Registries, check_match, init_worker, play_match, snapshot
 from tournaments.fixtures import Fixture, Outcome
 
 POLL_S = 0.5
@@ -199,12 +199,18 @@ class MatchPool:
         self._received: collections.deque[Result] = collections.deque()
         self._check_at = 0.0
 
-    def _group(self, remote: bool) -> _Group:
+    def _group(self, fixture: Fixture) -> _Group:
+        """The workers for ``fixture``'s kind of match, started on first use."""
+        remote = fixture.match.remote
         group = self._groups.get(remote)
         if group is None:
             if self._results is None:
                 self._context = worker_context()
                 self._results = self._context.Queue()
+            if self._context.get_start_method() == "fork":
+                # Workers forked now inherit the game, the bots and the board (read once per
+                # process, and reading one costs as much as a quick game).
+                check_match(fixture.match)
             if remote:
                 processes = http_processes(self.concurrency, self.http_processes)
                 threads = threads_per_process(self.concurrency, processes)
@@ -232,13 +238,13 @@ class MatchPool:
         try:
             while True:
                 for fixture in itertools.islice(source, self.depth - in_flight):
-                    self._group(fixture.match.remote).submit(fixture)
+                    self._group(fixture).submit(fixture)
                     in_flight += 1
                 if not in_flight:
                     return
                 extra = next(source, None) if self._warming() else None
                 if extra is not None and extra.match.remote:
-                    self._group(True).submit(extra)
+                    self._group(extra).submit(extra)
                     in_flight += 1
                 elif extra is not None:
                     yield play_fixture(extra, self.keep_logs)

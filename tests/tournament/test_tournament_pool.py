@@ -14,8 +14,10 @@ import pytest
 import tournament_bots
 from support.http_bots import HostileServer
 
+from arena import MatchDescription, Seat
 from referee.core import UnknownGameError
 from tournaments import pool as pool_module
+from tournaments.fixtures import Fixture
 from tournaments.plan import Plan, parse_entrants
 from tournaments.pool import MatchPool, http_processes, threads_per_process, worker_context
 from tournaments.store import JsonlStateStore
@@ -68,7 +70,8 @@ def test_http_matches_run_in_processes_with_threads_and_give_the_same_results(
 def test_the_http_group_has_one_process_per_core_each_with_its_threads(monkeypatch):
     monkeypatch.setattr(pool_module.os, "cpu_count", lambda: 2)
     pool = MatchPool(5)
-    group = pool._group(remote=True)
+    match = MatchDescription("toy-race", (Seat("http://127.0.0.1:9"), Seat("weak")), seed=1)
+    group = pool._group(Fixture(0, 0, (0, 1), match))
     try:
         assert group.threads == [3, 2] and len(group.processes) == 2
         assert all(p.is_alive() and p.pid != os.getpid() for p in group.processes)
