@@ -2,7 +2,7 @@
 
 1. Overhead: one match whose seats are all HTTP bots (the built-in ``random`` behind waitress,
    in a separate process so that it does not share the referee's GIL or CPU clock), against
-   two loops that send exactly the same requests (``/start``, every ``/decide``, ``/end``; the
+   three loops that send exactly the same requests (``/start``, every ``/decide``, ``/end``; the
    bodies the referee sent, recorded once) to the same server:
 
    - tuned: the referee's own session settings (``transport.new_session``: keep-alive, one
