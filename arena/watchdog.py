@@ -15,6 +15,7 @@ lives as long as anyone holds its pipe. So each worker watches its parent itself
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 import threading
@@ -29,9 +30,14 @@ EXIT_CODE = 70
 
 
 def exit_with_parent(parent_pid: int) -> None:
-    """Make this process exit as soon as ``parent_pid`` is no longer its parent."""
-    if os.getppid() != parent_pid:  # the parent died before we got here
-        os._exit(EXIT_CODE)
+    """Make this process exit as soon as ``parent_pid`` is no longer its parent, or, for a
+    worker that a fork server started on behalf of ``parent_pid``, as soon as that process
+    ends (the fork server outlives it as long as its workers do, so it cannot be watched)."""
+    if os.getppid() != parent_pid:
+        if _alive(parent_pid):
+            _watch_process(parent_pid)
+            return
+        os._exit(EXIT_CODE)  # the parent died before we got here
     if sys.platform.startswith("linux"):
         _ask_the_kernel(parent_pid)
     thread = threading.Thread(target=_poll, args=(parent_pid,), name="parent-watch",
@@ -61,3 +67,34 @@ def _poll(parent_pid: int) -> None:
     while os.getppid() == parent_pid:
         time.sleep(POLL_S)
     os._exit(EXIT_CODE)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but another user's
+        return True
+    return True
+
+
+def _watch_process(pid: int) -> None:
+    """Exit when ``pid``, which is not our parent, ends: told by the kernel through a pidfd
+    where there is one (no wake-ups), else by polling it."""
+    try:
+        handle = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        handle = None
+
+    def wait_for_it() -> None:
+        if handle is not None:
+            select.select([handle], [], [])
+        else:
+            while _alive(pid):
+                time.sleep(POLL_S)
+        os._exit(EXIT_CODE)
+
+    threading.Thread(target=wait_for_it, name="parent-watch", daemon=True).start()
+    if not _alive(pid):  # it ended before the watch began
+        os._exit(EXIT_CODE)

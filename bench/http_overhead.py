@@ -2,21 +2,24 @@
 
 1. Overhead: one match whose seats are all HTTP bots (the built-in ``random`` behind waitress,
    in a separate process so that it does not share the referee's GIL or CPU clock), against
-   two loops that send exactly the same requests (``/start``, every ``/decide``, ``/end``; the
+   three loops that send exactly the same requests (``/start``, every ``/decide``, ``/end``; the
    bodies the referee sent, recorded once) to the same server:
 
    - tuned: the referee's own session settings (``transport.new_session``: keep-alive, one
      connection per seat, proxy lookup off) and its way of reading (``raw.read1``);
    - plain: a default ``requests.Session()`` (proxy lookup from the environment on every call)
-     reading ``response.content``, the everyday loop.
+     reading ``response.content``, the everyday loop;
+   - exchange: the referee's own way of sending (a request prepared once per seat and path,
+     sent on the session's adapter: ``transport.send``): against it, the ratio is the
+     referee's own share alone (the engine, the view's JSON, the answer's parsing, the clock).
 
    Both loops send what the referee sends at once the same way: the ``/start`` and ``/end`` of
    all seats, and the sealed bids of a simultaneous decision, concurrently from a thread pool
    with one session per seat; a lone decision inline.  Every round uses a new match id (the
-   recorded bodies get it too), and the three arms run in a rotating order.  The figures are
+   recorded bodies get it too), and the arms run in a rotating order.  The figures are
    CPU seconds of this process per decision (the bot server's work is not counted), and the
    ratio of the match to each loop per round: median and range.  Target (issue 15): at most
-   1.10 against the tuned loop.
+   1.10 against the tuned loop (``requests`` keep-alive with the referee's settings).
 2. Throughput: decisions per second with ``--concurrent`` matches at once (wall clock).
 
 Usage: python bench/http_overhead.py [--game doubletrack] [--seats N] [--reps 9] [--concurrent 16]
@@ -41,7 +44,7 @@ import requests
 from referee.core import Game
 from referee.games import find_game
 from referee.match import Runner, TimeControl
-from referee.transport import HEADERS, HttpPlayer, Transport, new_session
+from referee.transport import HEADERS, HttpPlayer, Transport, new_session, send, with_body
 
 SERVER = (
     "import sys; from bots.server import BotApp, BotServer; "
@@ -130,6 +133,22 @@ def read_like_the_referee(session: requests.Session, url: str, body: bytes) -> N
     response.raw.release_conn()
 
 
+_TEMPLATES: dict[tuple[int, str], Any] = {}
+
+
+def exchange_like_the_referee(session: requests.Session, url: str, body: bytes) -> None:
+    """Exactly the referee's exchange: a request prepared once per session and URL, sent on
+    the adapter (``transport.send``), read with ``raw.read1``."""
+    template = _TEMPLATES.get((id(session), url))
+    if template is None:
+        template = _TEMPLATES[(id(session), url)] = session.prepare_request(
+            requests.Request("POST", url))
+    response = send(session, with_body(template, body), (1.0, 10.0))
+    while response.raw.read1(65537, decode_content=False):
+        pass
+    response.raw.release_conn()
+
+
 def read_plainly(session: requests.Session, url: str, body: bytes) -> None:
     session.post(url, data=body, headers=HEADERS).content  # noqa: B018
 
@@ -174,23 +193,27 @@ def overhead(match: Match, reps: int) -> None:
                                 match.seats, new_session, read_like_the_referee),
         "plain": lambda n: loop(match.url, with_id(groups, recorded_id, match_id("plain", n)),
                                 match.seats, plain_session, read_plainly),
+        "exchange": lambda n: loop(match.url, with_id(groups, recorded_id, match_id("exch", n)),
+                                   match.seats, new_session, exchange_like_the_referee),
     }
     order = list(arms)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in arms}
     for rep in range(1, reps + 1):
-        for name in order[rep % 3:] + order[:rep % 3]:  # rotate, so that order cannot bias
+        shift = rep % len(order)
+        for name in order[shift:] + order[:shift]:  # rotate, so that order cannot bias
             times[name].append(arms[name](rep))
     decisions = play_once(match, match_id("count", 0))[2]
     print(f"{match.game.name}, {match.seats} seats: {decisions} decisions, {calls} HTTP calls "
           f"per match; {reps} rounds, arms in rotating order")
     for name, note in (("match", "the referee over HTTP"),
                        ("tuned", "requests, the referee's session settings, raw.read1"),
-                       ("plain", "requests.Session() defaults, .content")):
+                       ("plain", "requests.Session() defaults, .content"),
+                       ("exchange", "the referee's own exchange: prepared once, adapter.send")):
         cpu = [c / decisions * 1e6 for _, c in times[name]]
         wall = [w / decisions * 1e6 for w, _ in times[name]]
         print(f"  {name:<6} CPU {spread(cpu, '.0f')} us/decision, "
               f"wall {spread(wall, '.0f')} us/decision  ({note})")
-    for base in ("tuned", "plain"):
+    for base in ("tuned", "plain", "exchange"):
         cpu_ratio = [m[1] / b[1] for m, b in zip(times["match"], times[base])]
         wall_ratio = [m[0] / b[0] for m, b in zip(times["match"], times[base])]
         print(f"  match / {base}: CPU {spread(cpu_ratio)}x, wall {spread(wall_ratio)}x per round")

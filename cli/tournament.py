@@ -254,8 +254,9 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.option("--seats", type=click.IntRange(2), default=None,
               help="Seats per table (default: the most the game allows, up to the entrants).")
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
-              help="Matches played at once (processes for built-in bots, threads for HTTP; "
-                   "with --broker, matches in flight on the workers).")
+              help="Matches played at once (a process each for built-in bots; for HTTP "
+                   "bots, threads spread over one process per core; with --broker, matches "
+                   "in flight on the workers).")
 @click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
 @board_option()
 @game_options_option()

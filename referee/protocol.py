@@ -75,24 +75,53 @@ def decide_message(request: DecisionRequest) -> dict[str, Any]:
 def decide_body(request: DecisionRequest) -> bytes:
     """The encoded ``/decide`` body, equal to ``encode(decide_message(request))`` but faster.
 
-    Engines reuse their option tuples (a Doubletrack bid offers the same 70-odd options every
-    time a seat holds the same money), so each tuple's JSON is encoded once and cached: on
-    decisions with many options that halves the referee's own time per request.
+    It runs for every decision, so only the view is encoded afresh each time. What stays the
+    same is encoded once and cached: the head of the message (protocol, match, game, seat),
+    the decision's kind and prompt, and each option tuple (engines reuse theirs: a Doubletrack
+    bid offers the same 70-odd options every time a seat holds the same money).
     """
-    head = encode({
-        "protocol": PROTOCOL_VERSION,
-        "match_id": request.match_id,
-        "game": request.game,
-        "seat": request.seat,
-        "request_id": request.request_id,
-        "deadline_ms": request.deadline_ms,
-        "bank_ms": request.bank_ms,
-    })
     d = request.decision
     return b"".join((
-        head[:-1], b',"decision":{"kind":', encode(d.kind), b',"prompt":', encode(d.prompt),
+        _head(request.match_id, request.game, request.seat),
+        b',"request_id":', encode(request.request_id),
+        b',"deadline_ms":', _number(request.deadline_ms),
+        b',"bank_ms":', _number(request.bank_ms),
+        b',"decision":{"kind":', _text(d.kind), b',"prompt":', _text(d.prompt),
         b',"options":', options_json(d.options), b'},"view":', encode(request.view()), b"}",
     ))
+
+
+_CACHE_MAX = 4096
+_HEADS: dict[tuple[str, str, int], bytes] = {}
+_TEXTS: dict[str, bytes] = {}
+
+
+def _head(match_id: str, game: str, seat: int) -> bytes:
+    """``{"protocol":1,"match_id":…,"game":…,"seat":…`` (no closing brace), cached."""
+    key = (match_id, game, seat)
+    head = _HEADS.get(key)
+    if head is None:
+        head = encode({"protocol": PROTOCOL_VERSION, "match_id": match_id, "game": game,
+                       "seat": seat})[:-1]
+        if len(_HEADS) >= _CACHE_MAX:
+            _HEADS.clear()
+        _HEADS[key] = head
+    return head
+
+
+def _text(text: str) -> bytes:
+    """A JSON string, cached (decision kinds and prompts repeat all match long)."""
+    data = _TEXTS.get(text)
+    if data is None:
+        data = encode(text)
+        if len(_TEXTS) >= _CACHE_MAX:
+            _TEXTS.clear()
+        _TEXTS[text] = data
+    return data
+
+
+def _number(value: int) -> bytes:
+    return str(value).encode() if type(value) is int else encode(value)
 
 
 _OPTIONS_JSON: dict[int, tuple[tuple[Option, ...], bytes]] = {}
@@ -123,9 +152,13 @@ def end_message(match_id: str, game: str, seat: int, result: Mapping[str, Any]) 
     }
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps`` with these arguments builds a new encoder on every call."""
+
+
 def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON, the bytes that go on the wire."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _ENCODER.encode(message).encode("utf-8")
 
 
 # -- answers the bot sends ------------------------------------------------------------------

@@ -9,7 +9,7 @@ touches a database. The modules, each on the ones before it:
 - ``plan``: entrants and the terms of every match (:class:`~tournaments.plan.Plan`);
 - ``fixtures``: the schedule (one :class:`~tournaments.fixtures.Fixture` per match, each an
   ``arena.MatchDescription``) and each match's :class:`~tournaments.fixtures.Outcome`;
-- ``pool``: fixtures played on processes (built-in bots) or threads (HTTP bots);
+- ``pool``: fixtures played in worker processes (HTTP bots: on threads, one process per core);
 - ``standings``: scores, crosstable and per-block samples;
 - ``store``: the state store interface and its JSON-lines file (what ``--resume`` reads);
 - ``tournament``: a tournament bound to its store, run and reported;

@@ -78,6 +78,8 @@ class JsonlStateStore:
         self._id = tournament_id
         self.path = state_dir / f"{tournament_id}.jsonl"
         self.lock = StateLock(self.path.with_suffix(".lock"))
+        self._appending: Any = None
+        """The state file, open for appending while this process holds the tournament."""
 
     @property
     def tournament_id(self) -> str:
@@ -114,8 +116,15 @@ class JsonlStateStore:
         return plan, done
 
     def append(self, outcome: Outcome) -> None:
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(outcome.to_line()) + "\n")
+        line = json.dumps(outcome.to_line()) + "\n"
+        if not self.lock.held:
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(line)
+            return
+        if self._appending is None:  # kept open while this process holds the tournament
+            self._appending = self.path.open("a", encoding="utf-8")
+        self._appending.write(line)
+        self._appending.flush()
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -123,6 +132,9 @@ class JsonlStateStore:
         try:
             yield
         finally:
+            appending, self._appending = self._appending, None
+            if appending is not None:
+                appending.close()
             self.lock.release()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.display import redact
@@ -128,6 +128,11 @@ class Tournament:
                 for f in fixtures.values() if f.match_id in logs]
 
     def _book(self, outcome: Outcome, table: Standings, progress: Progress | None) -> None:
+        """Store a finished match and count it. Its log, which the ``record`` hook has had, is
+        dropped here: the tournament holds every outcome until it ends, and a log is about
+        100 KiB, so keeping them made a long ``--db`` tournament grow without bound."""
+        if outcome.log is not None:
+            outcome = replace(outcome, log=None)
         self.store.append(outcome)
         self.done[outcome.index] = outcome
         table.add(outcome)

@@ -173,8 +173,10 @@ def test_every_example_in_the_protocol_doc_validates():
 def test_fast_decide_body_equals_the_message():
     """``decide_body`` (cached option JSON) sends exactly ``decide_message``."""
     view = {"events": [{"type": "x", "s": "é\\u2028"}], "n": 1.5}
-    for deadline in (1000, 1500):
-        request = DecisionRequest("m", "toy-race", 1, "m:0:1", DECISION, lambda: view, deadline, 0)
+    cases = [("m", 1, 1000, 0), ("m", 1, 1500, 20), ("m", 0, 1000, 0), ("mé\"x", 1, 7, 3)]
+    for match_id, seat, deadline, bank in cases:  # the cached head is per match and seat
+        request = DecisionRequest(match_id, "toy-race", seat, f"{match_id}:0:{seat}", DECISION,
+                                  lambda: view, deadline, bank)
         body = protocol.decide_body(request)
         assert json.loads(body) == protocol.decide_message(request)
         assert body == protocol.encode(protocol.decide_message(request))

@@ -151,6 +151,19 @@ def test_recorder_gets_logs_and_entrant_names(tmp_path):
     assert "decisions" not in t.store.path.read_text()
 
 
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_tournament_holds_no_log_once_a_match_is_recorded(tmp_path, concurrency):
+    """With --db every log comes back to be recorded; kept after that, a long tournament's
+    memory grew by a log (about 100 KiB) per game."""
+    recorded = []
+    t = Tournament.start(make_plan(["strong", "weak", "noisy"], 4, want_log=True),
+                         store(tmp_path))
+    table = t.run(concurrency, record=lambda outcome, fixture: recorded.append(outcome.log))
+    assert len(recorded) == 12 and all(log and log["decisions"] for log in recorded)
+    assert len(t.done) == 12 and all(o.log is None for o in t.done.values())
+    assert all(o.log is None for block in table.blocks.values() for o in block)
+
+
 def test_sprt_accepts_h1_for_stronger_and_h0_for_equal():
     strong = run_sprt(SprtRun(0, 10, 0.05, 0.05, "normalized"),
                       sprt_plan(Entrant("strong", "strong"), Entrant("noisy", "noisy"), 3),
