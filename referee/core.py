@@ -50,6 +50,35 @@ class Decision(NamedTuple):
     def option_ids(self) -> tuple[str, ...]:
         return tuple(o.id for o in self.options)
 
+    def offers(self, choice: object) -> bool:
+        """Whether ``choice`` is the id of one of the options (``choice in option_ids()``,
+        without building the ids each time: see :func:`option_index`)."""
+        return option_index(self.options, choice) is not None
+
+
+_OPTION_INDEX: dict[int, tuple[tuple[Option, ...], dict[str, int]]] = {}
+_OPTION_INDEX_MAX = 8192
+
+
+def option_index(options: tuple[Option, ...], choice: object) -> int | None:
+    """The index of the option whose id is ``choice`` (``None``: none is).
+
+    Engines hand out the same options tuple whenever a question recurs, so the id -> index map
+    of a tuple is built once and kept by the tuple's identity (the entry holds the tuple, so its
+    id cannot be reused by another object while cached); the runner checks every answer here.
+    """
+    hit = _OPTION_INDEX.get(id(options))
+    if hit is None or hit[0] is not options:
+        if len(_OPTION_INDEX) >= _OPTION_INDEX_MAX:
+            _OPTION_INDEX.clear()
+        index: dict[str, int] = {}
+        for i, o in enumerate(options):
+            index.setdefault(o.id, i)
+        hit = _OPTION_INDEX[id(options)] = (options, index)
+    if not isinstance(choice, str):  # no option id equals anything else (and it may not hash)
+        return None
+    return hit[1].get(choice)
+
 
 class EndReason(str, enum.Enum):
     """How a game ended; the string value is what logs and ``--json`` carry."""
