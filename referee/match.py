@@ -143,9 +143,11 @@ class Runner:
         self.decisions: list[DecisionEntry] = []
         self.faults: list[FaultRecord] = []
         self._pool: ThreadPoolExecutor | None = None
-        self._direct = [type(p) is InProcessPlayer for p in self.players]
-        """Seats asked on the fast path (:meth:`_ask_direct`) when alone to decide: a plain
-        in-process player, whose answer needs no :class:`DecisionRequest`."""
+        self._direct: list[InProcessPlayer | None] = [
+            p if type(p) is InProcessPlayer else None for p in self.players]
+        """Per seat, the player if it is asked on the fast path (:meth:`_ask_direct`) when
+        alone to decide: a plain in-process player, whose answer needs no
+        :class:`DecisionRequest`."""
 
     def run(self) -> MatchRecord:
         state = self.game.new_state(len(self.players), self.seed, self.board, self.options)
@@ -158,7 +160,7 @@ class Runner:
                     break
                 if step >= MAX_STEPS:
                     raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
-                if len(pending) == 1 and self._direct[pending[0].seat]:
+                if len(pending) == 1 and self._direct[pending[0].seat] is not None:
                     decision = pending[0]
                     state.apply({decision.seat: self._ask_direct(state, decision, step)})
                 else:
@@ -213,7 +215,8 @@ class Runner:
         record = self.seats[seat]
         if record.forfeited:
             return self._settle(decision, None, step)
-        player = cast(InProcessPlayer, self.players[seat])
+        player = self._direct[seat]
+        assert player is not None
         answer = player.answer(decision, partial(state.view, seat))
         deadline = self.time_control.decision_ms + max(0, int(record.bank_ms))
         return self._settle(decision, self._checked(decision, answer, deadline, player), step)
