@@ -270,11 +270,13 @@ class TokaidoState(State):
             self._start_round()
             return
         seat = 1 - self.first_player if self.picks == 1 else self.first_player
-        available = [c for c in range(3) if self.used[c] < 0]
-        if self.is_automa(seat):
-            self._automa_turn(available)
+        used = self.used
+        if self.automa is not None and seat == AUTOMA:
+            self._automa_turn([c for c in range(3) if used[c] < 0])
             return
-        self._ask(seat, "choose_die", [("die", c, self.dice[c]) for c in available])
+        dice = self.dice
+        self.phase, self.seat = "choose_die", seat
+        self.option_keys = [("die", c, dice[c]) for c in range(3) if used[c] < 0]
 
     def _take_die(self, key: Key) -> None:
         self._use_die(self.seat, key[1])
