@@ -208,6 +208,21 @@ class State(ABC):
         pending seat left out) and :class:`GameOverError` once over.
         """
 
+    def apply_index(self, choices: Mapping[int, int]) -> None:
+        """:meth:`apply` with each seat's answer given as the index of its option in the
+        pending decision (what a random playout picks); an engine may make it faster than
+        looking the id up. Raises :class:`IllegalChoiceError` for an index out of range or a
+        seat not asked."""
+        decisions = {d.seat: d for d in self.pending()}
+        ids: dict[int, str] = {}
+        for seat, i in choices.items():
+            d = decisions.get(seat)
+            if d is None or not 0 <= i < len(d.options):
+                raise IllegalChoiceError(seat, i, d.kind if d else "?",
+                                         "no option of that index for that seat")
+            ids[seat] = d.options[i].id
+        self.apply(ids)
+
     @abstractmethod
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (``None``: a spectator), JSON-ready, with ``events`` since that
