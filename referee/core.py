@@ -50,11 +50,6 @@ class Decision(NamedTuple):
     def option_ids(self) -> tuple[str, ...]:
         return tuple(o.id for o in self.options)
 
-    def offers(self, choice: object) -> bool:
-        """Whether ``choice`` is the id of one of the options (``choice in option_ids()``,
-        without building the ids each time: see :func:`option_index`)."""
-        return option_index(self.options, choice) is not None
-
 
 _OPTION_INDEX: dict[int, tuple[tuple[Option, ...], dict[str, int]]] = {}
 _OPTION_INDEX_MAX = 8192
