@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--tree", default=os.path.dirname(HERE),
                         help="the checkout whose engines are measured (default: this one)")
     parser.add_argument("--only", choices=sorted(CASES), help="one game only")
+    parser.add_argument("--engine-only", action="store_true", help="no runner figures")
     parser.add_argument("--warmup", type=int, default=50,
                         help="games played first (other seeds), so that caches are warm")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
@@ -89,10 +90,13 @@ def main() -> None:
         if args.only and args.only != label:
             continue
         per_game = {}
-        for mode in MODES:
+        for mode in MODES[:1] if args.engine_only else MODES:
             base = instructions(tree, name, seats, mode, 0, args.warmup)
             total = instructions(tree, name, seats, mode, args.games, args.warmup)
             per_game[mode] = (total - base) / args.games
+        if args.engine_only:
+            print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M")
+            continue
         extra = 100 * (per_game["runner"] / per_game["engine"] - 1)
         print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M, "
               f"through the runner {per_game['runner'] / 1e6:.2f} M (+{extra:.0f}%)")
