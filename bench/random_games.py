@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.random_bot import RandomBot
+from referee import protocol
 from referee.core import Game
 from referee.match import Runner
 from referee.players import InProcessPlayer
@@ -98,6 +99,30 @@ def report(setup: Setup, reps: int, label: str) -> None:
     print(f"  through runner  {spread(runner)} games per CPU second")
     print(f"  the runner costs {spread([100 * e for e in extra])} % on top of the engine "
           f"(per round)")
+    rate, entries = options_cache_hits(setup)
+    print(f"  encoded-options cache (HTTP /decide bodies): {100 * rate:.1f}% hits, "
+          f"{entries} entries after the round")
+
+
+def options_cache_hits(setup: Setup) -> tuple[float, int]:
+    """The hit rate of the runner's cache of encoded options (``protocol.options_json``, the
+    JSON of a decision's options in a ``/decide`` body, kept by the tuple's identity) over
+    ``setup.seeds``, starting empty, and how many entries it holds at the end."""
+    protocol._OPTIONS_JSON.clear()
+    hits = asked = 0
+    for seed in setup.seeds:
+        state = setup.game.new_state(setup.seats, seed, setup.board, setup.options)
+        choosers = [random.Random(setup.bot_seed(seed, s)).choice for s in range(setup.seats)]
+        pending = state.pending()
+        while pending:
+            for d in pending:
+                hit = protocol._OPTIONS_JSON.get(id(d.options))
+                hits += hit is not None and hit[0] is d.options
+                asked += 1
+                protocol.options_json(d.options)
+            state.apply({d.seat: choosers[d.seat](d.options).id for d in pending})
+            pending = state.pending()
+    return hits / asked, len(protocol._OPTIONS_JSON)
 
 
 def profile(setup: Setup, runner: bool, top: int = 25) -> None:

@@ -51,6 +51,30 @@ class Decision(NamedTuple):
         return tuple(o.id for o in self.options)
 
 
+_OPTION_INDEX: dict[int, tuple[tuple[Option, ...], dict[str, int]]] = {}
+_OPTION_INDEX_MAX = 8192
+
+
+def option_index(options: tuple[Option, ...], choice: object) -> int | None:
+    """The index of the option whose id is ``choice`` (``None``: none is).
+
+    Engines hand out the same options tuple whenever a question recurs, so the id -> index map
+    of a tuple is built once and kept by the tuple's identity (the entry holds the tuple, so its
+    id cannot be reused by another object while cached); the runner checks every answer here.
+    """
+    hit = _OPTION_INDEX.get(id(options))
+    if hit is None or hit[0] is not options:
+        if len(_OPTION_INDEX) >= _OPTION_INDEX_MAX:
+            _OPTION_INDEX.clear()
+        index: dict[str, int] = {}
+        for i, o in enumerate(options):
+            index.setdefault(o.id, i)
+        hit = _OPTION_INDEX[id(options)] = (options, index)
+    if not isinstance(choice, str):  # no option id equals anything else (and it may not hash)
+        return None
+    return hit[1].get(choice)
+
+
 class EndReason(str, enum.Enum):
     """How a game ended; the string value is what logs and ``--json`` carry."""
 
@@ -178,6 +202,21 @@ class State(ABC):
         Raises :class:`IllegalChoiceError` for an id not offered (or a seat not asked, or a
         pending seat left out) and :class:`GameOverError` once over.
         """
+
+    def apply_index(self, choices: Mapping[int, int]) -> None:
+        """:meth:`apply` with each seat's answer given as the index of its option in the
+        pending decision (what a random playout picks); an engine may make it faster than
+        looking the id up. Raises :class:`IllegalChoiceError` for an index out of range or a
+        seat not asked."""
+        decisions = {d.seat: d for d in self.pending()}
+        ids: dict[int, str] = {}
+        for seat, i in choices.items():
+            d = decisions.get(seat)
+            if d is None or not 0 <= i < len(d.options):
+                raise IllegalChoiceError(seat, i, d.kind if d else "?",
+                                         "no option of that index for that seat")
+            ids[seat] = d.options[i].id
+        self.apply(ids)
 
     @abstractmethod
     def view(self, seat: int | None) -> dict[str, Any]:

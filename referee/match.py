@@ -15,16 +15,20 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
-from referee.core import Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, ranks_from_keys
+from referee.core import (
+    Decision, EndReason, Game, GameOptionsError, Result, SeatResult, State, option_index,
+    ranks_from_keys,
+)
 from referee.display import printable
 from referee.faults import Fault, FaultReason
 from referee.matchlog import (
     FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, DecisionEntry, FaultEntry, MatchLog,
     TimeControlDoc, summary_of,
 )
-from referee.players import Answer, DecisionRequest, MatchInfo, Player
+from referee.players import Answer, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
 MAX_STEPS = 1_000_000
 """A guard against an engine bug that never ends a game; no real game comes near it."""
@@ -139,6 +143,11 @@ class Runner:
         self.decisions: list[DecisionEntry] = []
         self.faults: list[FaultRecord] = []
         self._pool: ThreadPoolExecutor | None = None
+        self._direct: list[InProcessPlayer | None] = [
+            p if type(p) is InProcessPlayer else None for p in self.players]
+        """Per seat, the player if it is asked on the fast path (:meth:`_ask_direct`) when
+        alone to decide: a plain in-process player, whose answer needs no
+        :class:`DecisionRequest`."""
 
     def run(self) -> MatchRecord:
         state = self.game.new_state(len(self.players), self.seed, self.board, self.options)
@@ -151,8 +160,11 @@ class Runner:
                     break
                 if step >= MAX_STEPS:
                     raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
-                choices = self._ask_all(state, pending, step)
-                state.apply(choices)
+                if len(pending) == 1 and self._direct[pending[0].seat] is not None:
+                    decision = pending[0]
+                    state.apply({decision.seat: self._ask_direct(state, decision, step)})
+                else:
+                    state.apply(self._ask_all(state, pending, step))
                 step += 1
             game_result = state.result()
             assert game_result is not None
@@ -195,16 +207,34 @@ class Runner:
             bank_ms=bank,
         )
 
+    def _ask_direct(self, state: State, decision: Decision, step: int) -> str:
+        """The fast path of :meth:`_ask_all` for one decision of a plain in-process seat: the
+        same answer, checks, booking and log entry, without building a request (and, as
+        always, without the view unless the bot reads it)."""
+        seat = decision.seat
+        record = self.seats[seat]
+        if record.forfeited:
+            return self._settle(decision, None, step)
+        player = self._direct[seat]
+        assert player is not None
+        answer = player.answer(decision, partial(state.view, seat))
+        deadline = self.time_control.decision_ms + max(0, int(record.bank_ms))
+        return self._settle(decision, self._checked(decision, answer, deadline, player), step)
+
     def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer | None:
         """The seat's answer, its fault set if it cannot be used; ``None`` for a seat that has
         forfeited (it is not asked)."""
         if self.seats[decision.seat].forfeited:
             return None
         player = self.players[decision.seat]
-        answer = player.decide(request)
-        if answer.fault is None and answer.elapsed_ms > request.deadline_ms and player.clocked:
+        return self._checked(decision, player.decide(request), request.deadline_ms, player)
+
+    @staticmethod
+    def _checked(decision: Decision, answer: Answer, deadline_ms: int, player: Player) -> Answer:
+        """``answer`` with its fault set if it came too late or names no offered option."""
+        if answer.fault is None and answer.elapsed_ms > deadline_ms and player.clocked:
             answer.fault = Fault(FaultReason.TIMEOUT, f"answered after {answer.elapsed_ms:.0f} ms")
-        if answer.fault is None and answer.choice not in decision.option_ids():
+        if answer.fault is None and option_index(decision.options, answer.choice) is None:
             answer.fault = Fault(FaultReason.UNKNOWN_OPTION,
                                  f"{answer.choice!r} is not an offered id")
         return answer

@@ -152,10 +152,16 @@ class InProcessPlayer(Player):
         return None
 
     def decide(self, request: DecisionRequest) -> Answer:
+        return self.answer(request.decision, request.view)
+
+    def answer(self, decision: Decision, view: Callable[[], dict[str, Any]]) -> Answer:
+        """:meth:`decide` from the decision and the view's builder alone: the runner's fast
+        path for a seat played in-process, which needs no request (its id, deadline and bank
+        are for a bot behind HTTP)."""
         assert self.bot is not None
         began = time.perf_counter()
         try:
-            out = self.bot.decide(request.decision, LazyView(request.view))
+            out = self.bot.decide(decision, LazyView(view))
         except Exception as exc:  # a broken bot must not break the referee
             elapsed = (time.perf_counter() - began) * 1000
             return Answer(None, elapsed, fault=Fault(FaultReason.BOT_ERROR, repr(exc)))

@@ -177,21 +177,23 @@ def roll(st: S, agreed: Agreed) -> None:
     b, a = st.board, st.active
     dice = st.roll_dice()
     p = st.big[a]
+    if not agreed:  # no fork in reach (most turns): the corner route, from a table
+        p = st.big[a] = b.corner_after[p][sum(dice)]
+        st.log(type="roll", seat=a, dice=dice, to=p, square=b.names[p], shortcuts=[])
+        square(st)
+        return
     entered: list[int] = []
-    if not agreed:  # no fork in reach: the corner route, from a table
-        p = b.corner_after[p][sum(dice)]
-    else:
-        shortcut = {gate: short for gate, short, _, _ in agreed}
-        for _ in range(sum(dice)):
-            g = b.fork_of[p]
-            if g >= 0 and shortcut.get(g):
-                entered.append(g)
-                p = b.next_short[p]
-            else:
-                p = b.next_corner[p]
+    shortcut = {gate: short for gate, short, _, _ in agreed}
+    for _ in range(sum(dice)):
+        g = b.fork_of[p]
+        if g >= 0 and shortcut.get(g):
+            entered.append(g)
+            p = b.next_short[p]
+        else:
+            p = b.next_corner[p]
     st.big[a] = p
     st.log(type="roll", seat=a, dice=dice, to=p, square=b.names[p],
-           shortcuts=[b.colours[g] for g in entered])
+           shortcuts=[b.colours[g] for g in entered] if entered else [])
     for g, _, fee, payee in agreed:
         if fee and g in entered:
             st.pay(a, payee, fee)

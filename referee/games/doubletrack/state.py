@@ -187,6 +187,8 @@ class DoubletrackState(State):
     def roll_dice(self) -> list[int]:
         """The board's dice (two six-sided on the default board), from the state's generator."""
         r, sides = self.rng.random, self.board.dice_sides
+        if self.board.dice_count == 2:  # the default board, every turn: no comprehension
+            return [int(r() * sides) + 1, int(r() * sides) + 1]
         return [int(r() * sides) + 1 for _ in range(self.board.dice_count)]
 
     # -- money, gates, cards ------------------------------------------------------------------

@@ -75,6 +75,10 @@ class Board:
         """The public Option of each option key (options are immutable, so shareable)."""
         self.keep_cache: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
         """The keep-wares option keys of each (wares to choose from, cap)."""
+        self.decision_cache: dict[tuple[Any, ...], Any] = {}
+        """Per tuple of option keys: the options, their id -> index map, and the pending
+        Decision of each seat; the same question is handed out as the same immutable objects
+        (see ``state.TokaidoState._settle``)."""
         _validate(self)
 
     # the derived tables are set by _validate and the _build_* helpers below

@@ -139,19 +139,6 @@ def _sell_keys(s: TokaidoState, seat: int, town: int) -> list[Key]:
     return keys
 
 
-def meeples_around(s: TokaidoState, seat: int, zone: int) -> int:
-    """Other meeples in ``zone`` (rules page: Paint): pilgrims and merchants of either seat on
-    its border (ring spaces, coastal or mountain towns), plus the other artist if in the zone."""
-    b = s.board
-    ring, towns = b.zone_ring[zone], b.zone_towns[zone]
-    n = 0
-    for space in s.pilgrims:
-        n += space in ring
-    for town in s.merchants:
-        n += (b.town_ring[town] in ring) if town < COASTAL_TOWNS else (town in towns)
-    return n + (s.artists[1 - seat] == zone)
-
-
 def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     """Exactly ``value`` zones, none twice; paint (Proficient: +1) or gift where eligible
     (Inspired: the start or a passed zone matches too), or nothing."""
@@ -160,10 +147,27 @@ def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     side = wave_side(s, seat, ARTIST)
     proficient, inspired = side == "proficient", side == "inspired"
     gift_icon = s.tiles[seat][s.gifts[seat]] if s.revealed[seat] > s.gifts[seat] else -1
+    # Other meeples in a zone (rules page: Paint): pilgrims and merchants of either seat on
+    # its border (ring spaces, coastal or mountain towns), plus the other artist if in the
+    # zone. Where they stand is gathered once for every destination.
+    spaces, towns = list(s.pilgrims), []
+    for town in s.merchants:
+        if town < COASTAL_TOWNS:
+            spaces.append(b.town_ring[town])
+        else:
+            towns.append(town)
+    other_artist = s.artists[1 - seat]
+    zone_ring, zone_towns = b.zone_ring, b.zone_towns
     keys: list[Key] = []
     for dest, icon_mask, first_path, path_by_icon in b.artist_dest[s.artists[seat]][value]:
         opts: list[Key] = []
-        n = min(meeples_around(s, seat, dest), face_down)
+        ring, near = zone_ring[dest], zone_towns[dest]
+        n = 1 if other_artist == dest else 0
+        for space in spaces:
+            n += space in ring
+        for town in towns:
+            n += town in near
+        n = min(n, face_down)
         if n:
             opts.append(("move_artist", dest, "paint", n))
         if proficient and min(n + 1, face_down) > n:

@@ -33,6 +33,10 @@ DUO_COLOURS = (0, 1)
 SOLO_COLOURS = (1, 0)
 """Solo: the human (seat 0) green, the Automa (seat 1) purple (seed 002: 「オートマは紫を担当し」)."""
 
+_NO_INDEX: dict[str, int] = {}
+_DECISION_CACHE_MAX = 50_000
+"""Decisions kept per board (a few MB); about 4,000 distinct ones recur in random play."""
+
 _COPY_LISTS = ("pilgrims", "merchants", "artists", "temple", "garden", "coins", "slabs",
                "revealed", "gifts", "wave_holder", "wave_side", "boutiques", "bag", "dice", "used",
                "die_order", "triggers", "events", "seen", "option_keys")
@@ -71,6 +75,8 @@ class TokaidoState(State):
         self.spring_gained = False
         """Whether the action in progress gained the hot spring (it cannot pay for itself)."""
         self._pending: list[Decision] = []
+        self._index: dict[str, int] = _NO_INDEX
+        """The pending decision's option id -> its index in ``option_keys``."""
         self.phase, self.seat = "setup", 0
         self.option_keys: list[Key] = []
         self.actor = self.character = self.value = self.picks = self.round_start_event = 0
@@ -115,15 +121,30 @@ class TokaidoState(State):
         if len(choices) != 1 or choice is None:
             raise IllegalChoiceError(d.seat, dict(choices), d.kind,
                                      f"expected an answer from seat {d.seat} only")
-        i = 0
-        for o in d.options:
-            if o.id == choice:
-                break
-            i += 1
-        else:
-            raise IllegalChoiceError(d.seat, choice, d.kind)
+        try:
+            i = self._index[choice]
+        except (KeyError, TypeError):  # not an offered id, or not even hashable
+            raise IllegalChoiceError(d.seat, choice, d.kind) from None
         self.seen[d.seat] = len(self.events)
         key = self.option_keys[i]
+        _TRANSITIONS[key[0]](self, key)
+        self._settle()
+
+    def apply_index(self, choices: Mapping[int, int]) -> None:
+        """:meth:`apply` by option index: the fast path of a caller that picked an index (a
+        random playout), with no id to look up."""
+        if self.over:
+            raise GameOverError("the game is over")
+        seat = self.seat
+        i = choices.get(seat)
+        if len(choices) != 1 or i is None:
+            raise IllegalChoiceError(seat, dict(choices), self.phase,
+                                     f"expected an answer from seat {seat} only")
+        keys = self.option_keys
+        if not 0 <= i < len(keys):
+            raise IllegalChoiceError(seat, i, self.phase, "no option of that index")
+        self.seen[seat] = len(self.events)
+        key = keys[i]
         _TRANSITIONS[key[0]](self, key)
         self._settle()
 
@@ -159,19 +180,40 @@ class TokaidoState(State):
         self.phase, self.seat, self.option_keys = phase, seat, keys
 
     def _settle(self) -> None:
-        """Apply forced steps until a real choice (2+ options) or the end of the game."""
+        """Apply forced steps until a real choice (2+ options) or the end of the game.
+
+        The decision for a choice is looked up by its option keys in the board's cache: a
+        question that recurs (it does, all game long and across games) is the same Decision
+        object for the same seat, its options the same tuple for either seat, so whoever
+        caches by identity (the encoded options of ``referee.protocol``) hits, and no Option
+        is built twice."""
         while not self.over:
-            if len(self.option_keys) > 1:
-                try:
-                    cache = self.board.option_cache
-                    opts = tuple([cache[k] for k in self.option_keys])
-                except KeyError:
-                    opts = tuple([option_for(self.board, k) for k in self.option_keys])
-                self._pending = [Decision(self.seat, self.phase, PROMPTS[self.phase], opts)]
+            keys = self.option_keys
+            if len(keys) > 1:
+                k = tuple(keys)
+                hit = self.board.decision_cache.get(k)
+                if hit is None:
+                    hit = self._new_entry(k)
+                pending = hit[self.seat]
+                if pending is None:
+                    pending = hit[self.seat] = [Decision(self.seat, self.phase,
+                                                         PROMPTS[self.phase], hit[3])]
+                self._pending, self._index = pending, hit[2]
                 return
-            key = self.option_keys[0]
+            key = keys[0]
             _TRANSITIONS[key[0]](self, key)
-        self._pending = []
+        self._pending, self._index = [], _NO_INDEX
+
+    def _new_entry(self, keys: tuple[Key, ...]) -> list[Any]:
+        """The cache entry of ``keys``: ``[seat 0's pending list or None, seat 1's, the id ->
+        index map, the options]``. The cache is emptied when full, so a long-lived board
+        stays bounded."""
+        cache = self.board.decision_cache
+        if len(cache) >= _DECISION_CACHE_MAX:
+            cache.clear()
+        opts = tuple([option_for(self.board, key) for key in keys])
+        entry = cache[keys] = [None, None, {o.id: i for i, o in enumerate(opts)}, opts]
+        return entry
 
     def continue_draft(self) -> None:
         """Go on with the round's draft from the dice taken so far: the next pick is asked (or
@@ -228,11 +270,13 @@ class TokaidoState(State):
             self._start_round()
             return
         seat = 1 - self.first_player if self.picks == 1 else self.first_player
-        available = [c for c in range(3) if self.used[c] < 0]
-        if self.is_automa(seat):
-            self._automa_turn(available)
+        used = self.used
+        if self.automa is not None and seat == AUTOMA:
+            self._automa_turn([c for c in range(3) if used[c] < 0])
             return
-        self._ask(seat, "choose_die", [("die", c, self.dice[c]) for c in available])
+        dice = self.dice
+        self.phase, self.seat = "choose_die", seat
+        self.option_keys = [("die", c, dice[c]) for c in range(3) if used[c] < 0]
 
     def _take_die(self, key: Key) -> None:
         self._use_die(self.seat, key[1])
