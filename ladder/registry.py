@@ -318,8 +318,9 @@ def join_house_bots(engine: Engine, names: tuple[str, ...] | list[str],
                 .where(Bot.owner_id.is_not(None)).distinct()).scalars())
         house = conn.execute(select(Bot.id, Bot.name, Bot.games).where(
             Bot.house.is_(True), Bot.status == ACTIVE, Bot.name.in_(list(names)))).all()
-        have = set(conn.execute(select(LadderEntry.bot_id, LadderEntry.game).where(
-            LadderEntry.bot_id.in_([h.id for h in house]))).tuples())
+        have = {(r.bot_id, r.game) for r in conn.execute(
+            select(LadderEntry.bot_id, LadderEntry.game).where(
+                LadderEntry.bot_id.in_([h.id for h in house])))}
     made = []
     for h in house:
         for game in games:
