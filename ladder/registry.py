@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import now_utc, utc
-from ladder.db import reader, translate_errors
+from ladder.db import lock_ladder, reader, translate_errors
 from ladder.store import insert_ignoring
 from ladder.models import (
     ACTIVE, RETIRED, Bot, HealthCheck, LadderEntry, Owner, Rating,
@@ -279,9 +279,10 @@ def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> Non
     owner's own pause: ConflictError for one the health rules hold (they lift it after good
     probes) or an admin's; NotFoundError when the bot never joined."""
     from ladder.health import GOOD_PROBES_TO_RESUME, is_auto
-    from ladder.matchmaker import pause_entries, resume_entries
+    from ladder.matchmaker import LOCK, pause_entries, resume_entries
 
     with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, LOCK)  # the reason read is the reason changed
         reason = conn.execute(select(LadderEntry.paused_reason).where(
             LadderEntry.bot_id == bot_id, LadderEntry.game == game)).one_or_none()
         if reason is None:

@@ -3,9 +3,9 @@
 Five owners register five bots (``referee bot serve random`` processes on loopback) for Tokaido
 Duo through the API, which enters them in the ladder.  The test drives what ``referee beat``
 would (the matchmaker's tick, the health probes with a short interval) while a ``referee
-worker`` plays the matches and ticks after each one.  After a few rounds one bot's process is
-killed in the middle of a match: the probes pause it (with a reason and an alert), rounds go on
-without it; restarted on the same port, two good probes resume it and it is scheduled again.
+worker`` plays the matches and ticks after each one.  After two rounds one bot's process is
+killed in the middle of a match: the probes pause it (with a reason and an alert), a round goes
+on without it; restarted on the same port, two good probes resume it and it is scheduled again.
 Then every owner leaves the ladder and the last matches are played or cancelled.
 
 Checked at the end: every match finished or voided; no fixture or match for the killed bot
@@ -167,14 +167,17 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
                 svc.dispatcher.enqueue(released)
             probe_due(engine, policy, interval_s=PROBE_S)
 
+        phases: list[str] = []
+
         def drive(done: Callable[[], bool], what: str, timeout: float) -> None:
-            give_up = time.monotonic() + timeout
+            start = time.monotonic()
             while not done():
-                if time.monotonic() > give_up:
+                if time.monotonic() > start + timeout:
                     raise AssertionError(f"{what}: not after {timeout} s\n"
                                          f"{procs.log('worker')}")
                 step()
                 time.sleep(0.15)
+            phases.append(f"{what} {time.monotonic() - start:.1f} s")
 
         def closed_rounds(since: datetime | None = None) -> int:
             with engine.connect() as conn:
@@ -193,7 +196,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
                     MatchSeat, MatchSeat.match_pk == Match.id).where(
                     MatchSeat.bot_id == bot, Match.state == "running")).first() is not None
 
-        drive(lambda: closed_rounds() >= 3, "three rounds played", 40)
+        drive(lambda: closed_rounds() >= 2, "two rounds played", 40)
 
         victim, victim_owner = bots[0], owners[0]
         drive(lambda: playing(victim), "the victim in a match", 15)
@@ -207,7 +210,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
         [entry] = victim_owner.get(f"/api/v1/bots/{victim}/ladders").json["items"]
         assert entry["paused"] and entry["paused_reason"].startswith("health:")
 
-        drive(lambda: closed_rounds(since=paused_at + GRACE) >= 2, "two rounds without it", 40)
+        drive(lambda: closed_rounds(since=paused_at + GRACE) >= 1, "a round without it", 40)
 
         procs.bot(0, ports[0])  # back on the same port
         drive(lambda: paused_reason(victim) is None, "the bot resumed", 15)
@@ -222,8 +225,8 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
                     Fixture.game == DUO, Fixture.kind.in_(("fixture", "makeup")))).all()
             return sum(1 for r in rows if bot in r.bots and utc(r.created_at) > after)
 
-        drive(lambda: closed_rounds(since=resumed_at) >= 2 and fixtures_of(victim, resumed_at),
-              "two rounds after the resume, with it", 40)
+        drive(lambda: closed_rounds(since=resumed_at) >= 1 and fixtures_of(victim, resumed_at),
+              "a round after the resume, with it", 40)
 
         for owner, bot in zip(owners, bots):  # everyone leaves: the last matches end
             answer = owner.http.put(f"/api/v1/bots/{bot}/ladders/{DUO}",
@@ -261,7 +264,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
 
         established = set(bots[1:])
         shared = {r.id for r in rounds.values() if established <= set(r.eligible)}
-        assert len(shared) >= 5
+        assert len(shared) >= 3
         planned = Counter({b: 0 for b in established})
         for f in fixtures:
             if f.round_id in shared and f.kind == "fixture":
@@ -278,7 +281,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
             assert (bot in provisional) == entry["provisional"], (bot, entry)
             assert entry["provisional"] == (entry["placement_remaining"] > 0)
         print(f"living ladder e2e: {len(rounds)} rounds, {len({m.id for m in matches})} "
-              f"matches, {time.monotonic() - began:.1f} s")
+              f"matches, {time.monotonic() - began:.1f} s ({'; '.join(phases)})")
     finally:
         svc.dispatcher.close()
         procs.close()
