@@ -103,7 +103,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(bot_update_schema(games))
     @blp.response(200, BotOut)
     def update_bot(body: dict[str, Any], bot_id: int) -> Any:
-        """Change your bot; a new URL is probed again and bumps the bot's version."""
+        """Change your bot; a new URL is probed again and bumps the bot's version (it plays 5
+        placement games again).  A game taken off `games` leaves its ladder; a game added
+        joins its ladder if the bot is on one already."""
         who = require_owner()
         svc = service()
         current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
@@ -114,6 +116,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         if "games" in changes:
             changes["games"] = sorted(set(changes["games"]))
         registry.update_bot(svc.engine, who.owner_id, bot_id, changes)
+        if "games" in changes:
+            follow_games(bot_id, current["games"], changes["games"])
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
 
     @blp.route(f"/bots/<{ID}:bot_id>", methods=["DELETE"])
@@ -204,6 +208,19 @@ def join_ladders(bot_id: int, games: list[str]) -> None:
     for game in games:
         matchmaker.join(svc.engine, bot_id, game, svc.config.matchmaker())
     registry.join_house_bots(svc.engine, svc.config.house_ladders, games)
+
+
+def follow_games(bot_id: int, before: list[str], after: list[str]) -> None:
+    """The bot's ladders follow a change of its games: it leaves those it no longer plays
+    (the matchmaker would seat it in a game it does not answer) and, when it plays on a
+    ladder, joins those of its new games."""
+    svc = service()
+    entries = {e["game"]: e for e in registry.ladder_entries(svc.engine, bot_id)}
+    for game in set(before) - set(after):
+        if entries.get(game, {}).get("active"):
+            matchmaker.leave(svc.engine, bot_id, game)
+    if any(e["active"] for e in entries.values()):
+        join_ladders(bot_id, sorted(set(after) - set(before)))
 
 
 def as_utc(moment: datetime) -> datetime:

@@ -202,3 +202,18 @@ def test_the_house_ladders_setting(monkeypatch):
         ServiceConfig.from_env()
     monkeypatch.delenv("REFEREE_HOUSE_LADDERS")
     assert ServiceConfig.from_env().house_ladders == ("random", "greedy")
+
+
+def test_the_ladders_follow_the_bots_games(anon, served):
+    alice = anon.owner("alice")
+    bot_id = register(alice, served().url)  # on the toy-race ladder
+    answer = alice.patch(f"/api/v1/bots/{bot_id}", json={"games": [GAME, DUO]})
+    assert answer.status_code == 200, answer.json
+    assert entry(alice, bot_id, DUO)["active"]  # a ladder player joins its new game's ladder
+    alice.patch(f"/api/v1/bots/{bot_id}", json={"games": [DUO]})
+    assert not entry(alice, bot_id, GAME)["active"] and entry(alice, bot_id, DUO)["active"]
+
+    bob = anon.owner("bob")
+    other = register(bob, served(2).url, name="bobbot", ladder=False)
+    bob.patch(f"/api/v1/bots/{other}", json={"games": [GAME, DUO]})
+    assert bob.get(f"/api/v1/bots/{other}/ladders").json["items"] == []  # it opted out
