@@ -202,13 +202,16 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
         drive(lambda: playing(victim), "the victim in a match", 15)
         procs.kill("bot0")  # in the middle of its match
         drive(lambda: paused_reason(victim) is not None, "the dead bot paused", 15)
-        assert paused_reason(victim) == "health: 3 failed probes in a row"
+        # three failed probes, as a rule (five forfeits in a row could come first: the
+        # health rules pause for either, and only their good probes lift it)
+        reason = paused_reason(victim)
+        assert reason in ("health: 3 failed probes in a row", "forfeits: 5 forfeits in a row")
         [alert] = victim_owner.get("/api/v1/me/alerts").json["items"]
         assert alert["kind"] == "paused" and alert["bot"]["id"] == victim
-        assert alert["games"] == [DUO] and alert["reason"].startswith("health:")
+        assert alert["games"] == [DUO] and alert["reason"] == reason
         paused_at = utc(datetime.fromisoformat(alert["at"]))
         [entry] = victim_owner.get(f"/api/v1/bots/{victim}/ladders").json["items"]
-        assert entry["paused"] and entry["paused_reason"].startswith("health:")
+        assert entry["paused"] and entry["paused_reason"] == reason
 
         drive(lambda: closed_rounds(since=paused_at + GRACE) >= 1, "a round without it", 40)
 
