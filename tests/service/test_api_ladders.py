@@ -217,3 +217,36 @@ def test_the_ladders_follow_the_bots_games(anon, served):
     other = register(bob, served(2).url, name="bobbot", ladder=False)
     bob.patch(f"/api/v1/bots/{other}", json={"games": [GAME, DUO]})
     assert bob.get(f"/api/v1/bots/{other}/ladders").json["items"] == []  # it opted out
+
+
+def test_provisional_is_placement_on_a_living_ladder_else_fewer_than_10_games(anon):
+    from sqlalchemy import update
+
+    from api.runner import run_match
+    from ladder.models import Bot, LadderEntry
+    from ladder.work import rotations, schedule
+    from service.conftest import fast_bot
+
+    svc = anon.app.extensions["referee"]
+    other = fast_bot(svc.engine)
+    for pk in schedule(svc.engine, GAME, rotations([1, other], 4, "p"), rated=True):
+        run_match(svc.engine, pk, svc.policy, lease_s=30)
+
+    def sections():
+        board = anon.get(f"/api/v1/leaderboards/{GAME}").json
+        return ({r["bot"]["id"]: r["placement_left"] for r in board["items"]},
+                {r["bot"]["id"]: r["placement_left"] for r in board["provisional"]})
+
+    assert sections() == ({}, {1: None, other: None})  # no entries: 4 games < 10
+    mm.join(svc.engine, 1, GAME)  # 4 rated games already: placed at once
+    assert sections() == ({1: 0}, {other: None})
+    with svc.engine.begin() as conn:  # a new version re-enters placement: 5 games
+        conn.execute(update(Bot).where(Bot.id == 1).values(version=Bot.version + 1,
+                                                             updated_at=now_utc()))
+    assert sections() == ({}, {1: 5, other: None})
+    with svc.engine.begin() as conn:
+        conn.execute(update(LadderEntry).where(LadderEntry.bot_id == 1)
+                     .values(placement_remaining=3, version=2))
+    assert sections() == ({}, {1: 3, other: None})
+    page = anon.http.get("/bots/1").get_data(as_text=True)
+    assert "3 placement games left" in page
