@@ -173,6 +173,11 @@ def check_forfeits(engine: Engine, now: datetime | None = None) -> dict[int, Ver
 
 def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") -> Verdict | None:
     """Apply the rules' verdict on the bot, if any: its entries, its alert."""
+    if _verdict(conn, bot_id) is None:
+        return None
+    # something to change: read again under the matchmaker's lock, which the owner's pause
+    # and resume take too (so a resume here never lifts a pause the owner just made)
+    lock_ladder(conn, matchmaker.LOCK)
     found = _verdict(conn, bot_id)
     if found is None:
         return None
