@@ -70,7 +70,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
                dispatcher: Dispatcher | None = None) -> Flask:
     """The service app.  ``engine`` and ``dispatcher`` default to what ``config`` names
     (a database URL; a Celery broker, or the embedded thread pool)."""
-    from ladder.registry import ensure_house_bots
+    from ladder.registry import ensure_house_bots, join_house_bots
     from ladder.store import open_db
     from ladder.work import SweepPolicy
     from referee.games import game_names
@@ -78,6 +78,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     config = config or ServiceConfig.from_env()
     engine = engine or open_db(config.db_url)
     ensure_house_bots(engine)
+    join_house_bots(engine, config.house_ladders)  # the ladders owners' bots are on
     policy = config.policy()
     mode = "celery" if config.broker_url else "embedded"
     if dispatcher is None:

@@ -14,7 +14,8 @@ each bot is probed),
 so a restart logs everyone out), ``REFEREE_SECURE_COOKIES`` (``1``: the session cookie only
 over HTTPS), ``REFEREE_TICK_S`` (how often the matchmaker runs), ``REFEREE_LADDER_DEPTH``
 (ladder matches in flight at most), ``REFEREE_DAILY_CAP`` (rated matches per bot and game a
-day).
+day), ``REFEREE_HOUSE_LADDERS`` (the house bots that join every living ladder an owner's bot
+is on, comma-separated; default ``random,greedy``; empty: none).
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ def _env_float(name: str, default: float) -> float:
         return float(raw) if raw else default
     except ValueError:
         raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+
+
+def _names(raw: str) -> tuple[str, ...]:
+    """A comma-separated list of house bots; ValueError naming one that is not a house bot."""
+    from ladder.registry import HOUSE_BOTS
+
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    unknown = [n for n in names if n not in HOUSE_BOTS]
+    if unknown:
+        raise ValueError(f"REFEREE_HOUSE_LADDERS: {', '.join(unknown)} is not a house bot "
+                         f"({', '.join(HOUSE_BOTS)})")
+    return names
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,10 @@ class ServiceConfig:
     """Ladder matches in flight at most (0: 16 with a broker, the match threads embedded)."""
     daily_cap: int = 200
     """Rated matches a bot is given per game in 24 hours."""
+    house_ladders: tuple[str, ...] = ("random", "greedy")
+    """House bots that join each living ladder an owner's bot is on (at start and when an
+    owner's bot joins): a lone author's bot has opponents.  Not ``mcts`` by default: its
+    search costs a worker CPU second per decision."""
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServiceConfig:
@@ -89,6 +106,7 @@ class ServiceConfig:
             tick_s=_env_float("REFEREE_TICK_S", 20.0),
             ladder_depth=int(_env_float("REFEREE_LADDER_DEPTH", 0)),
             daily_cap=int(_env_float("REFEREE_DAILY_CAP", 200)),
+            house_ladders=_names(env.get("REFEREE_HOUSE_LADDERS", "random,greedy")),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
 

@@ -88,6 +88,9 @@ def bot_create_schema(known: list[str]) -> type[ma.Schema]:
         games = fields.List(game_field(known), required=True,
                             validate=validate.Length(1, len(known)))
         description = Text(max_len=2000, load_default="")
+        ladder = fields.Boolean(load_default=True, metadata={
+            "description": "join the living ladder of each of its games (default); false: "
+                           "challenges only, join later with PUT /bots/{id}/ladders/{game}"})
     return BotCreate
 
 
@@ -186,6 +189,20 @@ class LadderPauseBody(Strict):
     reason = Text(max_len=200, min_len=1, load_default="paused by an admin")
 
 
+class LadderEntryBody(Strict):
+    active = fields.Boolean(metadata={"description": "true: join (or re-join) the ladder; "
+                                                     "false: leave it"})
+    paused = fields.Boolean(metadata={
+        "description": "true: stay on the ladder but play no new fixture; false: lift your "
+                       "pause (a health pause lifts itself after 2 good probes)"})
+
+    @ma.validates_schema
+    def _something(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if not data:
+            raise ma.ValidationError("give `active` (join, leave) and/or `paused` (pause, "
+                                     "resume)", "_schema")
+
+
 class VoidBody(Strict):
     reason = Text(max_len=200, min_len=1, load_default="voided by an admin")
 
@@ -253,6 +270,26 @@ class BotOut(ma.Schema):
     url = fields.String(metadata={"description": "owner only"})
     verify_nonce = fields.String(allow_none=True, metadata={
         "description": "owner only: echo it as `verify` in GET / to prove the URL is yours"})
+
+
+class LadderEntryOut(ma.Schema):
+    game = fields.String(required=True)
+    active = fields.Boolean(required=True, metadata={"description": "on the ladder (false: "
+                                                                    "left it)"})
+    paused = fields.Boolean(required=True)
+    paused_reason = fields.String(required=True, allow_none=True, metadata={
+        "description": "`owner: ...` (you), `health: ...` / `forfeits: ...` (lifted after 2 "
+                       "good probes), `retired`, or an admin's"})
+    placement_remaining = fields.Integer(required=True, metadata={
+        "description": "rated games before it is ranked (10 for a new bot, 5 for a new "
+                       "version)"})
+    provisional = fields.Boolean(required=True)
+    joined_at = fields.DateTime(required=True)
+    byes = fields.Integer(required=True)
+
+
+class LadderEntryList(ma.Schema):
+    items = fields.List(fields.Nested(LadderEntryOut), required=True)
 
 
 class MeOut(OwnerOut):
@@ -453,6 +490,9 @@ class BoardRow(ma.Schema):
     strikes_per_game = fields.Float(allow_none=True)
     forfeit_rate = fields.Float(allow_none=True)
     last_played = fields.String(allow_none=True)
+    placement_left = fields.Integer(allow_none=True, metadata={
+        "description": "placement games left on the living ladder (provisional while above "
+                       "0); null for a bot not on it (provisional under 10 rated games)"})
 
 
 class PausedRow(ma.Schema):

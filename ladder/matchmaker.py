@@ -74,8 +74,8 @@ from ladder.accounts import now_utc, utc
 from ladder.admin import ladder_paused
 from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, FINISHED, RUNNING, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match,
-    MatchSeat, Owner, Rating, Round,
+    ACTIVE, FINISHED, RUNNING, SCHEDULED, UNVERIFIED, VOIDED, Bot, Fixture, HealthCheck,
+    LadderEntry, Match, MatchSeat, Owner, Rating, Round,
 )
 from ladder.pairing import ROTATION, Entrant, Plan, pair_key, plan_round, table_sizes
 from ladder.ratings import EloConfig
@@ -152,6 +152,11 @@ def games_per_fixture(big: int) -> int:
 
 # -- entries ----------------------------------------------------------------------------------
 
+JOINABLE = (ACTIVE, UNVERIFIED)
+"""Bot states that may join a ladder (an unverified bot's entry waits: only active bots are
+eligible)."""
+
+
 def join(engine: Engine, bot_id: int, game: str, config: MatchmakerConfig = MatchmakerConfig(),
          now: datetime | None = None) -> None:
     """Enter (or re-enter) ``bot_id`` in ``game``'s ladder; a bot without rated games there
@@ -163,7 +168,7 @@ def join(engine: Engine, bot_id: int, game: str, config: MatchmakerConfig = Matc
                            .where(Bot.id == bot_id)).one_or_none()
         if bot is None:
             raise NotFoundError(f"no bot {bot_id}")
-        if bot.status != ACTIVE:
+        if bot.status not in JOINABLE:
             raise ConflictError(f"bot {bot_id} is {bot.status}, not active")
         if bot.games is not None and game not in bot.games:
             raise InvalidError(f"bot {bot_id} does not play {game}")
@@ -186,26 +191,54 @@ def join(engine: Engine, bot_id: int, game: str, config: MatchmakerConfig = Matc
 def leave(engine: Engine, bot_id: int, game: str) -> None:
     """Take ``bot_id`` off ``game``'s ladder (its unstarted fixtures are cancelled at the
     next tick; its history stays)."""
-    _set_entry(engine, bot_id, game, active=False)
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, LOCK)
+        _must(conn.execute(update(LadderEntry).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(active=False)
+        ).rowcount, bot_id, game)
 
 
 def pause(engine: Engine, bot_id: int, game: str, reason: str) -> None:
-    _set_entry(engine, bot_id, game, paused_reason=reason[:200])
+    with translate_errors(engine), engine.begin() as conn:
+        _must(pause_entries(conn, bot_id, [game], reason), bot_id, game)
 
 
 def resume(engine: Engine, bot_id: int, game: str) -> None:
-    _set_entry(engine, bot_id, game, paused_reason=None)
-
-
-def _set_entry(engine: Engine, bot_id: int, game: str, **values: Any) -> None:
     with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, LOCK)
-        if values.get("active") is not False and values.get("paused_reason", "") is None:
-            values["last_rest"] = _latest_round(conn, game)  # resuming counts as a rest
-        done = conn.execute(update(LadderEntry).where(
-            LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(**values))
-        if not done.rowcount:
-            raise NotFoundError(f"bot {bot_id} is not on the {game} ladder")
+        _must(resume_entries(conn, bot_id, [game]), bot_id, game)
+
+
+def pause_entries(conn: Connection, bot_id: int, games: Sequence[str], reason: str, *,
+                  only_running: bool = False) -> int:
+    """Pause the bot's entries of ``games`` (``only_running``: those not paused already, so
+    an earlier reason stays), inside the caller's transaction and under the matchmaker's
+    lock (the tick never sees half of it); how many were paused.  Every pause goes through
+    here (the owner's, the health rules')."""
+    lock_ladder(conn, LOCK)
+    cond = [LadderEntry.bot_id == bot_id, LadderEntry.game.in_(list(games))]
+    if only_running:
+        cond.append(LadderEntry.paused_reason.is_(None))
+    return int(conn.execute(update(LadderEntry).where(*cond)
+                            .values(paused_reason=reason[:200])).rowcount)
+
+
+def resume_entries(conn: Connection, bot_id: int, games: Sequence[str]) -> int:
+    """Lift the pause of the bot's entries of ``games`` in the caller's transaction; how many.
+    Resuming counts as a rest (``last_rest`` becomes the game's latest round), so a bot back
+    from a pause does not take the next bye.  Every resume goes through here (the owner's,
+    the health rules')."""
+    lock_ladder(conn, LOCK)
+    done = 0
+    for game in games:
+        done += conn.execute(update(LadderEntry).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(
+            paused_reason=None, last_rest=_latest_round(conn, game))).rowcount
+    return done
+
+
+def _must(rowcount: int, bot_id: int, game: str) -> None:
+    if not rowcount:
+        raise NotFoundError(f"bot {bot_id} is not on the {game} ladder")
 
 
 def _latest_round(conn: Connection, game: str) -> int:
@@ -249,13 +282,28 @@ def tick(engine: Engine, game: str | None = None, now: datetime | None = None,
     return result
 
 
-def placement_left(engine: Engine, game: str) -> dict[int, int]:
-    """Rated games each bot still has to play before it is ranked (bots in placement only):
-    a leaderboard shows these bots as provisional."""
+def placement_left(engine: Engine, game: str,
+                   config: MatchmakerConfig = MatchmakerConfig()) -> dict[int, int]:
+    """Rated games each bot on ``game``'s living ladder still has to play before it is ranked
+    (0 once placed; a bot with no entry is absent): a leaderboard shows the bots with games
+    left as provisional.  A new version not yet seen by a tick counts as re-entering
+    placement already."""
     with translate_errors(engine), reader(engine) as conn:
-        return dict(conn.execute(select(LadderEntry.bot_id, LadderEntry.placement_remaining)
-                                 .where(LadderEntry.game == game,
-                                        LadderEntry.placement_remaining > 0)).all())
+        rows = conn.execute(select(LadderEntry.bot_id, LadderEntry.placement_remaining,
+                                   LadderEntry.version.label("placed"), Bot.version)
+                            .join(Bot, Bot.id == LadderEntry.bot_id)
+                            .where(LadderEntry.game == game)).all()
+    return {r.bot_id: placement_due(r.placement_remaining, r.placed, r.version, config)
+            for r in rows}
+
+
+def placement_due(remaining: int, placed: int | None, version: int,
+                  config: MatchmakerConfig = MatchmakerConfig()) -> int:
+    """An entry's placement games left: a new version of a placed bot (``placed``, the
+    version the entry was placed with, differs) plays ``new_version_games`` again."""
+    if placed is not None and placed != version:
+        return max(remaining or 0, config.new_version_games)
+    return remaining or 0
 
 
 class _Tick:
@@ -312,9 +360,8 @@ class _Tick:
              games) in rows:
             if bot_id in sick:
                 continue
-            if placed != version:
-                if placed is not None:  # a new version: place it again
-                    placement = max(placement, self.config.new_version_games)
+            if placed != version:  # a new version is placed again
+                placement = placement_due(placement, placed, version, self.config)
                 renewed.append({"b_id": bot_id, "b_version": version, "b_left": placement})
             bots[bot_id] = _Bot(bot_id, owner, cap if cap and cap > 1 else 1,
                                 start if elo is None else elo, games or 0, placement,

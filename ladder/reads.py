@@ -24,9 +24,10 @@ from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
 from ladder.models import (
-    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderPause, Match, MatchLog,
-    MatchSeat, Owner, RatingHistory,
+    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderEntry, LadderPause,
+    Match, MatchLog, MatchSeat, Owner, RatingHistory,
 )
+from ladder.matchmaker import placement_left
 from ladder.pages_reads import paused_bots
 from ladder.ratings import outcomes, standings
 from ladder.store import folded, leaderboard
@@ -331,7 +332,12 @@ def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
             select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
             select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
             select(func.max(Bot.updated_at)).scalar_subquery(),
-            select(func.count()).select_from(Bot).scalar_subquery())).one())
+            select(func.count()).select_from(Bot).scalar_subquery(),
+            # placement counts down when a tick settles a fixture, after the match finished
+            select(func.count()).select_from(LadderEntry).where(LadderEntry.game == game)
+            .scalar_subquery(),
+            select(func.sum(LadderEntry.placement_remaining)).where(LadderEntry.game == game)
+            .scalar_subquery())).one())
         ladder = _ladder_state(conn, game)
     with _BOARDS_LOCK:
         cached = _BOARDS.get(key)
@@ -353,6 +359,7 @@ def _ladder_state(conn: Connection, game: str) -> dict[str, Any]:
 
 def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     rows = leaderboard(engine, game)
+    placement = placement_left(engine, game)
     with translate_errors(engine), reader(engine) as conn:
         info = {r.name: r for r in conn.execute(
             select(Bot.id, Bot.name, Bot.status, Bot.house, Bot.owner_id,
@@ -389,10 +396,20 @@ def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
             "forfeit_rate": None if not games or x is None else
             round(float(x.forfeits or 0) / games, 3),
             "last_played": r["last_played"],
+            "placement_left": placement.get(bot.id),
         }
-        (provisional if r["provisional"] else ranked).append(entry)
+        (provisional if is_provisional(r, placement.get(bot.id)) else ranked).append(entry)
     return split_paused({"game": game, "items": ranked, "provisional": provisional},
                         paused_bots(engine, game))
+
+
+def is_provisional(row: dict[str, Any], placement_left: int | None) -> bool:
+    """A bot on the game's living ladder is provisional while it has placement games left
+    (10 for a newcomer, 5 for a new version); one without an entry (a tournament-only
+    ladder) while it has fewer rated games than the ladder's provisional count."""
+    if placement_left is None:
+        return bool(row["provisional"])
+    return placement_left > 0
 
 
 def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import now_utc, utc
-from ladder.db import reader, translate_errors
+from ladder.db import lock_ladder, reader, translate_errors
 from ladder.store import insert_ignoring
 from ladder.models import (
     ACTIVE, RETIRED, Bot, HealthCheck, LadderEntry, Owner, Rating,
@@ -93,16 +93,17 @@ def _check_url_free(conn: Connection, normalized: str, bot_id: int | None) -> No
         raise ConflictError(f"bot {clash.id} is already registered at {normalized}")
 
 
-def owned_bot(engine: Engine, owner_id: int, bot_id: int) -> dict[str, Any]:
+def owned_bot(engine: Engine, owner_id: int, bot_id: int, *,
+              allow_retired: bool = False) -> dict[str, Any]:
     """``bot_id``'s row for a change by ``owner_id``: NotFoundError, ForbiddenError (someone
-    else's, or a house bot), ConflictError (retired)."""
+    else's, or a house bot), ConflictError (retired, unless ``allow_retired``: a read)."""
     with translate_errors(engine), reader(engine) as conn:
         row = conn.execute(select(Bot.__table__).where(Bot.id == bot_id)).one_or_none()
         if row is None:
             raise NotFoundError(f"no bot {bot_id}")
         if row.owner_id != owner_id:
             raise ForbiddenError(f"bot {bot_id} is not yours")
-        if row.status == RETIRED:
+        if row.status == RETIRED and not allow_retired:
             raise ConflictError(f"bot {bot_id} is retired")
         return {"id": row.id, "name": row.name, "url": row.url, "games": list(row.games or []),
                 "status": row.status, "version": row.version, "nonce": row.verify_nonce,
@@ -242,3 +243,89 @@ def bots_for_match(engine: Engine, bot_ids: list[int]) -> dict[int, dict[str, An
                             .where(Bot.id.in_(bot_ids))).all()
     return {r.id: r._asdict() for r in rows}
 
+
+
+# -- ladder entries ---------------------------------------------------------------------------
+
+OWNER_PAUSE = "owner: paused by its owner"
+"""The reason of a pause the bot's owner asked for (only the owner lifts it)."""
+
+
+def ladder_entries(engine: Engine, bot_id: int, game: str | None = None) -> list[dict[str, Any]]:
+    """The bot's living-ladder entries (by game): joined or left, why paused, the placement
+    games it has left (a bot with games left is provisional on the leaderboard)."""
+    from ladder.matchmaker import placement_due
+
+    cond = [LadderEntry.bot_id == bot_id]
+    if game is not None:
+        cond.append(LadderEntry.game == game)
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(LadderEntry.__table__, Bot.version.label("bot_version"))
+            .join(Bot, Bot.id == LadderEntry.bot_id).where(*cond)
+            .order_by(LadderEntry.game)).all()
+    out = []
+    for r in rows:
+        left = placement_due(r.placement_remaining, r.version, r.bot_version)
+        out.append({"game": r.game, "active": bool(r.active), "paused": r.paused_reason is not None,
+                    "paused_reason": r.paused_reason, "placement_remaining": left,
+                    "provisional": left > 0, "joined_at": utc(r.joined_at), "byes": r.byes or 0})
+    return out
+
+
+def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> None:
+    """The owner pauses or resumes the bot's entry of ``game``.  Pausing replaces an automatic
+    (health) pause, so the bot stays paused once it is healthy again; resuming lifts only the
+    owner's own pause: ConflictError for one the health rules hold (they lift it after good
+    probes) or an admin's; NotFoundError when the bot never joined."""
+    from ladder.health import GOOD_PROBES_TO_RESUME, is_auto
+    from ladder.matchmaker import LOCK, pause_entries, resume_entries
+
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, LOCK)  # the reason read is the reason changed
+        reason = conn.execute(select(LadderEntry.paused_reason).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.game == game)).one_or_none()
+        if reason is None:
+            raise NotFoundError(f"bot {bot_id} has not joined the {game} ladder")
+        current = reason.paused_reason
+        if paused:
+            if current is None or is_auto(current):
+                pause_entries(conn, bot_id, [game], OWNER_PAUSE)
+        elif current == OWNER_PAUSE:
+            resume_entries(conn, bot_id, [game])
+        elif is_auto(current):
+            raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}); it "
+                                f"resumes by itself after {GOOD_PROBES_TO_RESUME} good probes "
+                                "in a row")
+        elif current is not None:
+            raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}): "
+                                "only an admin can lift that")
+
+
+def join_house_bots(engine: Engine, names: tuple[str, ...] | list[str],
+                    games: list[str] | None = None) -> list[tuple[str, str]]:
+    """Enter the house bots ``names`` in the ladders of ``games`` (None: every game with an
+    owner's bot on its living ladder), so a lone author's bot has opponents; a game's ladder
+    with no owner's bot gets none (house bots would only play each other).  A house bot that
+    left a ladder (an admin took it off) is not put back.  The (bot, game) entries made."""
+    from ladder.matchmaker import join
+
+    if not names:
+        return []
+    with translate_errors(engine), reader(engine) as conn:
+        if games is None:
+            games = list(conn.execute(
+                select(LadderEntry.game).join(Bot, Bot.id == LadderEntry.bot_id)
+                .where(Bot.owner_id.is_not(None)).distinct()).scalars())
+        house = conn.execute(select(Bot.id, Bot.name, Bot.games).where(
+            Bot.house.is_(True), Bot.status == ACTIVE, Bot.name.in_(list(names)))).all()
+        have = {(r.bot_id, r.game) for r in conn.execute(
+            select(LadderEntry.bot_id, LadderEntry.game).where(
+                LadderEntry.bot_id.in_([h.id for h in house])))}
+    made = []
+    for h in house:
+        for game in games:
+            if game in (h.games or []) and (h.id, game) not in have:
+                join(engine, h.id, game)
+                made.append((h.name, game))
+    return made

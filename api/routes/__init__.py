@@ -11,13 +11,13 @@ from api.app import service
 
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
     from api.routes import (
-        admin, bots, challenges, docs, export, frames, leaderboards, matches, owners, rounds,
-        system,
+        admin, bot_ladders, bots, challenges, docs, export, frames, leaderboards, matches,
+        owners, rounds, system,
     )
 
     games = service_games(app)
-    for module in (owners, bots, challenges, matches, frames, leaderboards, rounds, export,
-                   admin, system):
+    for module in (owners, bots, bot_ladders, challenges, matches, frames, leaderboards,
+                   rounds, export, admin, system):
         api.register_blueprint(module.blueprint(limiter, games))
     docs.register(app)
 

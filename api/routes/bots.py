@@ -18,7 +18,7 @@ from api.schemas import (
     bot_update_schema, head_to_head_args_schema, rating_args_schema,
 )
 from ladder import pages_reads as more
-from ladder import reads, registry
+from ladder import matchmaker, reads, registry
 from ladder.models import ACTIVE, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
@@ -60,6 +60,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def create_bot(body: dict[str, Any]) -> Any:
         """Register a bot: the URL must pass the address policy and answer `GET /`.
 
+        It joins the living ladder of each of its games (placement: 10 rated games), unless
+        `ladder` is false; `PUT /bots/{id}/ladders/{game}` joins, leaves, pauses, resumes.
+
         With ownership proof on, the bot stays `unverified` until its `GET /` echoes the
         returned `verify_nonce` as `verify` (then run `POST /bots/{id}/check`)."""
         who = require_owner()
@@ -71,6 +74,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             games=sorted(set(body["games"])), description=body["description"], status=status,
             nonce=secrets.token_urlsafe(18))
         registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
+        if body["ladder"]:
+            join_ladders(bot_id, sorted(set(body["games"])))
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
 
     @blp.route("/bots", methods=["GET"])
@@ -98,7 +103,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(bot_update_schema(games))
     @blp.response(200, BotOut)
     def update_bot(body: dict[str, Any], bot_id: int) -> Any:
-        """Change your bot; a new URL is probed again and bumps the bot's version."""
+        """Change your bot; a new URL is probed again and bumps the bot's version (it plays 5
+        placement games again).  A game taken off `games` leaves its ladder; a game added
+        joins its ladder if the bot is on one already."""
         who = require_owner()
         svc = service()
         current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
@@ -109,6 +116,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         if "games" in changes:
             changes["games"] = sorted(set(changes["games"]))
         registry.update_bot(svc.engine, who.owner_id, bot_id, changes)
+        if "games" in changes:
+            follow_games(bot_id, current["games"], changes["games"])
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
 
     @blp.route(f"/bots/<{ID}:bot_id>", methods=["DELETE"])
@@ -190,6 +199,28 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                 "per_page": per_page}
 
     return blp
+
+
+def join_ladders(bot_id: int, games: list[str]) -> None:
+    """A newly registered bot joins its games' ladders, with the house bots there so it has
+    opponents (an unverified bot's entries wait until it is verified)."""
+    svc = service()
+    for game in games:
+        matchmaker.join(svc.engine, bot_id, game, svc.config.matchmaker())
+    registry.join_house_bots(svc.engine, svc.config.house_ladders, games)
+
+
+def follow_games(bot_id: int, before: list[str], after: list[str]) -> None:
+    """The bot's ladders follow a change of its games: it leaves those it no longer plays
+    (the matchmaker would seat it in a game it does not answer) and, when it plays on a
+    ladder, joins those of its new games."""
+    svc = service()
+    entries = {e["game"]: e for e in registry.ladder_entries(svc.engine, bot_id)}
+    for game in set(before) - set(after):
+        if entries.get(game, {}).get("active"):
+            matchmaker.leave(svc.engine, bot_id, game)
+    if any(e["active"] for e in entries.values()):
+        join_ladders(bot_id, sorted(set(after) - set(before)))
 
 
 def as_utc(moment: datetime) -> datetime:

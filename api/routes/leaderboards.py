@@ -38,7 +38,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.response(200, LeaderboardOut)
     def get_leaderboard(game: str) -> Any:
         """Ranked bots (rating with its 95% interval, games, W-D-L, mean place, strike and
-        forfeit rates, last played); provisional bots (fewer than 10 games) apart."""
+        forfeit rates, last played); provisional bots apart (on a living ladder: placement
+        games left; otherwise fewer than 10 rated games)."""
         if game not in service().games:
             abort(404, message=f"no game {game!r}; games: {', '.join(service().games)}")
         return leaderboard_page(service().engine, game)

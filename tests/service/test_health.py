@@ -61,17 +61,11 @@ def test_the_reasons_say_which_rule():
 # -- probing a real bot -----------------------------------------------------------------------
 
 def register(client, url, name="mybot", join=True):
-    """Register a bot and (``join``) enter it in the toy-race ladder: an entry, as joining
-    a ladder makes one."""
-    answer = client.post("/api/v1/bots", json={"name": name, "url": url, "games": [GAME]})
+    """Register a bot; ``join``: it joins the toy-race ladder (POST /bots does by default)."""
+    answer = client.post("/api/v1/bots", json={"name": name, "url": url, "games": [GAME],
+                                               "ladder": join})
     assert answer.status_code == 201, answer.json
-    bot_id = answer.json["id"]
-    if join:
-        with client.app.extensions["referee"].engine.begin() as conn:
-            conn.execute(LadderEntry.__table__.insert().values(
-                bot_id=bot_id, game=GAME, active=True, paused_reason=None,
-                placement_remaining=0, joined_at=now_utc()))
-    return bot_id
+    return answer.json["id"]
 
 
 def entries(engine, bot_id):
