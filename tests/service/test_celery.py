@@ -113,27 +113,15 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(pg_admin: Any, pg_session_prefix: str, tmp_path_factory: Any) -> Iterator[Stack]:
-    from support.ladder_db import pg_schema_url
-
-    from ladder.db import make_engine, migrate
-    from ladder.registry import ensure_house_bots
+    from support.ladder_db import service_schema
 
     redis_ok()
-    schema = f"{pg_session_prefix}_celery"
-    with pg_admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = pg_schema_url(schema)
-    bootstrap = make_engine(url)
-    migrate(bootstrap)
-    ensure_house_bots(bootstrap)
-    bootstrap.dispose()
-    running = Stack(url, tmp_path_factory.mktemp("celery"))
-    try:
-        yield running
-    finally:
-        running.close()
-        with pg_admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    with service_schema(pg_admin, f"{pg_session_prefix}_celery") as url:
+        running = Stack(url, tmp_path_factory.mktemp("celery"))
+        try:
+            yield running
+        finally:
+            running.close()
 
 
 def sleepy_bots(engine: Any, prefix: str, count: int) -> list[int]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 from ladder.accounts import utc
 from ladder.models import Alert, Fixture, LadderEntry, Match, MatchSeat, Round
@@ -108,23 +108,11 @@ class Processes:
 @pytest.fixture
 def pg_service(pg_admin: Any, pg_session_prefix: str) -> Iterator[str]:
     """A migrated PostgreSQL schema with the house bots (as a started service has)."""
-    from support.ladder_db import pg_schema_url
-
-    from ladder.db import make_engine, migrate
-    from ladder.registry import ensure_house_bots
+    from support.ladder_db import service_schema
 
     redis_ok()
-    schema = f"{pg_session_prefix}_e2e"
-    with pg_admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = pg_schema_url(schema)
-    bootstrap = make_engine(url)
-    migrate(bootstrap)
-    ensure_house_bots(bootstrap)
-    bootstrap.dispose()
-    yield url
-    with pg_admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    with service_schema(pg_admin, f"{pg_session_prefix}_e2e") as url:
+        yield url
 
 
 def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:

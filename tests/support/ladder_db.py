@@ -15,6 +15,7 @@ import itertools
 import os
 import secrets
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -66,6 +67,27 @@ def pg_url(pg_admin: Engine, pg_session_prefix: str) -> Iterator[str]:
     yield pg_schema_url(schema)
     with pg_admin.connect() as conn:
         conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@contextmanager
+def service_schema(pg_admin: Engine, name: str) -> Iterator[str]:
+    """A PostgreSQL schema migrated to head with the house bots, as a started service has it;
+    yields its URL and drops the schema afterwards."""
+    from ladder.db import make_engine, migrate
+    from ladder.registry import ensure_house_bots
+
+    with pg_admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{name}"'))
+    try:
+        url = pg_schema_url(name)
+        bootstrap = make_engine(url)
+        migrate(bootstrap)
+        ensure_house_bots(bootstrap)
+        bootstrap.dispose()
+        yield url
+    finally:
+        with pg_admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
