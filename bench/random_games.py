@@ -42,15 +42,17 @@ class Setup:
 
 
 def play_engine(setup: Setup, seed: int) -> int:
-    """One random game on the bare engine; returns its number of decisions."""
+    """One random game on the bare engine's fast path (``choice_counts`` and ``apply_index``:
+    no option is built); returns its number of decisions. ``randrange(n)`` draws exactly what
+    ``choice`` over ``n`` options draws, so this is the game the runner's random bots play."""
     state = setup.game.new_state(setup.seats, seed, setup.board, setup.options)
-    choosers = [random.Random(setup.bot_seed(seed, s)).choice for s in range(setup.seats)]
+    pickers = [random.Random(setup.bot_seed(seed, s)).randrange for s in range(setup.seats)]
     decisions = 0
-    pending = state.pending()
-    while pending:
-        state.apply({d.seat: choosers[d.seat](d.options).id for d in pending})
-        decisions += len(pending)
-        pending = state.pending()
+    counts = state.choice_counts()
+    while counts:
+        state.apply_index({seat: pickers[seat](n) for seat, n in counts})
+        decisions += len(counts)
+        counts = state.choice_counts()
     return decisions
 
 

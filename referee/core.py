@@ -203,6 +203,12 @@ class State(ABC):
         pending seat left out) and :class:`GameOverError` once over.
         """
 
+    def choice_counts(self) -> list[tuple[int, int]]:
+        """Each pending decision's seat and number of options, in :meth:`pending`'s order (empty:
+        the game is over). With :meth:`apply_index` it is all a random playout needs, and an
+        engine may answer it without building a single ``Decision`` or ``Option``."""
+        return [(d.seat, len(d.options)) for d in self.pending()]
+
     def apply_index(self, choices: Mapping[int, int]) -> None:
         """:meth:`apply` with each seat's answer given as the index of its option in the
         pending decision (what a random playout picks); an engine may make it faster than

@@ -16,6 +16,8 @@ CASES = [("tokaido-duo", 2, None), ("tokaido-duo", 1, {"automa": 2}), ("doubletr
 
 @pytest.mark.parametrize("name,seats,options", CASES)
 def test_answers_by_index_play_the_same_game_as_answers_by_id(name, seats, options) -> None:
+    """The fast path (``choice_counts`` and ``apply_index``, never asking for ``pending``) plays
+    the game the id path plays, step by step."""
     game = find_game(name)
     for seed in range(5):
         by_id = game.new_state(seats, seed, options=options)
@@ -23,14 +25,31 @@ def test_answers_by_index_play_the_same_game_as_answers_by_id(name, seats, optio
         rng = random.Random(seed)
         pending = by_id.pending()
         while pending:
-            assert by_index.pending() == pending
+            assert by_index.choice_counts() == [(d.seat, len(d.options)) for d in pending]
             picks = {d.seat: rng.randrange(len(d.options)) for d in pending}
             by_id.apply({d.seat: d.options[picks[d.seat]].id for d in pending})
             by_index.apply_index(picks)
             assert by_index.view(None) == by_id.view(None)
             pending = by_id.pending()
+        assert by_index.choice_counts() == []
         assert not by_index.pending()
         assert by_index.result() == by_id.result()
+
+
+@pytest.mark.parametrize("name,seats,options", CASES)
+def test_the_fast_path_offers_what_pending_offers(name, seats, options) -> None:
+    """Asked in any order, ``pending`` and ``choice_counts`` describe the same decisions."""
+    game = find_game(name)
+    state = game.new_state(seats, 7, options=options)
+    rng = random.Random(7)
+    while True:
+        counts = state.choice_counts()
+        pending = state.pending()
+        assert counts == [(d.seat, len(d.options)) for d in pending]
+        assert all(len(d.options) > 1 for d in pending)
+        if not counts:
+            break
+        state.apply_index({seat: rng.randrange(n) for seat, n in counts})
 
 
 @pytest.mark.parametrize("name,seats,options", CASES)

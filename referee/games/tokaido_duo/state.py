@@ -130,6 +130,9 @@ class TokaidoState(State):
         _TRANSITIONS[key[0]](self, key)
         self._settle()
 
+    def choice_counts(self) -> list[tuple[int, int]]:
+        return [] if self.over else [(self.seat, len(self.option_keys))]
+
     def apply_index(self, choices: Mapping[int, int]) -> None:
         """:meth:`apply` by option index: the fast path of a caller that picked an index (a
         random playout), with no id to look up."""
