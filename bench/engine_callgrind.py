@@ -12,6 +12,7 @@ plays ``--warmup`` games of other seeds first, as a long run of games would have
 branch) with this script, for a before/after comparison.  Needs ``valgrind`` on the PATH; the
 counts run about 50 times slower than the plain interpreter.
 Usage: python bench/engine_callgrind.py [--games 20] [--warmup 50] [--tree DIR] [--only tokaido-duo|doubletrack]
+       [--engine-only | --runner-only]
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def main() -> None:
                         help="the checkout whose engines are measured (default: this one)")
     parser.add_argument("--only", choices=sorted(CASES), help="one game only")
     parser.add_argument("--engine-only", action="store_true", help="no runner figures")
+    parser.add_argument("--runner-only", action="store_true", help="no engine figures")
     parser.add_argument("--warmup", type=int, default=50,
                         help="games played first (other seeds), so that caches are warm")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
@@ -90,12 +92,16 @@ def main() -> None:
         if args.only and args.only != label:
             continue
         per_game = {}
-        for mode in MODES[:1] if args.engine_only else MODES:
+        modes = MODES[:1] if args.engine_only else MODES[1:] if args.runner_only else MODES
+        for mode in modes:
             base = instructions(tree, name, seats, mode, 0, args.warmup)
             total = instructions(tree, name, seats, mode, args.games, args.warmup)
             per_game[mode] = (total - base) / args.games
         if args.engine_only:
             print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M")
+            continue
+        if args.runner_only:
+            print(f"  {label} ({seats} seats): through the runner {per_game['runner'] / 1e6:.2f} M")
             continue
         extra = 100 * (per_game["runner"] / per_game["engine"] - 1)
         print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M, "

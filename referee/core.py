@@ -70,9 +70,10 @@ def option_index(options: tuple[Option, ...], choice: object) -> int | None:
         for i, o in enumerate(options):
             index.setdefault(o.id, i)
         hit = _OPTION_INDEX[id(options)] = (options, index)
-    if not isinstance(choice, str):  # no option id equals anything else (and it may not hash)
+    try:  # a str key never equals a value of another type: only an unhashable one raises
+        return hit[1].get(choice)  # type: ignore[call-overload]
+    except TypeError:
         return None
-    return hit[1].get(choice)
 
 
 class EndReason(str, enum.Enum):

@@ -152,6 +152,7 @@ class Runner:
     def run(self) -> MatchRecord:
         state = self.game.new_state(len(self.players), self.seed, self.board, self.options)
         self._announce_start()
+        views = [partial(state.view, seat) for seat in range(len(self.players))]
         try:
             step = 0
             while True:
@@ -162,7 +163,8 @@ class Runner:
                     raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
                 if len(pending) == 1 and self._direct[pending[0].seat] is not None:
                     decision = pending[0]
-                    state.apply({decision.seat: self._ask_direct(state, decision, step)})
+                    state.apply({decision.seat: self._ask_direct(decision, step,
+                                                                 views[decision.seat])})
                 else:
                     state.apply(self._ask_all(state, pending, step))
                 step += 1
@@ -207,17 +209,18 @@ class Runner:
             bank_ms=bank,
         )
 
-    def _ask_direct(self, state: State, decision: Decision, step: int) -> str:
+    def _ask_direct(self, decision: Decision, step: int,
+                    view: Callable[[], dict[str, Any]]) -> str:
         """The fast path of :meth:`_ask_all` for one decision of a plain in-process seat: the
         same answer, checks, booking and log entry, without building a request (and, as
-        always, without the view unless the bot reads it)."""
+        always, without the view unless the bot reads it: ``view`` builds the seat's)."""
         seat = decision.seat
         record = self.seats[seat]
         if record.forfeited:
             return self._settle(decision, None, step)
         player = self._direct[seat]
         assert player is not None
-        answer = player.answer(decision, partial(state.view, seat))
+        answer = player.answer(decision, view)
         deadline = self.time_control.decision_ms + max(0, int(record.bank_ms))
         return self._settle(decision, self._checked(decision, answer, deadline, player), step)
 

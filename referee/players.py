@@ -46,7 +46,7 @@ class DecisionRequest:
     bank_ms: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Answer:
     """A player's reply: the chosen id (``None`` if none usable), how long it took, the bot's
     own ``log`` text, and the :class:`~referee.faults.Fault` if the answer cannot be used."""
