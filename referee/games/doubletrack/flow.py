@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from referee.core import Decision, EndReason
+from referee.core import EndReason
 from referee.games.doubletrack import options as opt
 from referee.games.doubletrack.board import (
     BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TAKE_PASS, TURN_LIMIT,
@@ -31,13 +31,15 @@ if TYPE_CHECKING:  # the state imports this module: its class is named for annot
     from referee.games.doubletrack.state import DoubletrackState as S
 
 Answers = dict[int, Any]
-"""Seat -> the value of the option it chose (see :mod:`.options`)."""
+"""Sealed bids: seat -> the value of the option it chose (see :mod:`.options`). A question to
+one seat is answered with the value alone."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 ASK: dict[str, Callable[[S, Any], bool]] = {}
 """Step name -> the function putting its question; True when a question is now open."""
-ANSWER: dict[str, Callable[[S, Any, Answers], None]] = {}
-"""Step name -> the function acting on the answers to its question."""
+ANSWER: dict[str, Callable[[S, Any, Any], None]] = {}
+"""Step name -> the function acting on the answer to its question (the value chosen; for sealed
+bids, :data:`Answers`)."""
 
 
 def asks(name: str, answer: Callable[..., None]) -> Callable[[F], F]:
@@ -107,9 +109,8 @@ def route(st: S, agreed: Agreed) -> None:
     roll(st, agreed)
 
 
-def answer_gate_request(st: S, step: AskGateRequest, answers: Answers) -> None:
+def answer_gate_request(st: S, step: AskGateRequest, asked: bool) -> None:
     agreed, g = step.agreed, step.gate
-    asked = answers[st.active]
     st.log(type="gate_request", seat=st.active, gate=st.board.colours[g], ask=asked)
     if asked:
         st.stack.append(AskGateOffer("ask_gate_offer", agreed, g))
@@ -130,11 +131,10 @@ def max_fee(st: S, agreed: Agreed) -> int:
     return st.money[st.active] - sum(fee for _, _, fee, _ in agreed)
 
 
-def answer_gate_offer(st: S, step: AskGateOffer, answers: Answers) -> None:
+def answer_gate_offer(st: S, step: AskGateOffer, fee: int | None) -> None:
     """C refuses (None), lets A through free (0) or names a fee A then accepts or not."""
     agreed, g = step.agreed, step.gate
     controller = st.gates[g]
-    fee = answers[controller]
     st.log(type="gate_offer", seat=controller, gate=st.board.colours[g],
            offer="refuse" if fee is None else fee)
     if fee is None:
@@ -153,9 +153,8 @@ def ask_gate_offer(st: S, step: AskGateOffer) -> bool:
                   opt.gate_offer_options(st.board, g, st.active, max_fee(st, step.agreed)))
 
 
-def answer_gate_accept(st: S, step: AskGateAccept, answers: Answers) -> None:
+def answer_gate_accept(st: S, step: AskGateAccept, pays: bool) -> None:
     g, fee = step.gate, step.fee
-    pays = answers[st.active]
     st.log(type="gate_accept", seat=st.active, gate=st.board.colours[g], fee=fee, pay=pays)
     passage = (g, 1, fee, st.gates[g]) if pays else (g, 0, 0, NO_ONE)
     route(st, step.agreed + (passage,))
@@ -239,11 +238,11 @@ def sell_a_pass(st: S) -> None:
         st.stack.append(ASK_SELL_PASS)
 
 
-def answer_take_pass(st: S, step: AskTakePass, answers: Answers) -> None:
+def answer_take_pass(st: S, step: AskTakePass, take: bool) -> None:
     """A *may* take control of the gate (seed 003: 可); declining leaves it with its holder."""
     a, g = st.active, step.gate
     holder = st.gates[g]
-    if answers[a]:
+    if take:
         st.log(type="gate_taken", seat=a, gate=st.board.colours[g], was=holder)
         st.gates[g] = a
     else:
@@ -261,8 +260,8 @@ def ask_take_pass(st: S, step: AskTakePass) -> bool:
                   opt.take_pass_options(st.board, g, holder))
 
 
-def answer_number(st: S, _: AskNumber, answers: Answers) -> None:
-    move(st, st.active, answers[st.active])
+def answer_number(st: S, _: AskNumber, number: int) -> None:
+    move(st, st.active, number)
 
 
 @asks("ask_number", answer_number)
@@ -272,10 +271,9 @@ def ask_number(st: S, step: AskNumber) -> bool:
                   opt.number_options(st.board, step.lo, step.hi))
 
 
-def answer_take25(st: S, _: AskTake25, answers: Answers) -> None:
+def answer_take25(st: S, _: AskTake25, victim: int) -> None:
     """The chosen opponent pays $25 (everything, if less)."""
     a = st.active
-    victim = answers[a]
     amount = min(TAKE_AMOUNT, st.money[victim])
     st.pay(victim, a, amount)
     st.log(type="take", seat=a, victim=victim, amount=amount)
@@ -298,10 +296,10 @@ def move(st: S, seat: int, steps: int) -> None:
         st.place(seat, pos + steps)
 
 
-def answer_inner_route(st: S, step: AskInnerRoute, answers: Answers) -> None:
+def answer_inner_route(st: S, step: AskInnerRoute, shortcut: bool) -> None:
     seat = step.seat
     pos = st.small[seat]
-    first = st.board.purple_to[pos] if answers[seat] else pos + 1
+    first = st.board.purple_to[pos] if shortcut else pos + 1
     st.place(seat, first + step.steps - 1)
 
 
@@ -316,14 +314,13 @@ def ask_inner_route(st: S, step: AskInnerRoute) -> bool:
 
 # -- cards ----------------------------------------------------------------------------------------
 
-def hand_options(st: S, seat: int) -> opt.Built:
+def hand_options(st: S, seat: int) -> opt.Menu:
     return opt.card_options(st.board, tuple(sorted(set(st.hands[seat]))))
 
 
-def answer_play_card(st: S, _: AskPlayCard, answers: Answers) -> None:
+def answer_play_card(st: S, _: AskPlayCard, card: str) -> None:
     """PLAY A CARD: resolve it, then it goes under the draw pile and A draws one."""
     a = st.active
-    card = answers[a]
     st.hands[a].remove(card)
     st.reveal(a, card)
     st.stack.append(FinishCard("finish_card", card, a))
@@ -375,10 +372,9 @@ def go_farthest_back(st: S, seat: int) -> None:
         st.place(seat, max(0, last - 1))
 
 
-def answer_trade_target(st: S, step: AskTradeTarget, answers: Answers) -> None:
+def answer_trade_target(st: S, step: AskTradeTarget, other: int) -> None:
     """Swap small pawns with the chosen opponent (no bump)."""
     seat = step.seat
-    other = answers[seat]
     small = st.small
     small[seat], small[other] = small[other], small[seat]
     st.log(type="trade", seat=seat, other=other)
@@ -391,10 +387,9 @@ def ask_trade_target(st: S, step: AskTradeTarget) -> bool:
                   opt.seat_options(st.board, st.opponents(seat)))
 
 
-def answer_steal_target(st: S, step: AskStealTarget, answers: Answers) -> None:
+def answer_steal_target(st: S, step: AskStealTarget, g: int) -> None:
     """Steal A Gate Pass: take control of the chosen opponent's gate."""
     seat = step.seat
-    g = answers[seat]
     st.log(type="gate_stolen", seat=seat, gate=st.board.colours[g], was=st.gates[g])
     st.gates[g] = seat
 
@@ -408,11 +403,11 @@ def ask_steal_target(st: S, step: AskStealTarget) -> bool:
 
 # -- SELL A CARD, SELL A PASS, SELL THE LEAD ------------------------------------------------------
 
-def answer_sell_card(st: S, _: AskSellCard, answers: Answers) -> None:
+def answer_sell_card(st: S, _: AskSellCard, card: str) -> None:
     """SELL A CARD: A puts one hand card face down (unseen by the others); every other seat bids."""
     a = st.active
-    st.hands[a].remove(answers[a])
-    st.on_sale, st.seller = answers[a], a
+    st.hands[a].remove(card)
+    st.on_sale, st.seller = card, a
     st.log(type="card_on_sale", seat=a)
     st.stack.append(AskBids("ask_bids", "card", NO_ONE))
 
@@ -423,8 +418,8 @@ def ask_sell_card(st: S, step: AskSellCard) -> bool:
                   hand_options(st, st.active))
 
 
-def answer_sell_pass(st: S, _: AskSellPass, answers: Answers) -> None:
-    st.stack.append(AskBids("ask_bids", "pass", answers[st.active]))
+def answer_sell_pass(st: S, _: AskSellPass, gate: int) -> None:
+    st.stack.append(AskBids("ask_bids", "pass", gate))
 
 
 @asks("ask_sell_pass", answer_sell_pass)
@@ -472,23 +467,21 @@ def ask_bids(st: S, step: AskBids) -> bool:
     forced (less than $5: the empty fist; exactly the minimum: that) is not asked."""
     g = step.gate
     prompt = PROMPTS[step.auction].format(st.board.colours[g] if g >= 0 else "")
-    decisions, values = [], []
+    asked = []
     for b in bidders(st, step.auction):
-        options, vals = opt.bid_options(st.board, step.auction, st.money[b])
-        if len(options) > 1:
-            decisions.append(Decision(b, "bid", prompt, options))
-            values.append(vals)
-    if not decisions:
+        menu = opt.bid_options(st.board, step.auction, st.money[b])
+        if len(menu.values) > 1:
+            asked.append((b, "bid", prompt, menu))
+    if not asked:
         answer_bids(st, step, {})
         return False
-    st.ask_sealed(decisions, values)
+    st.ask_sealed(asked)
     return True
 
 
 def forced_bid(st: S, auction: str, seat: int) -> int:
     """The bid of a seat that was not asked: its only option."""
-    options, values = opt.bid_options(st.board, auction, st.money[seat])
-    amount: int = values[options[0].id]
+    amount: int = opt.bid_options(st.board, auction, st.money[seat]).values[0]
     return amount
 
 

@@ -1,178 +1,201 @@
 """The option lists Doubletrack offers, built once per board and reused.
 
-Options are immutable, so the same tuple serves every decision with the same shape (a bid by a
-seat holding $85 always has the same 18 options). Each entry is ``(options, values)``: the
-option tuple sent to the seat and a map from option id to the value the engine acts on. Caching
-here keeps ``pending()`` and ``apply()`` cheap enough for hundreds of games a second.
+A question's answers are a :class:`Menu`: the values the engine acts on, by option index, and
+the :class:`~referee.core.Option` tuple sent to a seat. A random playout (``choice_counts`` and
+``apply_index``) needs only the values, so the options are built the first time ``pending()``
+shows them, not when the question is asked. Menus are immutable once built, so the same one
+serves every question of the same shape (a bid by a seat holding $85 always has the same 18
+options): the builders below cache them on the board by shape, which also hands the runner the
+same options tuple whenever a question recurs (it caches their encoding by identity).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from referee.core import Option
 from referee.games.doubletrack.board import MIN_BID, Board
 
-Built = tuple[tuple[Option, ...], dict[str, Any]]
+Make = Callable[[], list[Option]]
+"""Builds a menu's options, in the order of its values."""
 
 
-def _built(board: Board, key: tuple[Any, ...], make: Any) -> Built:
-    """Build the entry of ``key`` from ``make()`` (option, value pairs) and cache it. Every
-    builder below looks the cache up itself first, so that a hit (nearly every call, once
-    warm) costs no closure."""
-    pairs = make()
-    hit: Built = (tuple(o for o, _ in pairs), {o.id: v for o, v in pairs})
-    board.option_cache[key] = hit
-    return hit
+class Menu:
+    """The answers to one shape of question: ``values[i]`` is what the engine receives for the
+    option of index ``i``; :attr:`options` are built on first use."""
+
+    __slots__ = ("values", "_make", "_options", "_by_id")
+
+    def __init__(self, values: tuple[Any, ...], make: Make) -> None:
+        self.values = values
+        self._make: Make | None = make
+        self._options: tuple[Option, ...] | None = None
+        self._by_id: dict[str, Any] | None = None
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The options offered, one per value, in the same order (one tuple, built once)."""
+        options = self._options
+        if options is None:
+            assert self._make is not None
+            options = self._options = tuple(self._make())
+            self._make = None  # the closure is not needed again
+        return options
+
+    def value_of(self, option_id: Any) -> Any:
+        """The value of the option whose id is ``option_id``. Raises ``KeyError`` for an id not
+        offered and ``TypeError`` for one that cannot be an id (unhashable)."""
+        by_id = self._by_id
+        if by_id is None:
+            by_id = self._by_id = {o.id: v for o, v in zip(self.options, self.values)}
+        return by_id[option_id]
 
 
-def bid_options(board: Board, auction: str, money: int) -> Built:
+def _cached(board: Board, key: tuple[Any, ...], values: tuple[Any, ...], make: Make) -> Menu:
+    """Cache and return the menu of ``key``. Every builder below looks the cache up itself
+    first, so that a hit (nearly every call, once warm) costs no closure."""
+    menu = board.option_cache[key] = Menu(values, make)
+    return menu
+
+
+def bid_options(board: Board, auction: str, money: int) -> Menu:
     """``bid:5`` .. ``bid:<money>`` in steps of the money unit (at least $5 for a seat that
     has it); only a seat with less than $5 bids ``bid:0``, the empty fist. Value = the amount."""
     key = ("bid", auction, money)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
-
-    def make() -> list[tuple[Option, Any]]:
-        amounts = range(MIN_BID, money + 1, board.unit) if money >= MIN_BID else (0,)
-        return [(Option(f"bid:{n}", f"bid ${n}", {"amount": n, "auction": auction}), n)
-                for n in amounts]
-    return _built(board, key, make)
+    amounts = tuple(range(MIN_BID, money + 1, board.unit)) if money >= MIN_BID else (0,)
+    return _cached(board, key, amounts, lambda: [
+        Option(f"bid:{n}", f"bid ${n}", {"amount": n, "auction": auction}) for n in amounts])
 
 
-def gate_request_options(board: Board, gate: int, controller: int) -> Built:
+NO_YES = (False, True)
+YES_NO = (True, False)
+
+
+def gate_request_options(board: Board, gate: int, controller: int) -> Menu:
     key = ("gate_request", gate, controller)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
 
-    def make() -> list[tuple[Option, Any]]:
+    def make() -> list[Option]:
         colour = board.colours[gate]
         return [
-            (Option("around", f"go around the {colour} gate by the corner",
-                   {"gate": colour, "controller": controller}), False),
-            (Option("ask", f"ask seat {controller} to open the {colour} gate",
-                   {"gate": colour, "controller": controller}), True),
+            Option("around", f"go around the {colour} gate by the corner",
+                   {"gate": colour, "controller": controller}),
+            Option("ask", f"ask seat {controller} to open the {colour} gate",
+                   {"gate": colour, "controller": controller}),
         ]
-    return _built(board, key, make)
+    return _cached(board, key, NO_YES, make)
 
 
-def gate_offer_options(board: Board, gate: int, requester: int, max_fee: int) -> Built:
-    """``refuse``, ``free`` or ``fee:<n>`` for n = unit .. max_fee; value: None, 0 or n."""
+def gate_offer_options(board: Board, gate: int, requester: int, max_fee: int) -> Menu:
+    """``free``, ``refuse`` or ``fee:<n>`` for n = unit .. max_fee; value: 0, None or n."""
     key = ("gate_offer", gate, requester, max_fee)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
+    fees = tuple(range(board.unit, max_fee + 1, board.unit))
 
-    def make() -> list[tuple[Option, Any]]:
+    def make() -> list[Option]:
         colour = board.colours[gate]
         base = {"gate": colour, "requester": requester}
-        opts = [(Option("free", "let them through free", {**base, "fee": 0}), 0),
-                (Option("refuse", "refuse", {**base, "fee": None}), None)]
-        opts += [(Option(f"fee:{n}", f"charge ${n}", {**base, "fee": n}), n)
-                 for n in range(board.unit, max_fee + 1, board.unit)]
-        return opts
-    return _built(board, key, make)
+        return [Option("free", "let them through free", {**base, "fee": 0}),
+                Option("refuse", "refuse", {**base, "fee": None}),
+                *[Option(f"fee:{n}", f"charge ${n}", {**base, "fee": n}) for n in fees]]
+    return _cached(board, key, (0, None, *fees), make)
 
 
-def gate_accept_options(board: Board, gate: int, fee: int) -> Built:
+def gate_accept_options(board: Board, gate: int, fee: int) -> Menu:
     key = ("gate_accept", gate, fee)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
 
-    def make() -> list[tuple[Option, Any]]:
+    def make() -> list[Option]:
         colour = board.colours[gate]
         return [
-            (Option("around", "go around by the corner",
-                   {"gate": colour, "fee": fee}), False),
-            (Option("pay", f"pay ${fee} if the pawn enters the shortcut",
-                   {"gate": colour, "fee": fee}), True),
+            Option("around", "go around by the corner", {"gate": colour, "fee": fee}),
+            Option("pay", f"pay ${fee} if the pawn enters the shortcut",
+                   {"gate": colour, "fee": fee}),
         ]
-    return _built(board, key, make)
+    return _cached(board, key, NO_YES, make)
 
 
-def take_pass_options(board: Board, gate: int, holder: int) -> Built:
+def take_pass_options(board: Board, gate: int, holder: int) -> Menu:
     """TAKE THE (colour) GATE PASS is optional: ``take`` or ``leave``; value: True or False."""
     key = ("take_pass", gate, holder)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
 
-    def make() -> list[tuple[Option, Any]]:
+    def make() -> list[Option]:
         colour = board.colours[gate]
         data = {"gate": colour, "holder": None if holder < 0 else holder}
-        return [(Option("take", f"take control of the {colour} gate", data), True),
-                (Option("leave", f"leave the {colour} gate where it is", data), False)]
-    return _built(board, key, make)
+        return [Option("take", f"take control of the {colour} gate", data),
+                Option("leave", f"leave the {colour} gate where it is", data)]
+    return _cached(board, key, YES_NO, make)
 
 
-def number_options(board: Board, lo: int, hi: int) -> Built:
+def number_options(board: Board, lo: int, hi: int) -> Menu:
     key = ("number", lo, hi)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
-
-    def make() -> list[tuple[Option, Any]]:
-        return [(Option(f"number:{n}", f"move the small pawn {n}", {"number": n}), n)
-                for n in range(lo, hi + 1)]
-    return _built(board, key, make)
+    numbers = tuple(range(lo, hi + 1))
+    return _cached(board, key, numbers, lambda: [
+        Option(f"number:{n}", f"move the small pawn {n}", {"number": n}) for n in numbers])
 
 
-def inner_route_options(board: Board, start: int, target: int, steps: int) -> Built:
+def inner_route_options(board: Board, start: int, target: int, steps: int) -> Menu:
     """The first step of a forward move of ``steps`` from a purple circle: path or shortcut."""
     key = ("inner_route", start, target, steps)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
 
-    def make() -> list[tuple[Option, Any]]:
+    def make() -> list[Option]:
         base = {"from": start, "steps": steps}
         return [
-            (Option("path", "follow the path", {**base, "first_step": start + 1}), False),
-            (Option("shortcut", f"take the purple shortcut to {target}",
-                    {**base, "first_step": target}), True),
+            Option("path", "follow the path", {**base, "first_step": start + 1}),
+            Option("shortcut", f"take the purple shortcut to {target}",
+                   {**base, "first_step": target}),
         ]
-    return _built(board, key, make)
+    return _cached(board, key, NO_YES, make)
 
 
-def card_options(board: Board, cards: tuple[str, ...]) -> Built:
+def card_options(board: Board, cards: tuple[str, ...]) -> Menu:
     """One option per distinct card in hand: ``card:<card id>``."""
     key = ("card", cards)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
-
-    def make() -> list[tuple[Option, Any]]:
-        return [(Option(f"card:{c}", card_label(c), {"card": c}), c) for c in cards]
-    return _built(board, key, make)
+    return _cached(board, key, cards, lambda: [
+        Option(f"card:{c}", card_label(c), {"card": c}) for c in cards])
 
 
-def seat_options(board: Board, seats: tuple[int, ...]) -> Built:
+def seat_options(board: Board, seats: tuple[int, ...]) -> Menu:
     key = ("seat", seats)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
-
-    def make() -> list[tuple[Option, Any]]:
-        return [(Option(f"seat:{s}", f"seat {s} ({board.colours[s]})",
-                       {"seat": s}), s) for s in seats]
-    return _built(board, key, make)
+    return _cached(board, key, seats, lambda: [
+        Option(f"seat:{s}", f"seat {s} ({board.colours[s]})", {"seat": s}) for s in seats])
 
 
-def gate_options(board: Board, gates: tuple[tuple[int, int], ...]) -> Built:
-    """``gate:<colour>`` for each (gate, controller) pair."""
+def gate_options(board: Board, gates: tuple[tuple[int, int], ...]) -> Menu:
+    """``gate:<colour>`` for each (gate, controller) pair; value: the gate."""
     key = ("gate", gates)
     hit = board.option_cache.get(key)
     if hit is not None:
         return hit
-
-    def make() -> list[tuple[Option, Any]]:
-        return [(Option(f"gate:{board.colours[g]}", f"the {board.colours[g]} gate",
-                       {"gate": board.colours[g], "controller": c}), g)
-                for g, c in gates]
-    return _built(board, key, make)
+    colours = board.colours
+    return _cached(board, key, tuple(g for g, _ in gates), lambda: [
+        Option(f"gate:{colours[g]}", f"the {colours[g]} gate",
+               {"gate": colours[g], "controller": c}) for g, c in gates])
 
 
 def card_label(card: str) -> str:

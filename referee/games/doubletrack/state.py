@@ -33,6 +33,9 @@ from referee.games.doubletrack.flow import ANSWER, ASK, RUN
 from referee.games.doubletrack.steps import TURN, Step
 from referee.games.doubletrack.views import build_view
 
+Asked = tuple[int, str, str, opt.Menu]
+"""A pending question: (seat, kind, prompt, menu)."""
+
 
 class DoubletrackState(State):
     """A Doubletrack game. Seats are 0..n-1, seat i plays colour i; gates are colour indexes."""
@@ -68,8 +71,12 @@ class DoubletrackState(State):
         """Steps still to run, the next one at the end."""
         self.wait: Step | None = None
         """The ``ask_*`` step whose question is pending."""
-        self._pending: list[Decision] = []
-        self._values: list[dict[str, Any]] = []
+        self._asked: list[Asked] = []
+        """The pending questions: (seat, kind, prompt, menu); several: sealed bids."""
+        self._counts: list[tuple[int, int]] = []
+        """(seat, number of options) of each pending question: :meth:`choice_counts`."""
+        self._sealed = False
+        """Whether the pending questions are sealed bids (answered all together, as a dict)."""
         self._result: Result | None = None
         if deal:
             self._setup()
@@ -89,31 +96,69 @@ class DoubletrackState(State):
     # -- the State interface ------------------------------------------------------------------
 
     def pending(self) -> list[Decision]:
-        return list(self._pending)
+        return [Decision(seat, kind, prompt, menu.options)
+                for seat, kind, prompt, menu in self._asked]
+
+    def choice_counts(self) -> list[tuple[int, int]]:
+        """Without building a ``Decision`` or an ``Option`` (the options of a question are
+        built only when :meth:`pending` shows them). A new list after every answer: the state
+        never changes the one it returned."""
+        return self._counts
 
     def apply(self, choices: Mapping[int, str]) -> None:
-        pend = self._pending
-        if not pend:
+        asked = self._asked
+        if not asked:
             raise GameOverError("the game is over")
         answers: dict[int, Any] = {}
-        for d, vals in zip(pend, self._values):
-            choice = choices.get(d.seat)
+        for seat, kind, _, menu in asked:
+            choice = choices.get(seat)
             try:
-                answers[d.seat] = vals[choice]  # type: ignore[index]
+                answers[seat] = menu.value_of(choice)
             except (KeyError, TypeError):
                 detail = "no answer given" if choice is None else ""
-                raise IllegalChoiceError(d.seat, choice, d.kind, detail) from None
-        if len(choices) != len(pend):
-            extra = next(s for s in choices if s not in answers)
-            raise IllegalChoiceError(extra, choices[extra], pend[0].kind,
-                                     "this seat is not asked now")
+                raise IllegalChoiceError(seat, choice, kind, detail) from None
+        if len(choices) != len(asked):
+            self._refuse_extra(choices, answers)
+        self._answer(answers)
+
+    def apply_index(self, choices: Mapping[int, int]) -> None:
+        asked = self._asked
+        if not asked:
+            raise GameOverError("the game is over")
+        answers: dict[int, Any] = {}
+        for seat, kind, _, menu in asked:
+            i = choices.get(seat)
+            try:
+                if i < 0:  # type: ignore[operator]
+                    raise IndexError(i)
+                answers[seat] = menu.values[i]  # type: ignore[index]
+            except (IndexError, TypeError):
+                detail = "no answer given" if i is None else "no option of that index"
+                raise IllegalChoiceError(seat, i, kind, detail) from None
+        if len(choices) != len(asked):
+            self._refuse_extra(choices, answers)
+        self._answer(answers)
+
+    def _refuse_extra(self, choices: Mapping[int, Any], answers: dict[int, Any]) -> None:
+        """Every asked seat answered, yet ``choices`` has more: raise for a seat not asked."""
+        extra = next(s for s in choices if s not in answers)
+        raise IllegalChoiceError(extra, choices[extra], self._asked[0][1],
+                                 "this seat is not asked now")
+
+    def _answer(self, answers: dict[int, Any]) -> None:
+        """Act on the (checked) answers to the pending questions, then run to the next one."""
         n_events = len(self.events)
-        for d in pend:
-            self.seen[d.seat] = n_events
+        seen = self.seen
+        for seat in answers:
+            seen[seat] = n_events
         step = self.wait
         assert step is not None
-        self._pending, self._values, self.wait = [], [], None
-        ANSWER[step[0]](self, step, answers)
+        sealed = self._sealed
+        self._asked, self._counts, self.wait = [], [], None
+        if sealed:
+            ANSWER[step[0]](self, step, answers)
+        else:
+            ANSWER[step[0]](self, step, answers.popitem()[1])
         self._run()
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -132,7 +177,7 @@ class DoubletrackState(State):
         other.rng = random.Random.__new__(random.Random)  # no OS seeding: the state follows
         other.rng.setstate(self.rng.getstate())
         for name in ("big", "small", "money", "pile", "gates", "played", "events", "seen",
-                     "stack", "_pending", "_values"):
+                     "stack", "_asked", "_counts"):
             setattr(other, name, list(getattr(self, name)))
         other.hands = [list(h) for h in self.hands]
         other.known = [list(k) for k in self.known]
@@ -161,24 +206,28 @@ class DoubletrackState(State):
         """
         if self.wait is not None:
             self.stack.append(self.wait)
-            self._pending, self._values, self.wait = [], [], None
+            self._asked, self._counts, self.wait = [], [], None
         self._run()
 
-    def ask(self, step: Step, seat: int, kind: str, prompt: str, built: opt.Built) -> bool:
+    def ask(self, step: Step, seat: int, kind: str, prompt: str, menu: opt.Menu) -> bool:
         """Put one question to ``seat`` for ``step``; with a single option, answer it at once.
-        True when the question is now pending."""
-        options, values = built
-        if len(options) == 1:
-            ANSWER[step[0]](self, step, {seat: values[options[0].id]})
+        True when the question is now pending. The step's answer function receives the value
+        of the option chosen."""
+        values = menu.values
+        if len(values) == 1:
+            ANSWER[step[0]](self, step, values[0])
             return False
-        self._pending = [Decision(seat, kind, prompt, options)]
-        self._values = [values]
+        self._asked = [(seat, kind, prompt, menu)]
+        self._counts = [(seat, len(values))]
+        self._sealed = False
         return True
 
-    def ask_sealed(self, decisions: list[Decision], values: list[dict[str, Any]]) -> None:
-        """Put several questions at once (sealed, simultaneous bids); ``values[i]`` maps the
-        option ids of ``decisions[i]`` to what the answer function receives."""
-        self._pending, self._values = decisions, values
+    def ask_sealed(self, asked: list[Asked]) -> None:
+        """Put several questions at once (sealed, simultaneous bids): (seat, kind, prompt,
+        menu) each. The step's answer function receives a dict, seat -> value chosen."""
+        self._asked = asked
+        self._counts = [(q[0], len(q[3].values)) for q in asked]
+        self._sealed = True
 
     def log(self, **event: Any) -> None:
         """Record an event (a JSON-able dict with a ``type``); views show them to every seat."""
