@@ -44,6 +44,30 @@ Square = tuple[str, int, int]
 """(kind, lo, hi): lo/hi are the NUMBER range (lo == hi for a fixed number), 0 otherwise."""
 
 
+class RouteNode:
+    """A fork a big pawn's move may pass, or (``gate`` is NO_ONE) the whole move once every
+    fork in reach has its way.
+
+    A fork: ``gate`` and the rest of the route by the ``corner`` and by the ``short`` cut. A
+    leaf, for a move of k steps (0..max_roll): where it ends, ``to[k]``, and the shortcuts it
+    enters on the way, ``entered[k]`` (gates) and ``shortcuts[k]`` (their colours); a leaf's
+    ``corner`` and ``short`` are itself. The tree of each square is built with the board, so a
+    move is a few lookups.
+    """
+
+    __slots__ = ("gate", "corner", "short", "to", "entered", "shortcuts")
+
+    def __init__(self, gate: int, corner: RouteNode | None, short: RouteNode | None,
+                 to: list[int] | None = None, entered: list[tuple[int, ...]] | None = None,
+                 shortcuts: list[tuple[str, ...]] | None = None) -> None:
+        self.gate = gate
+        self.corner: RouteNode = corner or self
+        self.short: RouteNode = short or self
+        self.to: list[int] = to or []
+        self.entered: list[tuple[int, ...]] = entered or []
+        self.shortcuts: list[tuple[str, ...]] = shortcuts or []
+
+
 class Board:
     """A validated Doubletrack board. ``data`` is the raw mapping it was built from (for logs).
 
@@ -97,29 +121,32 @@ class Board:
         self.fork_of = [p // q_len if p < self.main_len and p % q_len == 0 else -1
                         for p in range(self.size)]
         """Colour index of the gate whose fork is right after position p, else -1."""
-        self.corner_after = [self._corner_walk(p) for p in range(self.size)]
-        """corner_after[p][k]: where k steps along the corner route from p end (no shortcut)."""
-        self.fork_ahead = [self._first_fork(p) for p in range(self.size)]
-        """First gate whose fork a move from p may pass along the corner route (0..max_roll-1
-        squares ahead), else -1: the route step's answer before any route is agreed."""
+        self.routes = [self._route_from([p], [()]) for p in range(self.size)]
+        """routes[p]: the forks a move from p may pass, as a tree of :class:`RouteNode`."""
         self.purple_to = [self.purple.get(c, 0) for c in range(self.home)]
         self.take_pass_of = [p // q_len for p in range(self.main_len)]
         self.names = [self.square_name(p) for p in range(self.size)]
         self.square_infos = [self._describe(p) for p in range(self.size)]
 
-    def _corner_walk(self, p: int) -> list[int]:
-        path = [p]
-        for _ in range(self.max_roll):
-            p = self.next_corner[p]
-            path.append(p)
-        return path
-
-    def _first_fork(self, p: int) -> int:
-        for _ in range(self.max_roll):
-            if self.fork_of[p] >= 0:
-                return self.fork_of[p]
-            p = self.next_corner[p]
-        return -1
+    def _route_from(self, path: list[int], entered: list[tuple[int, ...]]) -> RouteNode:
+        """The route tree of a move that has gone ``len(path) - 1`` steps along ``path`` so
+        far, having entered the shortcuts ``entered[-1]``: on along the corner route to the
+        next fork it may pass (0..max_roll-1 squares ahead: one node, a subtree per way), or
+        to ``max_roll`` steps (a leaf)."""
+        path, entered = list(path), list(entered)
+        while len(path) <= self.max_roll:
+            p = path[-1]
+            g = self.fork_of[p]
+            if g >= 0:
+                return RouteNode(
+                    g,
+                    self._route_from(path + [self.next_corner[p]], entered + [entered[-1]]),
+                    self._route_from(path + [self.next_short[p]], entered + [entered[-1] + (g,)]),
+                )
+            path.append(self.next_corner[p])
+            entered.append(entered[-1])
+        return RouteNode(NO_ONE, None, None, path, entered,
+                         [tuple(self.colours[g] for g in gates) for gates in entered])
 
     def start_square(self, colour: int) -> int:
         """Each big pawn starts on its own colour's TAKE_PASS square."""

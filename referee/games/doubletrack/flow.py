@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from referee.core import EndReason
 from referee.games.doubletrack import options as opt
 from referee.games.doubletrack.board import (
-    BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TAKE_PASS, TURN_LIMIT,
+    BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TAKE_PASS, TURN_LIMIT, RouteNode,
 )
 from referee.games.doubletrack.steps import (
     ASK_PLAY_CARD, ASK_SELL_CARD, ASK_SELL_PASS, ASK_TAKE25, END_TURN, Agreed, AskBids,
@@ -72,41 +72,43 @@ def end_turn(st: S) -> None:
     turn(st)
 
 
-def next_fork(st: S, agreed: Agreed) -> int:
-    """The first gate whose fork the big pawn may pass this move and has no route yet, or -1.
+def follow(st: S, agreed: Agreed) -> RouteNode:
+    """The active big pawn's route tree past the passages agreed so far (``route`` agrees
+    them fork by fork, in the order the pawn meets the forks)."""
+    root = node = st.board.routes[st.big[st.active]]
+    for g, short, _, _ in agreed:
+        if node.gate != g:  # not in the order met (a flow built by hand): match by gate
+            return follow_by_gate(root, agreed)
+        node = node.short if short else node.corner
+    return node
 
-    A fork may be passed when its TAKE_PASS square is 0..max_roll-1 squares ahead along the route
-    already agreed (on the default board a pawn taking one shortcut can reach a second fork).
-    """
-    b = st.board
-    p = st.big[st.active]
-    if not agreed:
-        return b.fork_ahead[p]
+
+def follow_by_gate(node: RouteNode, agreed: Agreed) -> RouteNode:
     shortcut = {gate: short for gate, short, _, _ in agreed}
-    for _ in range(b.max_roll):
-        g = b.fork_of[p]
-        if g >= 0:
-            if g not in shortcut:
-                return g
-            p = b.next_short[p] if shortcut[g] else b.next_corner[p]
-        else:
-            p = b.next_corner[p]
-    return -1
+    while node.gate in shortcut:
+        node = node.short if shortcut[node.gate] else node.corner
+    return node
 
 
 def route(st: S, agreed: Agreed) -> None:
-    """Route, fork by fork: own gate, the shortcut (forced); a gate nobody controls, the corner
-    (forced); another seat's gate: A asks or goes around. Then roll."""
-    while (g := next_fork(st, agreed)) >= 0:
-        controller = st.gates[g]
-        if controller == st.active:
+    """Route, fork by fork (each fork the big pawn may pass this move: its TAKE_PASS square
+    is 0..max_roll-1 squares ahead along the route agreed so far): own gate, the shortcut
+    (forced); a gate nobody controls, the corner (forced); another seat's gate: A asks or goes
+    around. Then roll."""
+    node = follow(st, agreed)
+    a, gates = st.active, st.gates
+    while (g := node.gate) >= 0:
+        controller = gates[g]
+        if controller == a:
             agreed += ((g, 1, 0, NO_ONE),)
+            node = node.short
         elif controller == NO_ONE:
             agreed += ((g, 0, 0, NO_ONE),)
+            node = node.corner
         else:
             st.stack.append(AskGateRequest("ask_gate_request", agreed, g))
             return
-    roll(st, agreed)
+    roll(st, agreed, node)
 
 
 def answer_gate_request(st: S, step: AskGateRequest, asked: bool) -> None:
@@ -170,33 +172,22 @@ def ask_gate_accept(st: S, step: AskGateAccept) -> bool:
 
 # -- roll and square ------------------------------------------------------------------------------
 
-def roll(st: S, agreed: Agreed) -> None:
-    """Roll two dice; the big pawn moves the sum clockwise along the agreed route. The fee is
-    paid only if the pawn actually enters the shortcut. Then the square."""
-    b, a = st.board, st.active
+def roll(st: S, agreed: Agreed, move: RouteNode) -> None:
+    """Roll two dice; the big pawn moves the sum clockwise along the agreed route (``move``,
+    the leaf of its route tree). The fee is paid only if the pawn actually enters the
+    shortcut. Then the square."""
+    a = st.active
     dice = st.roll_dice()
-    p = st.big[a]
-    if not agreed:  # no fork in reach (most turns): the corner route, from a table
-        p = st.big[a] = b.corner_after[p][sum(dice)]
-        st.log(type="roll", seat=a, dice=dice, to=p, square=b.names[p], shortcuts=[])
-        square(st)
-        return
-    entered: list[int] = []
-    shortcut = {gate: short for gate, short, _, _ in agreed}
-    for _ in range(sum(dice)):
-        g = b.fork_of[p]
-        if g >= 0 and shortcut.get(g):
-            entered.append(g)
-            p = b.next_short[p]
-        else:
-            p = b.next_corner[p]
-    st.big[a] = p
-    st.log(type="roll", seat=a, dice=dice, to=p, square=b.names[p],
-           shortcuts=[b.colours[g] for g in entered] if entered else [])
-    for g, _, fee, payee in agreed:
-        if fee and g in entered:
-            st.pay(a, payee, fee)
-            st.log(type="fee", seat=a, to=payee, gate=b.colours[g], amount=fee)
+    n = sum(dice)
+    p = st.big[a] = move.to[n]
+    entered = move.entered[n]
+    st.log(type="roll", seat=a, dice=dice, to=p, square=st.board.names[p],
+           shortcuts=list(move.shortcuts[n]))
+    if entered:
+        for g, _, fee, payee in agreed:
+            if fee and g in entered:
+                st.pay(a, payee, fee)
+                st.log(type="fee", seat=a, to=payee, gate=st.board.colours[g], amount=fee)
     square(st)
 
 
