@@ -7,7 +7,7 @@ themselves, the end of the turn, a played card going under the pile. An ``ask_*`
 its question with :meth:`~.state.DoubletrackState.ask` (which answers it at once when there is
 one option); its *answer* function acts on the answer. The functions work on the state through
 its public methods (``log``, ``ask``, ``pay``, ``draw``, ``place``, ...) and fields; the state
-runs the stack from the tables ``RUN``, ``ASK`` and ``ANSWER``. Every step quotes the rule it
+runs the stack from the tables ``STEPS`` and ``ANSWER``. Every step quotes the rule it
 implements (the project's Doubletrack rules page).
 """
 
@@ -25,6 +25,7 @@ from referee.games.doubletrack.steps import (
     ASK_PLAY_CARD, ASK_SELL_CARD, ASK_SELL_PASS, ASK_TAKE25, END_TURN, Agreed, AskBids,
     AskGateAccept, AskGateOffer, AskGateRequest, AskInnerRoute, AskNumber, AskPlayCard,
     AskSellCard, AskSellPass, AskStealTarget, AskTake25, AskTakePass, AskTradeTarget, FinishCard,
+    Route,
 )
 
 if TYPE_CHECKING:  # the state imports this module: its class is named for annotations only
@@ -35,8 +36,9 @@ Answers = dict[int, Any]
 one seat is answered with the value alone."""
 F = TypeVar("F", bound=Callable[..., Any])
 
-ASK: dict[str, Callable[[S, Any], bool]] = {}
-"""Step name -> the function putting its question; True when a question is now open."""
+STEPS: dict[str, Callable[[S, Any], bool | None]] = {}
+"""Step name -> what the step does: for an ``ask_*`` kind, the function putting its question
+(True when the question is now open); for the others, the step itself (returning None)."""
 ANSWER: dict[str, Callable[[S, Any, Any], None]] = {}
 """Step name -> the function acting on the answer to its question (the value chosen; for sealed
 bids, :data:`Answers`)."""
@@ -46,7 +48,7 @@ def asks(name: str, answer: Callable[..., None]) -> Callable[[F], F]:
     """Register the decorated function as the question of step kind ``name``, and ``answer``
     as what acts on the answers to it."""
     def register(fn: F) -> F:
-        ASK[name] = fn
+        STEPS[name] = fn
         ANSWER[name] = answer
         return fn
     return register
@@ -514,11 +516,21 @@ def last_after_roll_off(st: S) -> int:
     return contenders[0]
 
 
-RUN: dict[str, Callable[[S, Any], None]] = {
-    "turn": lambda st, _: turn(st),
-    "end_turn": lambda st, _: end_turn(st),
-    "route": lambda st, step: route(st, step.agreed),
-    "square": lambda st, _: square(st),
-    "finish_card": finish_card,
-}
-"""Step name -> what the step does, for the kinds that ask nothing."""
+def run_turn(st: S, _: Any) -> None:
+    turn(st)
+
+
+def run_end_turn(st: S, _: Any) -> None:
+    end_turn(st)
+
+
+def run_route(st: S, step: Route) -> None:
+    route(st, step.agreed)
+
+
+def run_square(st: S, _: Any) -> None:
+    square(st)
+
+
+STEPS.update({"turn": run_turn, "end_turn": run_end_turn, "route": run_route,
+              "square": run_square, "finish_card": finish_card})

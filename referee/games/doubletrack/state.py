@@ -29,7 +29,7 @@ from referee.games.doubletrack import options as opt
 from referee.games.doubletrack.board import (
     BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TURN_LIMIT, Board,
 )
-from referee.games.doubletrack.flow import ANSWER, ASK, RUN
+from referee.games.doubletrack.flow import ANSWER, STEPS
 from referee.games.doubletrack.steps import TURN, Step
 from referee.games.doubletrack.views import build_view
 
@@ -190,11 +190,7 @@ class DoubletrackState(State):
         stack = self.stack
         while stack and self.ended is None:
             step = stack.pop()
-            name = step[0]
-            ask = ASK.get(name)
-            if ask is None:
-                RUN[name](self, step)
-            elif ask(self, step):
+            if STEPS[step[0]](self, step):
                 self.wait = step
                 return
 
@@ -279,8 +275,8 @@ class DoubletrackState(State):
         home = self.board.home
         if 0 < to < home:
             small = self.small
-            taken = {small[s] for s in range(self.num_players) if s != seat}
-            while to in taken:
+            small[seat] = NO_ONE  # off the track while it moves: only the others' pawns bump
+            while to in small:
                 to += 1
         if to >= home:
             self.small[seat] = home
