@@ -43,6 +43,13 @@ class Menu:
             self._make = None  # the closure is not needed again
         return options
 
+    def value_at(self, index: int) -> Any:
+        """The value of the option of index ``index``. Raises ``IndexError`` for an index out
+        of range (negative ones too) and ``TypeError`` for one that is not an integer."""
+        if index < 0:
+            raise IndexError(index)
+        return self.values[index]
+
     def value_of(self, option_id: Any) -> Any:
         """The value of the option whose id is ``option_id``. Raises ``KeyError`` for an id not
         offered and ``TypeError`` for one that cannot be an id (unhashable)."""

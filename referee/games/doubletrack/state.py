@@ -18,7 +18,7 @@ at the bottom), and a seat that draws one of them holds a card everyone knows (`
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from referee.core import (
@@ -107,58 +107,68 @@ class DoubletrackState(State):
 
     def apply(self, choices: Mapping[int, str]) -> None:
         asked = self._asked
+        if len(asked) == 1 and len(choices) == 1 and not self._sealed:  # most questions
+            seat, _, _, menu = asked[0]
+            try:
+                value = menu.value_of(choices.get(seat))
+            except (KeyError, TypeError):
+                pass  # the full check below names the fault
+            else:
+                self._answer((seat,), value)
+                return
+        self._answer_all(self._checked(choices, opt.Menu.value_of))
+
+    def apply_index(self, choices: Mapping[int, int]) -> None:
+        asked = self._asked
+        if len(asked) == 1 and len(choices) == 1 and not self._sealed:  # most questions
+            seat, _, _, menu = asked[0]
+            i = choices.get(seat)
+            values = menu.values
+            if type(i) is int and 0 <= i < len(values):
+                self._answer((seat,), values[i])
+                return
+        self._answer_all(self._checked(choices, opt.Menu.value_at, "no option of that index"))
+
+    def _checked(self, choices: Mapping[int, Any], pick: Callable[[opt.Menu, Any], Any],
+                 refused: str = "") -> dict[int, Any]:
+        """Seat -> value of the choice ``pick`` finds in its menu, for every pending question.
+
+        Raises :class:`GameOverError` once over, :class:`IllegalChoiceError` for a choice
+        ``pick`` refuses (``LookupError``, ``TypeError``; ``refused`` says why), an asked seat
+        left out or a seat not asked.
+        """
+        asked = self._asked
         if not asked:
             raise GameOverError("the game is over")
         answers: dict[int, Any] = {}
         for seat, kind, _, menu in asked:
             choice = choices.get(seat)
             try:
-                answers[seat] = menu.value_of(choice)
-            except (KeyError, TypeError):
-                detail = "no answer given" if choice is None else ""
+                answers[seat] = pick(menu, choice)
+            except (LookupError, TypeError):
+                detail = "no answer given" if choice is None else refused
                 raise IllegalChoiceError(seat, choice, kind, detail) from None
         if len(choices) != len(asked):
-            self._refuse_extra(choices, answers)
-        self._answer(answers)
+            extra = next(s for s in choices if s not in answers)
+            raise IllegalChoiceError(extra, choices[extra], asked[0][1],
+                                     "this seat is not asked now")
+        return answers
 
-    def apply_index(self, choices: Mapping[int, int]) -> None:
-        asked = self._asked
-        if not asked:
-            raise GameOverError("the game is over")
-        answers: dict[int, Any] = {}
-        for seat, kind, _, menu in asked:
-            i = choices.get(seat)
-            try:
-                if i < 0:  # type: ignore[operator]
-                    raise IndexError(i)
-                answers[seat] = menu.values[i]  # type: ignore[index]
-            except (IndexError, TypeError):
-                detail = "no answer given" if i is None else "no option of that index"
-                raise IllegalChoiceError(seat, i, kind, detail) from None
-        if len(choices) != len(asked):
-            self._refuse_extra(choices, answers)
-        self._answer(answers)
+    def _answer_all(self, answers: dict[int, Any]) -> None:
+        """Sealed bids take the answers as a dict; a question to one seat, the value alone."""
+        self._answer(answers, answers if self._sealed else next(iter(answers.values())))
 
-    def _refuse_extra(self, choices: Mapping[int, Any], answers: dict[int, Any]) -> None:
-        """Every asked seat answered, yet ``choices`` has more: raise for a seat not asked."""
-        extra = next(s for s in choices if s not in answers)
-        raise IllegalChoiceError(extra, choices[extra], self._asked[0][1],
-                                 "this seat is not asked now")
-
-    def _answer(self, answers: dict[int, Any]) -> None:
-        """Act on the (checked) answers to the pending questions, then run to the next one."""
+    def _answer(self, seats: Iterable[int], answer: Any) -> None:
+        """Act on the (checked) answer of ``seats`` to the pending questions, then run to the
+        next question."""
         n_events = len(self.events)
         seen = self.seen
-        for seat in answers:
+        for seat in seats:
             seen[seat] = n_events
         step = self.wait
         assert step is not None
-        sealed = self._sealed
         self._asked, self._counts, self.wait = [], [], None
-        if sealed:
-            ANSWER[step[0]](self, step, answers)
-        else:
-            ANSWER[step[0]](self, step, answers.popitem()[1])
+        ANSWER[step[0]](self, step, answer)
         self._run()
 
     def view(self, seat: int | None) -> dict[str, Any]:
