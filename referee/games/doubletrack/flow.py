@@ -6,7 +6,8 @@ question is pushed on the state's stack (the kinds are in :mod:`.steps`): the qu
 themselves, the end of the turn, a played card going under the pile. An ``ask_*`` step builds
 its question with :meth:`~.state.DoubletrackState.ask` (which answers it at once when there is
 one option); its *answer* function acts on the answer. The functions work on the state through
-its public methods (``log``, ``ask``, ``pay``, ``draw``, ``place``, ...) and fields; the state
+its public methods (``ask``, ``pay``, ``draw``, ``place``, ...) and fields (they record events
+by appending to ``events``); the state
 runs the stack from the tables ``STEPS`` and ``ANSWER``. Every step quotes the rule it
 implements (the project's Doubletrack rules page).
 """
@@ -56,19 +57,20 @@ def asks(name: str, answer: Callable[..., None]) -> Callable[[F], F]:
 
 # -- turn and route -------------------------------------------------------------------------------
 
-def turn(st: S) -> None:
-    """The active seat's turn: route, roll, resolve the square; the end of the turn waits."""
+def turn(st: S, _: object = None) -> None:
+    """The active seat's turn: route, roll, resolve the square; the end of the turn waits.
+    (As a step, it takes the step as well: so do ``end_turn`` and ``square``.)"""
     st.turns += 1
-    st.log(type="turn", seat=st.active, turn=st.turns)
+    st.events.append({"type": "turn", "seat": st.active, "turn": st.turns})
     st.stack.append(END_TURN)
     route(st, ())
 
 
-def end_turn(st: S) -> None:
+def end_turn(st: S, _: object = None) -> None:
     """A game that passes 300 turns ends there; otherwise play goes clockwise."""
     if st.turns >= TURN_LIMIT:
         st.ended = EndReason.TURN_LIMIT
-        st.log(type="turn_limit", turns=st.turns)
+        st.events.append({"type": "turn_limit", "turns": st.turns})
         return
     st.active = (st.active + 1) % st.num_players
     turn(st)
@@ -115,7 +117,8 @@ def route(st: S, agreed: Agreed) -> None:
 
 def answer_gate_request(st: S, step: AskGateRequest, asked: bool) -> None:
     agreed, g = step.agreed, step.gate
-    st.log(type="gate_request", seat=st.active, gate=st.board.colours[g], ask=asked)
+    st.events.append({"type": "gate_request", "seat": st.active, "gate": st.board.colours[g],
+                      "ask": asked})
     if asked:
         st.stack.append(AskGateOffer("ask_gate_offer", agreed, g))
     else:
@@ -139,8 +142,8 @@ def answer_gate_offer(st: S, step: AskGateOffer, fee: int | None) -> None:
     """C refuses (None), lets A through free (0) or names a fee A then accepts or not."""
     agreed, g = step.agreed, step.gate
     controller = st.gates[g]
-    st.log(type="gate_offer", seat=controller, gate=st.board.colours[g],
-           offer="refuse" if fee is None else fee)
+    st.events.append({"type": "gate_offer", "seat": controller, "gate": st.board.colours[g],
+                      "offer": "refuse" if fee is None else fee})
     if fee is None:
         route(st, agreed + ((g, 0, 0, NO_ONE),))
     elif fee == 0:
@@ -159,7 +162,8 @@ def ask_gate_offer(st: S, step: AskGateOffer) -> bool:
 
 def answer_gate_accept(st: S, step: AskGateAccept, pays: bool) -> None:
     g, fee = step.gate, step.fee
-    st.log(type="gate_accept", seat=st.active, gate=st.board.colours[g], fee=fee, pay=pays)
+    st.events.append({"type": "gate_accept", "seat": st.active, "gate": st.board.colours[g],
+                      "fee": fee, "pay": pays})
     passage = (g, 1, fee, st.gates[g]) if pays else (g, 0, 0, NO_ONE)
     route(st, step.agreed + (passage,))
 
@@ -183,17 +187,18 @@ def roll(st: S, agreed: Agreed, move: RouteNode) -> None:
     n = sum(dice)
     p = st.big[a] = move.to[n]
     entered = move.entered[n]
-    st.log(type="roll", seat=a, dice=dice, to=p, square=st.board.names[p],
-           shortcuts=list(move.shortcuts[n]))
+    st.events.append({"type": "roll", "seat": a, "dice": dice, "to": p,
+                      "square": st.board.names[p], "shortcuts": list(move.shortcuts[n])})
     if entered:
         for g, _, fee, payee in agreed:
             if fee and g in entered:
                 st.pay(a, payee, fee)
-                st.log(type="fee", seat=a, to=payee, gate=st.board.colours[g], amount=fee)
+                st.events.append({"type": "fee", "seat": a, "to": payee,
+                                  "gate": st.board.colours[g], "amount": fee})
     square(st)
 
 
-def square(st: S) -> None:
+def square(st: S, _: object = None) -> None:
     """Only the square the big pawn stops on counts."""
     a, b = st.active, st.board
     kind, lo, hi = b.squares[st.big[a]]
@@ -224,7 +229,7 @@ def sell_a_pass(st: S) -> None:
     a = st.active
     owned = [g for g, c in enumerate(st.gates) if c == a]
     if not owned:
-        st.log(type="no_pass_to_sell", seat=a)
+        st.events.append({"type": "no_pass_to_sell", "seat": a})
     elif len(owned) == 1:
         st.stack.append(AskBids("ask_bids", "pass", owned[0]))
     else:
@@ -236,11 +241,12 @@ def answer_take_pass(st: S, step: AskTakePass, take: bool) -> None:
     a, g = st.active, step.gate
     holder = st.gates[g]
     if take:
-        st.log(type="gate_taken", seat=a, gate=st.board.colours[g], was=holder)
+        st.events.append({"type": "gate_taken", "seat": a, "gate": st.board.colours[g],
+                          "was": holder})
         st.gates[g] = a
     else:
-        st.log(type="pass_left", seat=a, gate=st.board.colours[g],
-               holder=None if holder == NO_ONE else holder)
+        st.events.append({"type": "pass_left", "seat": a, "gate": st.board.colours[g],
+                          "holder": None if holder == NO_ONE else holder})
 
 
 @asks("ask_take_pass", answer_take_pass)
@@ -269,7 +275,7 @@ def answer_take25(st: S, _: AskTake25, victim: int) -> None:
     a = st.active
     amount = min(TAKE_AMOUNT, st.money[victim])
     st.pay(victim, a, amount)
-    st.log(type="take", seat=a, victim=victim, amount=amount)
+    st.events.append({"type": "take", "seat": a, "victim": victim, "amount": amount})
 
 
 @asks("ask_take25", answer_take25)
@@ -336,7 +342,7 @@ def finish_card(st: S, step: FinishCard) -> None:
 def play(st: S, seat: int, card: str) -> None:
     """Cards always act on the seat that plays them."""
     st.played.append((seat, card))
-    st.log(type="card", seat=seat, card=card)
+    st.events.append({"type": "card", "seat": seat, "card": card})
     if card.startswith("number-"):
         move(st, seat, int(card[7:]))
     elif card == "trade_places":
@@ -349,7 +355,7 @@ def play(st: S, seat: int, card: str) -> None:
         go_farthest_back(st, seat)
     elif card == "steal_a_gate_pass":
         if not st.opponent_gates(seat):
-            st.log(type="no_effect", seat=seat, card=card)
+            st.events.append({"type": "no_effect", "seat": seat, "card": card})
         else:
             st.stack.append(AskStealTarget("ask_steal_target", seat))
     # worthless: nothing
@@ -360,7 +366,7 @@ def go_farthest_back(st: S, seat: int) -> None:
     already last: stays."""
     last = min(st.small[o] for o in st.opponents(seat))
     if st.small[seat] <= last:
-        st.log(type="small", seat=seat, to=st.small[seat], stays=True)
+        st.events.append({"type": "small", "seat": seat, "to": st.small[seat], "stays": True})
     else:
         st.place(seat, max(0, last - 1))
 
@@ -370,7 +376,7 @@ def answer_trade_target(st: S, step: AskTradeTarget, other: int) -> None:
     seat = step.seat
     small = st.small
     small[seat], small[other] = small[other], small[seat]
-    st.log(type="trade", seat=seat, other=other)
+    st.events.append({"type": "trade", "seat": seat, "other": other})
 
 
 @asks("ask_trade_target", answer_trade_target)
@@ -383,7 +389,8 @@ def ask_trade_target(st: S, step: AskTradeTarget) -> bool:
 def answer_steal_target(st: S, step: AskStealTarget, g: int) -> None:
     """Steal A Gate Pass: take control of the chosen opponent's gate."""
     seat = step.seat
-    st.log(type="gate_stolen", seat=seat, gate=st.board.colours[g], was=st.gates[g])
+    st.events.append({"type": "gate_stolen", "seat": seat, "gate": st.board.colours[g],
+                      "was": st.gates[g]})
     st.gates[g] = seat
 
 
@@ -401,7 +408,7 @@ def answer_sell_card(st: S, _: AskSellCard, card: str) -> None:
     a = st.active
     st.hands[a].remove(card)
     st.on_sale, st.seller = card, a
-    st.log(type="card_on_sale", seat=a)
+    st.events.append({"type": "card_on_sale", "seat": a})
     st.stack.append(AskBids("ask_bids", "card", NO_ONE))
 
 
@@ -441,14 +448,15 @@ def answer_bids(st: S, step: AskBids, answers: Answers) -> None:
     tops = [b for b, x in bids.items() if x == top]
     winner = tops[0] if len(tops) == 1 else a
     shown = [bids.get(seat) for seat in range(st.num_players)]
-    st.log(type="bids", auction=auction, bids=shown, winner=winner)
+    st.events.append({"type": "bids", "auction": auction, "bids": shown, "winner": winner})
     if auction == "lead":
         lead_won(st, winner, bids, tied=len(tops) > 1)
         return
     for b, x in bids.items():
         st.pay(b, a, x)
     if auction == "pass":
-        st.log(type="pass_sold", gate=st.board.colours[step.gate], winner=winner, was=a)
+        st.events.append({"type": "pass_sold", "gate": st.board.colours[step.gate],
+                          "winner": winner, "was": a})
         st.gates[step.gate] = winner
     else:
         card_sold(st, winner)
@@ -501,7 +509,7 @@ def lead_won(st: S, winner: int, bids: dict[int, int], tied: bool) -> None:
     total = sum(bids.values())
     for b, x in bids.items():
         st.pay(b, payee, x)
-    st.log(type="lead_paid", to=payee, amount=total)
+    st.events.append({"type": "lead_paid", "to": payee, "amount": total})
 
 
 def last_after_roll_off(st: S) -> int:
@@ -510,27 +518,15 @@ def last_after_roll_off(st: S) -> int:
     contenders = [s for s in range(st.num_players) if st.small[s] == low]
     while len(contenders) > 1:
         rolls = [sum(st.roll_dice()) for _ in contenders]
-        st.log(type="roll_off", seats=list(contenders), rolls=rolls)
+        st.events.append({"type": "roll_off", "seats": list(contenders), "rolls": rolls})
         least = min(rolls)
         contenders = [c for c, r in zip(contenders, rolls) if r == least]
     return contenders[0]
-
-
-def run_turn(st: S, _: Any) -> None:
-    turn(st)
-
-
-def run_end_turn(st: S, _: Any) -> None:
-    end_turn(st)
 
 
 def run_route(st: S, step: Route) -> None:
     route(st, step.agreed)
 
 
-def run_square(st: S, _: Any) -> None:
-    square(st)
-
-
-STEPS.update({"turn": run_turn, "end_turn": run_end_turn, "route": run_route,
-              "square": run_square, "finish_card": finish_card})
+STEPS.update({"turn": turn, "end_turn": end_turn, "route": run_route, "square": square,
+              "finish_card": finish_card})

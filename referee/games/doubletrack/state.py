@@ -4,7 +4,7 @@ A turn is route -> roll -> square -> (auction) -> end of turn; cards, bumps and 
 further steps. Steps (:mod:`.steps`) hold only public, JSON-able values, so a state clones by
 copying lists and a view can show the flow (which ``determinize`` rebuilds). What each step does
 is in :mod:`.flow`; this module is the machine that runs them and the small public API they use
-(``log``, ``ask``, ``roll_dice``, ``pay``, ``draw``, ``place``, ...). A step named ``ask_*`` puts a
+(``ask``, ``roll_dice``, ``pay``, ``draw``, ``place``, ...). A step named ``ask_*`` puts a
 question to one or more seats (several: sealed simultaneous bids) unless only one answer is
 possible, in which case it answers itself: ``pending()`` never holds a decision with a single
 option.
@@ -27,11 +27,14 @@ from referee.core import (
 )
 from referee.games.doubletrack import options as opt
 from referee.games.doubletrack.board import (
-    BACK_STEPS, NO_ONE, NUMBER, TAKE_AMOUNT, TURN_LIMIT, Board,
+    BACK_STEPS, NO_ONE, NUMBER, RULES_PLAYERS, TAKE_AMOUNT, TURN_LIMIT, Board,
 )
 from referee.games.doubletrack.flow import ANSWER, STEPS
 from referee.games.doubletrack.steps import TURN, Step
 from referee.games.doubletrack.views import build_view
+
+OPPONENTS = {n: [tuple(s for s in range(n) if s != seat) for seat in range(n)] for n in RULES_PLAYERS}
+"""Seats -> seat -> the other seats, in order."""
 
 Asked = tuple[int, str, str, opt.Menu]
 """A pending question: (seat, kind, prompt, menu)."""
@@ -66,6 +69,8 @@ class DoubletrackState(State):
         self.winner = NO_ONE
         self.ended: EndReason | None = None
         self.events: list[dict[str, Any]] = []
+        """What happened, in order: JSON-able dicts with a ``type``, shown to every seat. The
+        steps append them as dict literals (a few hundred a game: no call each)."""
         self.seen = [0] * n
         self.stack: list[Step] = []
         """Steps still to run, the next one at the end."""
@@ -235,10 +240,6 @@ class DoubletrackState(State):
         self._counts = [(q[0], len(q[3].values)) for q in asked]
         self._sealed = True
 
-    def log(self, **event: Any) -> None:
-        """Record an event (a JSON-able dict with a ``type``); views show them to every seat."""
-        self.events.append(event)
-
     def roll_dice(self) -> list[int]:
         """The board's dice (two six-sided on the default board), from the state's generator."""
         r, sides = self.rng.random, self.board.dice_sides
@@ -259,9 +260,9 @@ class DoubletrackState(State):
         if len(self.pile) < self.pile_known:  # the card came from the public bottom part
             self.pile_known = len(self.pile)
             self.known[seat].append(card)
-            self.log(type="draw", seat=seat, card=card)
+            self.events.append({"type": "draw", "seat": seat, "card": card})
         else:
-            self.log(type="draw", seat=seat)
+            self.events.append({"type": "draw", "seat": seat})
         self.hands[seat].append(card)
 
     def reveal(self, owner: int, card: str) -> None:
@@ -274,7 +275,7 @@ class DoubletrackState(State):
         return tuple((g, c) for g, c in enumerate(self.gates) if c != NO_ONE and c != seat)
 
     def opponents(self, seat: int) -> tuple[int, ...]:
-        return tuple(s for s in range(self.num_players) if s != seat)
+        return OPPONENTS[self.num_players][seat]
 
     # -- the inner track ----------------------------------------------------------------------
 
@@ -290,17 +291,18 @@ class DoubletrackState(State):
                 to += 1
         if to >= home:
             self.small[seat] = home
-            self.log(type="small", seat=seat, to=home)
+            self.events.append({"type": "small", "seat": seat, "to": home})
             self._win(seat)
             return
         self.small[seat] = to
-        self.log(type="small", seat=seat, to=to)
+        self.events.append({"type": "small", "seat": seat, "to": to})
 
     def to_lead(self, seat: int) -> None:
         """Take The Lead / SELL THE LEAD: to the circle just ahead of the leader, unless alone ahead."""
         lead = max(self.small[s] for s in self.opponents(seat))
         if self.small[seat] > lead:
-            self.log(type="small", seat=seat, to=self.small[seat], stays=True)
+            self.events.append({"type": "small", "seat": seat, "to": self.small[seat],
+                                "stays": True})
             return
         self.place(seat, lead + 1)
 
@@ -308,7 +310,7 @@ class DoubletrackState(State):
         """The first small pawn to reach HOME wins at once: the steps left never run."""
         self.winner = seat
         self.ended = EndReason.NORMAL
-        self.log(type="home", seat=seat)
+        self.events.append({"type": "home", "seat": seat})
 
     # -- result ---------------------------------------------------------------------------------
 
