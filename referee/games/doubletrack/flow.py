@@ -99,8 +99,8 @@ def route(st: S, agreed: Agreed) -> None:
     is 0..max_roll-1 squares ahead along the route agreed so far): own gate, the shortcut
     (forced); a gate nobody controls, the corner (forced); another seat's gate: A asks or goes
     around. Then roll."""
-    node = follow(st, agreed)
     a, gates = st.active, st.gates
+    node = follow(st, agreed) if agreed else st.board.routes[st.big[a]]
     while (g := node.gate) >= 0:
         controller = gates[g]
         if controller == a:

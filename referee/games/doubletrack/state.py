@@ -33,7 +33,8 @@ from referee.games.doubletrack.flow import ANSWER, STEPS
 from referee.games.doubletrack.steps import TURN, Step
 from referee.games.doubletrack.views import build_view
 
-OPPONENTS = {n: [tuple(s for s in range(n) if s != seat) for seat in range(n)] for n in RULES_PLAYERS}
+OPPONENTS = {n: [tuple(s for s in range(n) if s != seat) for seat in range(n)]
+             for n in RULES_PLAYERS}
 """Seats -> seat -> the other seats, in order."""
 
 Asked = tuple[int, str, str, opt.Menu]
@@ -129,8 +130,12 @@ class DoubletrackState(State):
             seat, _, _, menu = asked[0]
             i = choices.get(seat)
             values = menu.values
-            if type(i) is int and 0 <= i < len(values):
-                self._answer((seat,), values[i])
+            if type(i) is int and 0 <= i < len(values):  # what _answer does, inline
+                self.seen[seat] = len(self.events)
+                step = self.wait
+                self._asked, self._counts, self.wait = [], [], None
+                ANSWER[step[0]](self, step, values[i])  # type: ignore[index]
+                self._run()
                 return
         self._answer_all(self._checked(choices, opt.Menu.value_at, "no option of that index"))
 
