@@ -123,7 +123,8 @@ class Board:
         """Colour index of the gate whose fork is right after position p, else -1."""
         self.routes = [self._route_from([p], [()]) for p in range(self.size)]
         """routes[p]: the forks a move from p may pass, as a tree of :class:`RouteNode`."""
-        self.purple_to = [self.purple.get(c, 0) for c in range(self.home)]
+        self.purple_to = [self.purple.get(c, 0) for c in range(self.home + 1)]
+        """The purple shortcut's end from each circle, START to HOME; 0: none."""
         self.take_pass_of = [p // q_len for p in range(self.main_len)]
         self.names = [self.square_name(p) for p in range(self.size)]
         self.square_infos = [self._describe(p) for p in range(self.size)]

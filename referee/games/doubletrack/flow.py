@@ -202,13 +202,14 @@ def square(st: S, _: object = None) -> None:
     """Only the square the big pawn stops on counts."""
     a, b = st.active, st.board
     kind, lo, hi = b.squares[st.big[a]]
-    push = st.stack.append
     if kind == NUMBER:
         if lo == hi:
             move(st, a, lo)
         else:
-            push(AskNumber("ask_number", lo, hi))
-    elif kind == "PLAY_A_CARD":
+            st.stack.append(AskNumber("ask_number", lo, hi))
+        return
+    push = st.stack.append
+    if kind == "PLAY_A_CARD":
         push(ASK_PLAY_CARD)
     elif kind == "SELL_A_CARD":
         push(ASK_SELL_CARD)
@@ -289,7 +290,7 @@ def ask_take25(st: S, step: AskTake25) -> bool:
 def move(st: S, seat: int, steps: int) -> None:
     """Forward n. Starting on a purple circle, the owner may take its shortcut as the first step."""
     pos = st.small[seat]
-    if pos < st.board.home and st.board.purple_to[pos]:
+    if st.board.purple_to[pos]:
         st.stack.append(AskInnerRoute("ask_inner_route", seat, steps))
     else:
         st.place(seat, pos + steps)
