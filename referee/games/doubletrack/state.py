@@ -81,8 +81,10 @@ class DoubletrackState(State):
         """The pending questions: (seat, kind, prompt, menu); several: sealed bids."""
         self._counts: list[tuple[int, int]] = []
         """(seat, number of options) of each pending question: :meth:`choice_counts`."""
-        self._sealed = False
-        """Whether the pending questions are sealed bids (answered all together, as a dict)."""
+        self._alone = NO_ONE
+        """The seat of the pending question when it is one seat's alone (not sealed bids;
+        NO_ONE: sealed bids, or nothing pending), and its menu's values: the fast path."""
+        self._values: tuple[Any, ...] = ()
         self._result: Result | None = None
         if deal:
             self._setup()
@@ -112,11 +114,10 @@ class DoubletrackState(State):
         return self._counts
 
     def apply(self, choices: Mapping[int, str]) -> None:
-        asked = self._asked
-        if len(asked) == 1 and len(choices) == 1 and not self._sealed:  # most questions
-            seat, _, _, menu = asked[0]
+        seat = self._alone
+        if seat >= 0 and len(choices) == 1:  # one seat asked: most questions
             try:
-                value = menu.value_of(choices.get(seat))
+                value = self._asked[0][3].value_of(choices.get(seat))
             except (KeyError, TypeError):
                 pass  # the full check below names the fault
             else:
@@ -125,15 +126,14 @@ class DoubletrackState(State):
         self._answer_all(self._checked(choices, opt.Menu.value_of))
 
     def apply_index(self, choices: Mapping[int, int]) -> None:
-        asked = self._asked
-        if len(asked) == 1 and len(choices) == 1 and not self._sealed:  # most questions
-            seat, _, _, menu = asked[0]
+        seat = self._alone
+        if seat >= 0 and len(choices) == 1:  # one seat asked: most questions
             i = choices.get(seat)
-            values = menu.values
+            values = self._values
             if type(i) is int and 0 <= i < len(values):  # what _answer does, inline
                 self.seen[seat] = len(self.events)
                 step = self.wait
-                self._asked, self._counts, self.wait = [], [], None
+                self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
                 ANSWER[step[0]](self, step, values[i])  # type: ignore[index]
                 self._run()
                 return
@@ -166,7 +166,7 @@ class DoubletrackState(State):
 
     def _answer_all(self, answers: dict[int, Any]) -> None:
         """Sealed bids take the answers as a dict; a question to one seat, the value alone."""
-        self._answer(answers, answers if self._sealed else next(iter(answers.values())))
+        self._answer(answers, answers if self._alone == NO_ONE else next(iter(answers.values())))
 
     def _answer(self, seats: Iterable[int], answer: Any) -> None:
         """Act on the (checked) answer of ``seats`` to the pending questions, then run to the
@@ -177,7 +177,7 @@ class DoubletrackState(State):
             seen[seat] = n_events
         step = self.wait
         assert step is not None
-        self._asked, self._counts, self.wait = [], [], None
+        self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
         ANSWER[step[0]](self, step, answer)
         self._run()
 
@@ -222,7 +222,7 @@ class DoubletrackState(State):
         """
         if self.wait is not None:
             self.stack.append(self.wait)
-            self._asked, self._counts, self.wait = [], [], None
+            self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
         self._run()
 
     def ask(self, step: Step, seat: int, kind: str, prompt: str, menu: opt.Menu) -> bool:
@@ -235,7 +235,7 @@ class DoubletrackState(State):
             return False
         self._asked = [(seat, kind, prompt, menu)]
         self._counts = [(seat, len(values))]
-        self._sealed = False
+        self._alone, self._values = seat, values
         return True
 
     def ask_sealed(self, asked: list[Asked]) -> None:
@@ -243,7 +243,6 @@ class DoubletrackState(State):
         menu) each. The step's answer function receives a dict, seat -> value chosen."""
         self._asked = asked
         self._counts = [(q[0], len(q[3].values)) for q in asked]
-        self._sealed = True
 
     def roll_dice(self) -> list[int]:
         """The board's dice (two six-sided on the default board), from the state's generator."""
