@@ -29,18 +29,17 @@ class Menu:
 
     def __init__(self, values: tuple[Any, ...], make: Make) -> None:
         self.values = values
-        self._make: Make | None = make
+        self._make = make
         self._options: tuple[Option, ...] | None = None
         self._by_id: dict[str, Any] | None = None
 
     @property
     def options(self) -> tuple[Option, ...]:
-        """The options offered, one per value, in the same order (one tuple, built once)."""
+        """The options offered, one per value, in the same order (one tuple, built once; two
+        threads racing to build it first may each get their own, equal, tuple)."""
         options = self._options
         if options is None:
-            assert self._make is not None
             options = self._options = tuple(self._make())
-            self._make = None  # the closure is not needed again
         return options
 
     def value_at(self, index: int) -> Any:
