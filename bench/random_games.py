@@ -56,6 +56,20 @@ def play_engine(setup: Setup, seed: int) -> int:
     return decisions
 
 
+def play_engine_by_id(setup: Setup, seed: int) -> int:
+    """The same game on the engine's full path, the one the runner drives: every decision
+    built (``pending``), the pick's id looked up (``apply``); its number of decisions."""
+    state = setup.game.new_state(setup.seats, seed, setup.board, setup.options)
+    choosers = [random.Random(setup.bot_seed(seed, s)).choice for s in range(setup.seats)]
+    decisions = 0
+    pending = state.pending()
+    while pending:
+        state.apply({d.seat: choosers[d.seat](d.options).id for d in pending})
+        decisions += len(pending)
+        pending = state.pending()
+    return decisions
+
+
 def play_runner(setup: Setup, seed: int) -> int:
     """The same game through the match runner, in-process random bots; its decisions."""
     players = [
@@ -79,28 +93,37 @@ def spread(values: list[float], fmt: str = ".0f") -> str:
             f"({min(values):{fmt}}-{max(values):{fmt}}, n={len(values)})")
 
 
+ARMS = {"engine": play_engine, "by id": play_engine_by_id, "runner": play_runner}
+"""The three ways of playing the same games, timed in turn every round."""
+
+
 def report(setup: Setup, reps: int, label: str) -> None:
-    """Warm up, then ``reps`` paired rounds: print both rates and the runner's extra cost."""
-    play_engine(setup, setup.seeds[0])
-    play_runner(setup, setup.seeds[0])
-    engine, runner, extra = [], [], []
+    """Warm up, then ``reps`` rounds of the three arms in turn: print their rates and the
+    runner's cost on top of each engine path (per round)."""
+    for play in ARMS.values():
+        play(setup, setup.seeds[0])
+    rates: dict[str, list[float]] = {name: [] for name in ARMS}
     decisions = 0
     for _ in range(reps):
-        rate, decisions = cpu_rate(play_engine, setup)
-        through, runner_decisions = cpu_rate(play_runner, setup)
-        if runner_decisions != decisions:
-            raise SystemExit(f"the runner played other games ({runner_decisions} decisions "
-                             f"against {decisions}): the comparison is void")
-        engine.append(rate)
-        runner.append(through)
-        extra.append(rate / through - 1.0)
+        played = {}
+        for name, play in ARMS.items():
+            rate, played[name] = cpu_rate(play, setup)
+            rates[name].append(rate)
+        if len(set(played.values())) != 1:
+            raise SystemExit(f"the arms played other games (decisions: {played}): the "
+                             f"comparison is void")
+        decisions = played["engine"]
     games = len(setup.seeds)
     print(f"{label}: {games} random games per round, {decisions / games:.1f} decisions per game,"
           f" {reps} rounds after a warm-up (CPU time of this process)")
-    print(f"  engine alone    {spread(engine)} games per CPU second")
-    print(f"  through runner  {spread(runner)} games per CPU second")
-    print(f"  the runner costs {spread([100 * e for e in extra])} % on top of the engine "
-          f"(per round)")
+    print(f"  engine, fast path   {spread(rates['engine'])} games per CPU second "
+          f"(choice_counts + apply_index: random playouts)")
+    print(f"  engine, by id       {spread(rates['by id'])} games per CPU second "
+          f"(pending + apply: what the runner drives)")
+    print(f"  through the runner  {spread(rates['runner'])} games per CPU second")
+    for base, words in (("by id", "the engine by id"), ("engine", "the fast path")):
+        extra = [100 * (b / r - 1) for b, r in zip(rates[base], rates["runner"])]
+        print(f"  the runner costs {spread(extra)} % on top of {words} (per round)")
     rate, entries = options_cache_hits(setup)
     print(f"  encoded-options cache (HTTP /decide bodies): {100 * rate:.1f}% hits, "
           f"{entries} entries after the round")
