@@ -23,7 +23,6 @@ from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED, Fixture, LadderE
 from ladder.store import open_db
 from ladder.work import void
 
-from service.conftest import migrated
 from service.matchmaking_support import add_bot, add_owner, finish_match, match_rows, seats_of
 
 CONFIG = MatchmakerConfig(depth=6, daily_cap=10_000, placement_games=4, new_version_games=2)
@@ -267,7 +266,7 @@ test_ladder_state_machine = Ladder.TestCase
 # -- two ticks at once ------------------------------------------------------------------------
 
 def ladder_of(url: str, bots: int, game: str) -> Any:
-    engine = open_db(migrated(url))
+    engine = open_db(url)
     owners = [add_owner(engine, f"owner{i}") for i in range(bots)]
     for i, owner in enumerate(owners):
         mm.join(engine, add_bot(engine, f"bot{i}", owner), game)
@@ -346,12 +345,12 @@ def test_a_voided_game_is_made_up_and_a_paused_bot_leaves_an_orphan(db_url):
 
 
 @pytest.mark.postgres
-def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_url):
+def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_head_url):
     from sqlalchemy import text
 
     from ladder.db import lock_key
 
-    engine = ladder_of(pg_url, 4, "tokaido-duo")
+    engine = ladder_of(pg_head_url, 4, "tokaido-duo")
     try:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock_key(mm.LOCK)})
