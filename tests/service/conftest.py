@@ -7,6 +7,7 @@ so a test decides when matches are played (:func:`drain` runs them with the real
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +54,16 @@ class Client:
         return Client(self.app, answer.json["token"])
 
 
-@pytest.fixture
-def make_service(tmp_path: Any, sqlite_head_template: Path) -> Iterator[Callable[..., Any]]:
+@contextmanager
+def services(folder: Path, sqlite_head: Path) -> Iterator[Callable[..., Any]]:
     """``make(url=None, **settings)``: an app on ``url``, a database at the head revision
-    (``db_url``, ``pg_head_url``), or on a new SQLite file."""
+    (``db_url``, ``pg_head_url``), or on a new SQLite file in ``folder``; their engines are
+    disposed of on leaving."""
     apps: list[Any] = []
 
     def make(url: str | None = None, **settings: Any) -> Any:
         if url is None:
-            url = sqlite_head_url(sqlite_head_template, tmp_path / f"svc{len(apps)}.sqlite3")
+            url = sqlite_head_url(sqlite_head, folder / f"svc{len(apps)}.sqlite3")
         config = ServiceConfig(db_url=url, ratelimit=settings.pop("ratelimit", False),
                                allow_networks=settings.pop("allow_networks", "127.0.0.0/8"),
                                **settings)
@@ -69,9 +71,17 @@ def make_service(tmp_path: Any, sqlite_head_template: Path) -> Iterator[Callable
         apps.append(app)
         return app
 
-    yield make
-    for app in apps:
-        app.extensions["referee"].engine.dispose()
+    try:
+        yield make
+    finally:
+        for app in apps:
+            app.extensions["referee"].engine.dispose()
+
+
+@pytest.fixture
+def make_service(tmp_path: Path, sqlite_head_template: Path) -> Iterator[Callable[..., Any]]:
+    with services(tmp_path, sqlite_head_template) as make:
+        yield make
 
 
 @pytest.fixture

@@ -116,11 +116,18 @@ def pg_head_template(pg_admin: Engine, pg_session_prefix: str) -> Iterator[str]:
 
 @pytest.fixture
 def pg_head_url(pg_admin: Engine, pg_head_template: str, pg_session_prefix: str) -> Iterator[str]:
-    """The URL of a new PostgreSQL database at head, a copy of the template (dropped after the
-    test, with any connection the test left open)."""
-    name = f"{pg_session_prefix}_{next(_counter)}"
+    """The URL of a new PostgreSQL database at head (dropped after the test)."""
+    with pg_head_database(pg_admin, pg_head_template, pg_session_prefix) as url:
+        yield url
+
+
+@contextmanager
+def pg_head_database(pg_admin: Engine, template: str, prefix: str) -> Iterator[str]:
+    """The URL of a new PostgreSQL database, a copy of ``template``; dropped on leaving, with
+    any connection to it left open."""
+    name = f"{prefix}_{next(_counter)}"
     with pg_admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{pg_head_template}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
         yield pg_database_url(name)
     finally:
