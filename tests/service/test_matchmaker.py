@@ -16,6 +16,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from sqlalchemy import select, update
+from support.ladder_db import sqlite_head_url
 
 from ladder import matchmaker as mm
 from ladder.matchmaker import HELD, MatchmakerConfig
@@ -31,10 +32,13 @@ CONFIG = MatchmakerConfig(depth=6, daily_cap=10_000, placement_games=4, new_vers
 class Ladder(RuleBasedStateMachine):
     """One game's ladder on a fresh SQLite file; the model tracks who should be eligible."""
 
+    head: Path
+    """The SQLite file at the head revision that each example copies (set by :func:`head`)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.dir = tempfile.TemporaryDirectory()
-        self.engine = open_db(f"sqlite:///{Path(self.dir.name) / 'mm.sqlite3'}")
+        self.engine = open_db(sqlite_head_url(self.head, Path(self.dir.name) / "mm.sqlite3"))
         self.rng = random.Random(0)
         self.bots: dict[int, dict[str, Any]] = {}  # id -> owner, cap, state
         self.disturbed: dict[int, int] = {}  # bot -> last round number when it changed
@@ -256,6 +260,12 @@ class Ladder(RuleBasedStateMachine):
                     assert abs(rotation[x] - rotation[y]) <= 1, (first, last, x, y, rotation)
                     bound = self.k * (1 + abs(byes[x] - byes[y]))
                     assert abs(games[x] - games[y]) <= bound, (first, last, x, y, games, byes)
+
+
+@pytest.fixture(autouse=True)
+def head(sqlite_head_template: Path) -> None:
+    """A state machine takes no fixtures: its class gets the template."""
+    Ladder.head = sqlite_head_template
 
 
 Ladder.TestCase.settings = settings(max_examples=10, stateful_step_count=25, deadline=None,
