@@ -5,14 +5,16 @@ from __future__ import annotations
 import functools
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import flask_smorest
+from apispec import APISpec
 from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
 from flask_smorest import abort
+from flask_smorest.spec import openapi_cli
 from sqlalchemy import Engine
 from werkzeug.exceptions import (
     Conflict, Forbidden, HTTPException, InternalServerError, NotFound, ServiceUnavailable,
@@ -37,7 +39,45 @@ STORE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
 
 class RefApi(flask_smorest.Api):
     """flask-smorest with every error as ``{code, status, message[, errors]}`` and werkzeug's
-    own ``Allow`` (405) and ``Retry-After`` (429, 503) headers kept (flask-smorest drops them)."""
+    own ``Allow`` (405) and ``Retry-After`` (429, 503) headers kept (flask-smorest drops them).
+
+    The OpenAPI document depends on the code and on the service's games (their names are the
+    enumerations of the schemas), on nothing else of the configuration.  The first app of a
+    process with a list of games builds it, the later ones share it: building it is half the
+    cost of :func:`create_app`, and the tests build hundreds of apps.
+    """
+
+    documents: ClassVar[dict[tuple[str, ...], APISpec]] = {}
+    """The finished documents, by the games they describe."""
+    spec: APISpec
+
+    def __init__(self, app: Flask, games: Sequence[str]) -> None:
+        self.games = tuple(games)
+        self.shared = self.documents.get(self.games)
+        super().__init__(app)
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        if self.shared is None:
+            super()._init_spec(**kwargs)
+            self.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+        else:
+            self.spec = self.shared
+            self._app.cli.add_command(openapi_cli)
+
+    def register_blueprint(self, blp: flask_smorest.Blueprint, *, parameters: Any = None,
+                           **options: Any) -> None:
+        if self.shared is None:
+            super().register_blueprint(blp, parameters=parameters, **options)
+            return
+        # flask-smorest's registration, less documenting the views: the document has them
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+
+    def share_document(self) -> None:
+        """Once every blueprint is registered: later apps with the same games take the
+        document as it is now."""
+        self.documents.setdefault(self.games, self.spec)
 
     def handle_http_exception(self, error: HTTPException) -> Any:
         payload, code, headers = super().handle_http_exception(error)
@@ -108,8 +148,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
         SESSION_COOKIE_NAME="referee_session",
     )
     app.extensions["referee"] = Service(config, engine, policy, dispatcher, game_names(), mode)
-    api = RefApi(app)
-    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    api = RefApi(app, app.extensions["referee"].games)
     limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"])
     app.extensions["referee_limiter"] = limiter
     _register_errors(app, api)
@@ -119,6 +158,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     from api.routes import register
     register(app, api, limiter)
     register_pages(app, api, limiter)
+    api.share_document()
     return app
 
 

@@ -24,8 +24,8 @@ def tables(engine) -> set[str]:
     return set(inspect(engine).get_table_names()) - {"alembic_version"}
 
 
-def test_migrations_up_down_up(db_url):
-    engine = make_engine(db_url)
+def test_migrations_up_down_up(empty_db_url):
+    engine = make_engine(empty_db_url)
     try:
         assert current_revision(engine) is None and tables(engine) == set()
         migrate(engine)

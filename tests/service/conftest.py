@@ -6,13 +6,16 @@ so a test decides when matches are played (:func:`drain` runs them with the real
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.ladder_db import db_url, pg_admin, pg_session_prefix, pg_url  # noqa: F401
+from support.ladder_db import (  # noqa: F401 (fixtures)
+    db_url, empty_db_url, pg_admin, pg_head_template, pg_head_url, pg_session_prefix, pg_url,
+    sqlite_head_template, sqlite_head_url,
+)
 
 from api import create_app
 from api.config import ServiceConfig
@@ -51,39 +54,16 @@ class Client:
         return Client(self.app, answer.json["token"])
 
 
-def migrated(url: str) -> str:
-    if url.startswith("postgresql"):
-        from ladder.db import make_engine, migrate
-
-        engine = make_engine(url)
-        migrate(engine)
-        engine.dispose()
-    return url
-
-
-@pytest.fixture(scope="session")
-def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An SQLite file at the head revision, copied for each service: Alembic takes a fifth of
-    a second a run, and hundreds of tests start a service on a fresh database."""
-    from ladder.store import open_db
-
-    path = tmp_path_factory.mktemp("template") / "head.sqlite3"
-    open_db(f"sqlite:///{path}").dispose()
-    # the last connection to close folds the write-ahead log into the file: it alone is copied
-    assert not path.with_name(path.name + "-wal").exists()
-    return path
-
-
-@pytest.fixture
-def make_service(tmp_path: Any, migrated_sqlite: Path) -> Iterator[Callable[..., Any]]:
+@contextmanager
+def services(folder: Path, sqlite_head: Path) -> Iterator[Callable[..., Any]]:
+    """``make(url=None, **settings)``: an app on ``url``, a database at the head revision
+    (``db_url``, ``pg_head_url``), or on a new SQLite file in ``folder``; their engines are
+    disposed of on leaving."""
     apps: list[Any] = []
 
     def make(url: str | None = None, **settings: Any) -> Any:
         if url is None:
-            fresh = tmp_path / f"svc{len(apps)}.sqlite3"
-            shutil.copyfile(migrated_sqlite, fresh)
-            url = f"sqlite:///{fresh}"
-        url = migrated(url)
+            url = sqlite_head_url(sqlite_head, folder / f"svc{len(apps)}.sqlite3")
         config = ServiceConfig(db_url=url, ratelimit=settings.pop("ratelimit", False),
                                allow_networks=settings.pop("allow_networks", "127.0.0.0/8"),
                                **settings)
@@ -91,9 +71,17 @@ def make_service(tmp_path: Any, migrated_sqlite: Path) -> Iterator[Callable[...,
         apps.append(app)
         return app
 
-    yield make
-    for app in apps:
-        app.extensions["referee"].engine.dispose()
+    try:
+        yield make
+    finally:
+        for app in apps:
+            app.extensions["referee"].engine.dispose()
+
+
+@pytest.fixture
+def make_service(tmp_path: Path, sqlite_head_template: Path) -> Iterator[Callable[..., Any]]:
+    with services(tmp_path, sqlite_head_template) as make:
+        yield make
 
 
 @pytest.fixture

@@ -1,19 +1,22 @@
 """History and transparency: a bot's rating series, its matches, head-to-head, the export.
 
-Each test builds a small ladder on each database kind: three built-in random bots (the house
-``random`` and two CLI-style rows) play rated toy-race matches with the real runner.
+Each test has a small ladder on each database kind: three built-in random bots (the house
+``random`` and two CLI-style rows) play rated toy-race matches with the real runner.  The tests
+that only read it share one per module and kind (``read_ladder``); the others build their own.
 """
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from support.ladder_db import KINDS, pg_head_database, sqlite_head_url
 
 from api.runner import run_match
 from ladder.models import Bot
 from ladder.work import schedule
-from service.conftest import Client, fast_bot
+from service.conftest import Client, fast_bot, services
 
 GAME = "toy-race"
 
@@ -22,7 +25,27 @@ GAME = "toy-race"
 def ladder(make_service, db_url):
     """The app, an anonymous client and the bots ``a`` (house random), ``b``, ``c``; six
     rated matches a-b, a-c, b-c (both seat orders), played."""
-    app = make_service(db_url)
+    return build_ladder(make_service(db_url))
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def read_ladder(request, tmp_path_factory):
+    """:func:`ladder`, built once per module and database kind for the tests that only read:
+    GET requests, no rate limits, nothing written."""
+    folder, sqlite_head = tmp_path_factory.mktemp("history"), request.getfixturevalue(
+        "sqlite_head_template")
+    with ExitStack() as stack:
+        if request.param == "sqlite":
+            url = sqlite_head_url(sqlite_head, folder / "ladder.sqlite3")
+        else:
+            url = stack.enter_context(pg_head_database(
+                request.getfixturevalue("pg_admin"), request.getfixturevalue("pg_head_template"),
+                request.getfixturevalue("pg_session_prefix")))
+        make = stack.enter_context(services(folder, sqlite_head))
+        yield build_ladder(make(url))
+
+
+def build_ladder(app):
     svc = app.extensions["referee"]
     with svc.engine.connect() as conn:
         a = conn.execute(Bot.__table__.select().where(Bot.name == "random")).one().id
@@ -43,8 +66,8 @@ def play(app, seatings, rated=True):
 
 # -- ratings ----------------------------------------------------------------------------------
 
-def test_the_rating_series_is_the_fold_in_order(ladder):
-    app, anon, bots, ids = ladder
+def test_the_rating_series_is_the_fold_in_order(read_ladder):
+    app, anon, bots, ids = read_ladder
     series = anon.get(f"/api/v1/bots/{bots['a']}/ratings?game={GAME}").json
     assert series["total"] == 4 and series["page"] == 1 and series["per_page"] == 100
     items = series["items"]
@@ -67,14 +90,14 @@ def test_the_rating_series_is_the_fold_in_order(ladder):
     ("", 422), ("?game=chess", 422), ("?game=toy-race&per_page=1001", 422),
     ("?game=toy-race&colour=red", 422), ("?game=toy-race&page=0", 422),
 ])
-def test_the_rating_series_refuses_bad_queries(ladder, query, status):
-    _, anon, bots, _ = ladder
+def test_the_rating_series_refuses_bad_queries(read_ladder, query, status):
+    _, anon, bots, _ = read_ladder
     answer = anon.get(f"/api/v1/bots/{bots['a']}/ratings{query}")
     assert answer.status_code == status and answer.json["message"]
 
 
-def test_an_unknown_bot_has_no_history(ladder):
-    _, anon, _, _ = ladder
+def test_an_unknown_bot_has_no_history(read_ladder):
+    _, anon, _, _ = read_ladder
     for path in ("ratings?game=toy-race", "matches", "head-to-head?game=toy-race"):
         answer = anon.get(f"/api/v1/bots/999999/{path}")
         assert answer.status_code == 404 and "no bot 999999" in answer.json["message"]
@@ -125,16 +148,16 @@ def test_a_bots_matches_with_its_outcomes_and_filters(ladder):
     "?result=maybe", "?opponent=0", "?opponent=x", "?since=yesterday", "?game=chess",
     "?state=lost", "?colour=red", "?round=-1",
 ])
-def test_a_bots_matches_refuse_bad_queries(ladder, query):
-    _, anon, bots, _ = ladder
+def test_a_bots_matches_refuse_bad_queries(read_ladder, query):
+    _, anon, bots, _ = read_ladder
     answer = anon.get(f"/api/v1/bots/{bots['a']}/matches{query}")
     assert answer.status_code == 422 and answer.json["errors"]["query"]
 
 
 # -- head-to-head -----------------------------------------------------------------------------
 
-def test_head_to_head_counts_each_opponent(ladder):
-    _, anon, bots, _ = ladder
+def test_head_to_head_counts_each_opponent(read_ladder):
+    _, anon, bots, _ = read_ladder
     a = bots["a"]
     h2h = anon.get(f"/api/v1/bots/{a}/head-to-head?game={GAME}").json
     assert h2h["game"] == GAME and h2h["total"] == 2
@@ -154,8 +177,8 @@ def test_head_to_head_counts_each_opponent(ladder):
 
 # -- export -----------------------------------------------------------------------------------
 
-def test_the_export_walks_every_finished_match_with_a_cursor(ladder):
-    app, anon, bots, ids = ladder
+def test_the_export_walks_every_finished_match_with_a_cursor(read_ladder):
+    app, anon, bots, ids = read_ladder
     seen, after = [], 0
     while True:
         page = anon.get("/api/v1/export/matches", query_string={"after_id": after,
@@ -199,8 +222,8 @@ def test_the_export_stops_before_a_match_not_over_and_skips_voided_ones(ladder):
 @pytest.mark.parametrize("query", [
     "?limit=0", "?limit=501", "?after_id=-1", "?game=chess", "?cursor=3", "?after_id=x",
 ])
-def test_the_export_refuses_bad_queries(ladder, query):
-    _, anon, _, _ = ladder
+def test_the_export_refuses_bad_queries(read_ladder, query):
+    _, anon, _, _ = read_ladder
     answer = anon.get(f"/api/v1/export/matches{query}")
     assert answer.status_code == 422 and answer.json["message"]
 

@@ -154,8 +154,8 @@ def test_a_retired_bot_voids_its_scheduled_matches(app, anon, bot_url):
     assert anon.get(f"/api/v1/matches/{answer.json['match_ids'][0]}/log").status_code == 404
 
 
-def test_challenges_work_on_postgresql(make_service, pg_url, bot_url):
-    app = make_service(pg_url)
+def test_challenges_work_on_postgresql(make_service, pg_head_url, bot_url):
+    app = make_service(pg_head_url)
     anon = Client(app)
     _, _, answer = setup_challenge(anon, bot_url, games=2)
     assert drain(app) == ["finished", "finished"]

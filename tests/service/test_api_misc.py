@@ -70,6 +70,36 @@ def test_openapi_and_the_docs_page(anon):
         "<script")[0].replace("http-equiv", "")  # nothing fetched from elsewhere
 
 
+def test_apps_share_the_openapi_document_of_their_games_only(make_service, monkeypatch):
+    """The document is built once per process for each list of games, the only part of the
+    configuration in it: an app with other settings shares it, one with other games does not,
+    and a shared document is what a fresh build gives."""
+    import referee.games
+    from api.app import RefApi
+
+    def document(**settings):
+        app = make_service(**settings)
+        api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+        return api.spec, Client(app).get("/api/openapi.json").json
+
+    def fresh(**settings):
+        monkeypatch.setattr(RefApi, "documents", {})  # as in a process that built none yet
+        return document(**settings)
+
+    def games(doc):
+        return doc["components"]["schemas"]["ChallengeCreate"]["properties"]["game"]["enum"]
+
+    spec, built = fresh()
+    other_settings = {"ratelimit": True, "ownership_proof": True, "house_ladders": ("random",)}
+    assert document(**other_settings) == (spec, built)
+    assert fresh(**other_settings)[1] == built
+    fewer = [game for game in referee.games.game_names() if game != "toy-race"]
+    monkeypatch.setattr(referee.games, "game_names", lambda: fewer)
+    other_spec, other = document()
+    assert other_spec is not spec and games(other) == fewer and games(built) == [*fewer, "toy-race"]
+    assert fresh()[1] == other
+
+
 def test_http_edges_are_json(anon):
     missing = anon.get("/api/v1/nothing-here")
     assert missing.status_code == 404 and missing.json["message"]

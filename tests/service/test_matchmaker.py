@@ -16,6 +16,7 @@ from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from sqlalchemy import select, update
+from support.ladder_db import sqlite_head_url
 
 from ladder import matchmaker as mm
 from ladder.matchmaker import HELD, MatchmakerConfig
@@ -23,7 +24,6 @@ from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED, Fixture, LadderE
 from ladder.store import open_db
 from ladder.work import void
 
-from service.conftest import migrated
 from service.matchmaking_support import add_bot, add_owner, finish_match, match_rows, seats_of
 
 CONFIG = MatchmakerConfig(depth=6, daily_cap=10_000, placement_games=4, new_version_games=2)
@@ -32,10 +32,13 @@ CONFIG = MatchmakerConfig(depth=6, daily_cap=10_000, placement_games=4, new_vers
 class Ladder(RuleBasedStateMachine):
     """One game's ladder on a fresh SQLite file; the model tracks who should be eligible."""
 
+    head: Path
+    """The SQLite file at the head revision that each example copies (set by :func:`head`)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.dir = tempfile.TemporaryDirectory()
-        self.engine = open_db(f"sqlite:///{Path(self.dir.name) / 'mm.sqlite3'}")
+        self.engine = open_db(sqlite_head_url(self.head, Path(self.dir.name) / "mm.sqlite3"))
         self.rng = random.Random(0)
         self.bots: dict[int, dict[str, Any]] = {}  # id -> owner, cap, state
         self.disturbed: dict[int, int] = {}  # bot -> last round number when it changed
@@ -259,6 +262,12 @@ class Ladder(RuleBasedStateMachine):
                     assert abs(games[x] - games[y]) <= bound, (first, last, x, y, games, byes)
 
 
+@pytest.fixture(autouse=True)
+def head(sqlite_head_template: Path) -> None:
+    """A state machine takes no fixtures: its class gets the template."""
+    Ladder.head = sqlite_head_template
+
+
 Ladder.TestCase.settings = settings(max_examples=10, stateful_step_count=25, deadline=None,
                                     phases=[Phase.explicit, Phase.reuse, Phase.generate])
 test_ladder_state_machine = Ladder.TestCase
@@ -267,7 +276,7 @@ test_ladder_state_machine = Ladder.TestCase
 # -- two ticks at once ------------------------------------------------------------------------
 
 def ladder_of(url: str, bots: int, game: str) -> Any:
-    engine = open_db(migrated(url))
+    engine = open_db(url)
     owners = [add_owner(engine, f"owner{i}") for i in range(bots)]
     for i, owner in enumerate(owners):
         mm.join(engine, add_bot(engine, f"bot{i}", owner), game)
@@ -346,12 +355,12 @@ def test_a_voided_game_is_made_up_and_a_paused_bot_leaves_an_orphan(db_url):
 
 
 @pytest.mark.postgres
-def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_url):
+def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_head_url):
     from sqlalchemy import text
 
     from ladder.db import lock_key
 
-    engine = ladder_of(pg_url, 4, "tokaido-duo")
+    engine = ladder_of(pg_head_url, 4, "tokaido-duo")
     try:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock_key(mm.LOCK)})

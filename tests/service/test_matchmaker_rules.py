@@ -17,14 +17,13 @@ from ladder.matchmaker import MatchmakerConfig
 from ladder.models import Bot, Fixture, HealthCheck, LadderEntry, Owner, Round
 from ladder.store import open_db
 
-from service.conftest import migrated
 from service.matchmaking_support import add_bot, add_owner, fake_log, finish_match, seats_of
 
 GAME = "tokaido-duo"
 
 
 def ladder(url: str, n: int) -> tuple[Any, list[int]]:
-    engine = open_db(migrated(url))
+    engine = open_db(url)
     bots = [add_bot(engine, f"bot{i}", add_owner(engine, f"own{i}")) for i in range(n)]
     for b in bots:
         mm.join(engine, b, GAME)
@@ -202,7 +201,7 @@ def test_joining_needs_an_active_bot_that_plays_the_game(tmp_path):
 
 
 def test_a_fixture_voided_again_and_again_is_given_up_after_three_make_ups(tmp_path):
-    engine = open_db(migrated(f"sqlite:///{tmp_path / 'v.sqlite3'}"))
+    engine = open_db(f"sqlite:///{tmp_path / 'v.sqlite3'}")
     try:
         bots = [add_bot(engine, f"v{i}", add_owner(engine, f"vo{i}")) for i in range(4)]
         for b in bots:

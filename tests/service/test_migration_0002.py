@@ -17,10 +17,10 @@ def ratings(engine):
     return [(r["bot"], round(r["rating"], 9), r["games"]) for r in leaderboard(engine, "toy-race")]
 
 
-def test_upgrade_keeps_the_ladder_and_downgrade_keeps_its_rated_matches(db_url):
+def test_upgrade_keeps_the_ladder_and_downgrade_keeps_its_rated_matches(empty_db_url):
     from api.execution import play
 
-    engine = make_engine(db_url)
+    engine = make_engine(empty_db_url)
     try:
         migrate(engine, "0001")
         for n in range(6):  # the 0001 code path: plain inserts, as that version wrote them

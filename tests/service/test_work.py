@@ -19,14 +19,14 @@ from ladder.work import (
 )
 from referee.netpolicy import UrlPolicy
 
-from service.conftest import fast_bot, migrated
+from service.conftest import fast_bot
 
 
 @pytest.fixture
 def engine(db_url: str) -> Any:
     from ladder.store import open_db
 
-    engine = open_db(migrated(db_url))
+    engine = open_db(db_url)
     ensure_house_bots(engine)
     assert fast_bot(engine) == 4
     yield engine

@@ -1,9 +1,13 @@
-"""Ladder test databases: a temp SQLite file, and a fresh PostgreSQL schema per test.
+"""Ladder test databases: SQLite files and PostgreSQL databases, empty or at the head revision.
 
 PostgreSQL is the service at ``REFEREE_TEST_PG``.  In CI (``CI`` set) an unreachable server
-fails the test; elsewhere the PostgreSQL half of the suite skips.  Every test gets its own
-schema, named after this session, on the search path of its URL, so parallel runs and
-concurrent tests never see each other's rows; the schemas are dropped afterwards.
+fails the test; elsewhere the PostgreSQL half of the suite skips.  Names start with this
+session's prefix (its pid and a random part), so parallel runs never see each other's rows;
+whatever a test creates is dropped after it.  An empty database is a new schema, on the search
+path of its URL.  A database at head is a copy of one template: Alembic migrates the template
+(an SQLite file, a PostgreSQL database) once per run, and each test gets a file copy or a
+``CREATE DATABASE ... TEMPLATE`` (a copy of the files too): migrating costs a third of a
+second a database, copying a twentieth, and hundreds of tests start on a fresh database.
 
 Also here: match logs synthesised from placings, and worker functions for the
 multiprocessing (spawn) tests, which must live in an importable module.
@@ -14,13 +18,15 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -54,8 +60,25 @@ def pg_session_prefix() -> str:
 
 
 def pg_schema_url(schema: str) -> str:
-    url = make_url(pg_base_url()).update_query_dict({"options": f"-csearch_path={schema}"})
-    return url.render_as_string(hide_password=False)
+    """The URL of the test server's database with ``schema`` first on the search path."""
+    return pg_test_url(pg_base_url(), f"-csearch_path={schema}")
+
+
+def pg_database_url(database: str) -> str:
+    """The URL of ``database`` on the test server."""
+    return pg_test_url(make_url(pg_base_url()).set(database=database))
+
+
+def pg_test_url(url: str | URL, *options: str) -> str:
+    """``url`` with ``options`` for the server, and commits that do not wait for the disk.
+
+    The tests commit thousands of times and each commit would otherwise wait for an fsync of
+    the write-ahead log, milliseconds on most disks.  Commits stay atomic and visible at once
+    to every other connection; only a crash of the server could lose the last ones.
+    """
+    options = (*options, "-csynchronous_commit=off")
+    with_options = make_url(url).update_query_dict({"options": " ".join(options)})
+    return with_options.render_as_string(hide_password=False)
 
 
 @pytest.fixture
@@ -67,6 +90,71 @@ def pg_url(pg_admin: Engine, pg_session_prefix: str) -> Iterator[str]:
     yield pg_schema_url(schema)
     with pg_admin.connect() as conn:
         conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture(scope="session")
+def pg_head_template(pg_admin: Engine, pg_session_prefix: str) -> Iterator[str]:
+    """The name of a PostgreSQL database migrated to head, the template of :func:`pg_head_url`.
+
+    Nothing stays connected to it (``CREATE DATABASE ... TEMPLATE`` refuses a template in use).
+    """
+    from ladder.db import make_engine, migrate
+
+    name = f"{pg_session_prefix}_head"
+    with pg_admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        bootstrap = make_engine(pg_database_url(name))
+        try:
+            migrate(bootstrap)
+        finally:
+            bootstrap.dispose()
+        yield name
+    finally:
+        drop_database(pg_admin, name)
+
+
+@pytest.fixture
+def pg_head_url(pg_admin: Engine, pg_head_template: str, pg_session_prefix: str) -> Iterator[str]:
+    """The URL of a new PostgreSQL database at head (dropped after the test)."""
+    with pg_head_database(pg_admin, pg_head_template, pg_session_prefix) as url:
+        yield url
+
+
+@contextmanager
+def pg_head_database(pg_admin: Engine, template: str, prefix: str) -> Iterator[str]:
+    """The URL of a new PostgreSQL database, a copy of ``template``; dropped on leaving, with
+    any connection to it left open."""
+    name = f"{prefix}_{next(_counter)}"
+    with pg_admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    try:
+        yield pg_database_url(name)
+    finally:
+        drop_database(pg_admin, name)
+
+
+def drop_database(pg_admin: Engine, name: str) -> None:
+    with pg_admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def sqlite_head_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file at the head revision, copied by :func:`sqlite_head_url`."""
+    from ladder.store import open_db
+
+    path = tmp_path_factory.mktemp("template") / "head.sqlite3"
+    open_db(f"sqlite:///{path}").dispose()
+    # the last connection to close folds the write-ahead log into the file: it alone is copied
+    assert not path.with_name(path.name + "-wal").exists()
+    return path
+
+
+def sqlite_head_url(template: Path, path: Path) -> str:
+    """The URL of a new SQLite file at ``path``, a copy of the head template."""
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"
 
 
 @contextmanager
@@ -90,9 +178,23 @@ def service_schema(pg_admin: Engine, name: str) -> Iterator[str]:
             conn.execute(text(f'DROP SCHEMA "{name}" CASCADE'))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
-    """An empty database of each kind: an SQLite file (never :memory:), a PostgreSQL schema."""
+KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=KINDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database of each kind at the head revision: an SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return sqlite_head_url(request.getfixturevalue("sqlite_head_template"),
+                               tmp_path / "ladder.sqlite3")
+    url: str = request.getfixturevalue("pg_head_url")
+    return url
+
+
+@pytest.fixture(params=KINDS)
+def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database of each kind (for the migrations): an SQLite file (never :memory:),
+    a PostgreSQL schema."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'ladder.sqlite3'}"
     url: str = request.getfixturevalue("pg_url")
@@ -101,14 +203,9 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
 
 @pytest.fixture
 def ladder_engine(db_url: str) -> Iterator[Engine]:
-    """A migrated database of each kind (SQLite migrates itself; PostgreSQL explicitly)."""
-    from ladder.db import make_engine, migrate
+    """An engine on :func:`db_url`."""
     from ladder.store import open_db
 
-    if db_url.startswith("postgresql"):
-        bootstrap = make_engine(db_url)
-        migrate(bootstrap)
-        bootstrap.dispose()
     engine = open_db(db_url)
     yield engine
     engine.dispose()
