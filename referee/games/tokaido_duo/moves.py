@@ -9,9 +9,9 @@ These are queries: they read the state and change nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .board import Board
+from .board import ArtistDest, Board
 from .options import DECLINE_EFFECT, NO_EFFECT, USE_EFFECT, Key
 
 if TYPE_CHECKING:
@@ -39,30 +39,96 @@ def coastal_blockers(s: TokaidoState) -> set[int]:
     return out
 
 
+class MoveTables:
+    """The move queries' lookup tables for one board: what each query would otherwise rebuild
+    on every call (destinations with their ready-made option keys), computed once per board
+    from its geometry (:func:`tables`). Read only."""
+
+    def __init__(self, b: Board) -> None:
+        self.ring_size = len(b.ring)
+        self.town_space = tuple(b.town_ring[t] if t < COASTAL_TOWNS else -1
+                                for t in range(len(b.towns)))
+        """Per town: its ring space (a coastal town), else -1 (never a space)."""
+        self.pilgrim = tuple(((("move_pilgrim", to, NO_EFFECT),),
+                              (("move_pilgrim", to, USE_EFFECT), ("move_pilgrim", to, DECLINE_EFFECT)))
+                             for to in range(len(b.ring)))
+        """Per ring space: the keys of landing there, indexed by whether its effect is possible."""
+        self.temple_end, self.garden_end = b.limits["temple_end"], b.limits["garden_end"]
+        self.paintings = b.limits["paintings"]
+        self.merchant = tuple(tuple(tuple(self._merchant_dest(b, town) for town in dests)
+                                    for dests in by_value) for by_value in b.merchant_dest)
+        """Per town and value: ``(town, its space, its value, its keys)`` per destination."""
+        self.token_ware = tuple(ware for ware, _price in b.boutiques)
+        """Per boutique token: the ware it buys."""
+        self.artist = tuple(tuple(tuple(self._artist_dest(b, dest) for dest in dests)
+                                  for dests in by_value) for by_value in b.artist_dest)
+        """Per zone and value: one tuple per destination zone (see ``_artist_dest``)."""
+
+    def _merchant_dest(self, b: Board, town: int) -> tuple[int, int, int, Any]:
+        """A coastal town: its sell keys by boutique token, wares held and Crafty; a mountain
+        town: its draw keys by ``min(wares in the bag, value + 1)`` and Robust."""
+        space, value = self.town_space[town], b.town_value[town]
+        table: tuple[Any, ...]
+        if space >= 0:
+            most = max(b.ware_counts)
+            table = tuple(tuple((_sell_keys(town, ware, price, held, False),
+                                 _sell_keys(town, ware, price, held, True))
+                                for held in range(most + 1)) for ware, price in b.boutiques)
+        else:
+            table = tuple((_draw_keys(town, value, in_bag, False),
+                           _draw_keys(town, value, in_bag, True)) for in_bag in range(value + 2))
+        return town, space, value, table
+
+    def _artist_dest(self, b: Board, dest: ArtistDest) -> tuple[Any, ...]:
+        """``(zone, 0/1 per ring space on its border, 0/1 per town on its border, its icon,
+        the gift key by its own icon, the gift key per icon met on a path or None, the
+        "nothing" key, the "plain" key)``."""
+        zone, _mask, first, by_icon = dest
+        ring, near = b.zone_ring[zone], b.zone_towns[zone]
+        on_space = tuple(int(i in ring) for i in range(len(b.ring)))
+        on_town = tuple(int(b.town_ring[t] in ring if t < COASTAL_TOWNS else t in near)
+                        for t in range(len(b.towns)))
+        gifts = tuple(None if p is None else ("move_artist", zone, "gift", p) for p in by_icon)
+        return (zone, on_space, on_town, b.zone_icon[zone], ("move_artist", zone, "gift", first),
+                gifts, ("move_artist", zone, "nothing", 0), ("move_artist", zone, "plain", 0))
+
+
+def tables(board: Board) -> MoveTables:
+    """The board's :class:`MoveTables`, built on first use and kept on the board."""
+    t = board.move_tables
+    if t is None:
+        t = board.move_tables = MoveTables(board)
+    assert isinstance(t, MoveTables)
+    return t
+
+
 def pilgrim_landing(s: TokaidoState, seat: int, steps: int) -> int:
     """Exactly ``steps`` clockwise (occupied spaces count), then on to the next free space."""
-    size = len(s.board.ring)
-    occupied = coastal_blockers(s)
-    occupied.discard(s.pilgrims[seat])
-    to = (s.pilgrims[seat] + steps) % size
-    while to in occupied:
+    t = s.tables
+    space = t.town_space
+    here, other = s.pilgrims[seat], s.pilgrims[1 - seat]
+    m0, m1 = space[s.merchants[0]], space[s.merchants[1]]
+    size = t.ring_size
+    to = (here + steps) % size
+    while to != here and (to == other or to == m0 or to == m1):
         to = (to + 1) % size
     return to
 
 
 def pilgrim_effect_possible(s: TokaidoState, seat: int, space: int) -> bool:
     """Whether the space's effect would change anything: past the end of a track nothing
-    happens, a hot spring already held gives nothing, a seashore with no tile to take neither."""
+    happens, a hot spring already held gives nothing, a seashore with no tile to take neither
+    (no tile on the board, and the seat holds all three)."""
     kind = s.board.ring[space]
     if kind == "C":
         return True
     if kind == "T":
-        return s.temple[seat] < s.board.limits["temple_end"]
+        return s.temple[seat] < s.tables.temple_end
     if kind == "G":
-        return s.garden[seat] < s.board.limits["garden_end"]
+        return s.garden[seat] < s.tables.garden_end
     if kind == "H":
         return s.spring_holder != seat
-    return bool(seashore_choices(s, seat))
+    return s.wave_holder.count(seat) < 3
 
 
 def seashore_choices(s: TokaidoState, seat: int) -> list[Key]:
@@ -76,109 +142,111 @@ def seashore_choices(s: TokaidoState, seat: int) -> list[Key]:
 def pilgrim_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     """Hasty: may move one more step; Tranquil: one fewer (at least 1); each landing with its
     effect used or declined."""
-    side = wave_side(s, seat, PILGRIM)
-    steps = [value]
-    if side == "hasty":
-        steps.append(value + 1)
-    elif side == "tranquil" and value > 1:
-        steps.append(value - 1)
-    keys: list[Key] = []
-    seen: list[int] = []
-    for n in steps:
-        to = pilgrim_landing(s, seat, n)
-        if to in seen:
-            continue
-        seen.append(to)
-        if pilgrim_effect_possible(s, seat, to):
-            keys += [("move_pilgrim", to, USE_EFFECT), ("move_pilgrim", to, DECLINE_EFFECT)]
+    by_space = s.tables.pilgrim
+    to = pilgrim_landing(s, seat, value)
+    keys = list(by_space[to][pilgrim_effect_possible(s, seat, to)])
+    if s.wave_holder[PILGRIM] == seat:
+        side = s.wave_side[PILGRIM]
+        if side == "hasty":
+            other = pilgrim_landing(s, seat, value + 1)
+        elif side == "tranquil" and value > 1:
+            other = pilgrim_landing(s, seat, value - 1)
         else:
-            keys.append(("move_pilgrim", to, NO_EFFECT))
+            return keys
+        if other != to:
+            keys += by_space[other][pilgrim_effect_possible(s, seat, other)]
     return keys
 
 
 def merchant_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
-    """Exactly ``value`` routes, no town twice; never onto an occupied coastal town."""
-    b = s.board
-    blocked = coastal_blockers(s)
+    """Exactly ``value`` routes, no town twice; never onto an occupied coastal town (a pilgrim
+    or a merchant there). A coastal town sells the boutique's ware (any number held, for its
+    value each, Crafty +1) or nothing; a mountain town draws its value (Robust: one more) or
+    nothing."""
+    t = s.tables
+    space = t.town_space
+    p0, p1 = s.pilgrims
+    m0, m1 = space[s.merchants[0]], space[s.merchants[1]]
+    side = s.wave_side[MERCHANT] if s.wave_holder[MERCHANT] == seat else None
+    crafty, robust = side == "crafty", side == "robust"
+    in_bag = -1
     keys: list[Key] = []
-    for town in b.merchant_dest[s.merchants[seat]][value]:
-        if town < COASTAL_TOWNS:
-            if b.town_ring[town] in blocked:
+    for town, to, n, table in t.merchant[s.merchants[seat]][value]:
+        if to >= 0:
+            if to == p0 or to == p1 or to == m0 or to == m1:
                 continue
-            keys += _sell_keys(s, seat, town)
+            token = s.boutiques[town]
+            held = s.wares[seat][t.token_ware[token]]
+            try:
+                keys += table[token][held][crafty]
+            except IndexError:  # more wares than the game has: only a position built by hand
+                ware, price = s.board.boutiques[token]
+                keys += _sell_keys(town, ware, price, held, crafty)
         else:
-            keys += _draw_keys(s, seat, town)
+            if in_bag < 0:
+                in_bag = sum(s.bag)
+            keys += table[min(in_bag, n + 1)][robust]
     return keys
 
 
-def _draw_keys(s: TokaidoState, seat: int, town: int) -> list[Key]:
-    """Mountain town: draw its value (Robust: one more), or nothing."""
-    in_bag = sum(s.bag)
+def _draw_keys(town: int, n: int, in_bag: int, robust: bool) -> tuple[Key, ...]:
+    """Mountain town: draw its value ``n`` (Robust: one more), or nothing; ``in_bag`` wares
+    left to draw (up to ``n + 1``: more changes nothing)."""
     if not in_bag:
-        return [("move_merchant", town, "plain", 0, 0, -1)]
-    n = s.board.town_value[town]
-    keys: list[Key] = [("move_merchant", town, "nothing", 0, 0, -1),
-                       ("move_merchant", town, "draw", min(n, in_bag), 0, -1)]
-    if wave_side(s, seat, MERCHANT) == "robust" and in_bag > n:
-        keys.append(("move_merchant", town, "draw+1", n + 1, 0, -1))
+        return (("move_merchant", town, "plain", 0, 0, -1),)
+    keys: tuple[Key, ...] = (("move_merchant", town, "nothing", 0, 0, -1),
+                             ("move_merchant", town, "draw", min(n, in_bag), 0, -1))
+    if robust and in_bag > n:
+        keys += (("move_merchant", town, "draw+1", n + 1, 0, -1),)
     return keys
 
 
-def _sell_keys(s: TokaidoState, seat: int, town: int) -> list[Key]:
+def _sell_keys(town: int, ware: int, price: int, held: int, crafty: bool) -> tuple[Key, ...]:
     """Coastal town: sell any number of the boutique's ware for its value each (Crafty +1)."""
-    ware, price = s.board.boutiques[s.boutiques[town]]
-    held = s.wares[seat][ware]
     if not held:
-        return [("move_merchant", town, "plain", 0, 0, -1)]
+        return (("move_merchant", town, "plain", 0, 0, -1),)
     keys: list[Key] = [("move_merchant", town, "nothing", 0, 0, -1)]
-    crafty = wave_side(s, seat, MERCHANT) == "crafty"
     for k in range(1, held + 1):
         keys.append(("move_merchant", town, "sell", k, k * price, ware))
         if crafty:
             keys.append(("move_merchant", town, "sell+crafty", k, k * (price + 1), ware))
-    return keys
+    return tuple(keys)
 
 
 def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     """Exactly ``value`` zones, none twice; paint (Proficient: +1) or gift where eligible
     (Inspired: the start or a passed zone matches too), or nothing."""
-    b = s.board
-    face_down = b.limits["paintings"] - s.revealed[seat]
-    side = wave_side(s, seat, ARTIST)
+    revealed, gifts = s.revealed[seat], s.gifts[seat]
+    face_down = s.tables.paintings - revealed
+    side = s.wave_side[ARTIST] if s.wave_holder[ARTIST] == seat else None
     proficient, inspired = side == "proficient", side == "inspired"
-    gift_icon = s.tiles[seat][s.gifts[seat]] if s.revealed[seat] > s.gifts[seat] else -1
+    gift_icon = s.tiles[seat][gifts] if revealed > gifts else -1
     # Other meeples in a zone (rules page: Paint): pilgrims and merchants of either seat on
-    # its border (ring spaces, coastal or mountain towns), plus the other artist if in the
-    # zone. Where they stand is gathered once for every destination.
-    spaces, towns = list(s.pilgrims), []
-    for town in s.merchants:
-        if town < COASTAL_TOWNS:
-            spaces.append(b.town_ring[town])
-        else:
-            towns.append(town)
+    # its border (ring spaces, coastal or mountain towns), plus the other artist if in the zone.
+    p0, p1 = s.pilgrims
+    m0, m1 = s.merchants
     other_artist = s.artists[1 - seat]
-    zone_ring, zone_towns = b.zone_ring, b.zone_towns
     keys: list[Key] = []
-    for dest, icon_mask, first_path, path_by_icon in b.artist_dest[s.artists[seat]][value]:
-        opts: list[Key] = []
-        ring, near = zone_ring[dest], zone_towns[dest]
-        n = 1 if other_artist == dest else 0
-        for space in spaces:
-            n += space in ring
-        for town in towns:
-            n += town in near
-        n = min(n, face_down)
+    for dest, on_space, on_town, icon, gift, gift_by_icon, nothing, plain in \
+            s.tables.artist[s.artists[seat]][value]:
+        n = on_space[p0] + on_space[p1] + on_town[m0] + on_town[m1] + (other_artist == dest)
+        if n > face_down:
+            n = face_down
+        more = proficient and n < face_down
+        if gift_icon < 0 or (icon != gift_icon and not inspired):
+            gift = None
+        elif icon != gift_icon:  # Inspired: name a path that meets the icon, if any
+            gift = gift_by_icon[gift_icon]
+        if not (n or more or gift):
+            keys.append(plain)
+            continue
+        keys.append(nothing)
         if n:
-            opts.append(("move_artist", dest, "paint", n))
-        if proficient and min(n + 1, face_down) > n:
-            opts.append(("move_artist", dest, "paint+1", n + 1))
-        if gift_icon >= 0:
-            if b.zone_icon[dest] == gift_icon:
-                opts.append(("move_artist", dest, "gift", first_path))
-            elif inspired and icon_mask >> gift_icon & 1:  # name the path that matches
-                opts.append(("move_artist", dest, "gift", path_by_icon[gift_icon]))
-        keys += ([("move_artist", dest, "nothing", 0)] + opts if opts
-                 else [("move_artist", dest, "plain", 0)])
+            keys.append(("move_artist", dest, "paint", n))
+        if more:
+            keys.append(("move_artist", dest, "paint+1", n + 1))
+        if gift:
+            keys.append(gift)
     return keys
 
 
@@ -189,6 +257,17 @@ MOVE_KEYS = (pilgrim_keys, merchant_keys, artist_keys)
 def move_keys(s: TokaidoState, seat: int, character: int, value: int) -> list[Key]:
     """Every distinct outcome of moving ``character`` exactly ``value``; empty if it cannot."""
     return MOVE_KEYS[character](s, seat, value)
+
+
+def can_move(s: TokaidoState, seat: int, character: int, value: int) -> bool:
+    """Whether ``move_keys`` is not empty, without listing them where that is known: a pilgrim
+    always lands (37 spaces, at most three occupied), an artist whenever a zone lies exactly
+    ``value`` away."""
+    if character == PILGRIM:
+        return True
+    if character == ARTIST:
+        return bool(s.board.artist_dest[s.artists[seat]][value])
+    return bool(merchant_keys(s, seat, value))
 
 
 def keep_keys(pool: list[int], cap: int) -> list[Key]:

@@ -24,7 +24,7 @@ from . import automa as automa_rules
 from . import moves, scoring
 from .automa import AUTOMA, AutomaTracks
 from .board import CHARACTERS, Board
-from .moves import ARTIST, MERCHANT, PILGRIM
+from .moves import ARTIST, MERCHANT, MOVE_KEYS, PILGRIM
 from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
 from .views import build_view
 
@@ -74,7 +74,9 @@ class TokaidoState(State):
         """The seat returning a ware for the Robust tile it lost, else -1."""
         self.spring_gained = False
         """Whether the action in progress gained the hot spring (it cannot pay for itself)."""
-        self._pending: list[Decision] = []
+        self.tables = moves.tables(board)
+        self._pending: list[Decision] | None = None
+        """The open question's decisions, looked up when first asked (None: not yet)."""
         self._index: dict[str, int] = _NO_INDEX
         """The pending decision's option id -> its index in ``option_keys``."""
         self.phase, self.seat = "setup", 0
@@ -111,12 +113,14 @@ class TokaidoState(State):
 
     # ---------------------------------------------------------------- interface
     def pending(self) -> list[Decision]:
-        return list(self._pending)
+        pending = self._pending
+        return list(pending if pending is not None else self._decide())
 
     def apply(self, choices: Mapping[int, str]) -> None:
         if self.over:
             raise GameOverError("the game is over")
-        d = self._pending[0]
+        pending = self._pending
+        d = (pending if pending is not None else self._decide())[0]
         choice = choices.get(d.seat)
         if len(choices) != 1 or choice is None:
             raise IllegalChoiceError(d.seat, dict(choices), d.kind,
@@ -149,7 +153,12 @@ class TokaidoState(State):
         self.seen[seat] = len(self.events)
         key = keys[i]
         _TRANSITIONS[key[0]](self, key)
-        self._settle()
+        keys = self.option_keys  # _settle, inlined on this path
+        while len(keys) == 1:
+            key = keys[0]
+            _TRANSITIONS[key[0]](self, key)
+            keys = self.option_keys
+        self._pending = None
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return build_view(self, seat)
@@ -183,29 +192,38 @@ class TokaidoState(State):
         self.phase, self.seat, self.option_keys = phase, seat, keys
 
     def _settle(self) -> None:
-        """Apply forced steps until a real choice (2+ options) or the end of the game.
+        """Apply forced steps until a real choice (2+ options) or the end of the game (no
+        options). The decision is looked up only when asked for (:meth:`_decide`): a random
+        playout (``choice_counts`` and ``apply_index``) never needs it."""
+        keys = self.option_keys
+        while len(keys) == 1:
+            key = keys[0]
+            _TRANSITIONS[key[0]](self, key)
+            keys = self.option_keys
+        self._pending = None
+
+    def _decide(self) -> list[Decision]:
+        """The open question's decisions (none once the game is over), kept until the next
+        transition.
 
         The decision for a choice is looked up by its option keys in the board's cache: a
         question that recurs (it does, all game long and across games) is the same Decision
         object for the same seat, its options the same tuple for either seat, so whoever
         caches by identity (the encoded options of ``referee.protocol``) hits, and no Option
         is built twice."""
-        while not self.over:
-            keys = self.option_keys
-            if len(keys) > 1:
-                k = tuple(keys)
-                hit = self.board.decision_cache.get(k)
-                if hit is None:
-                    hit = self._new_entry(k)
-                pending = hit[self.seat]
-                if pending is None:
-                    pending = hit[self.seat] = [Decision(self.seat, self.phase,
-                                                         PROMPTS[self.phase], hit[3])]
-                self._pending, self._index = pending, hit[2]
-                return
-            key = keys[0]
-            _TRANSITIONS[key[0]](self, key)
-        self._pending, self._index = [], _NO_INDEX
+        if self.over:
+            self._pending, self._index = [], _NO_INDEX
+            return self._pending
+        k = tuple(self.option_keys)
+        hit = self.board.decision_cache.get(k)
+        if hit is None:
+            hit = self._new_entry(k)
+        pending = hit[self.seat]
+        if pending is None:
+            pending = hit[self.seat] = [Decision(self.seat, self.phase,
+                                                 PROMPTS[self.phase], hit[3])]
+        self._pending, self._index = pending, hit[2]
+        return pending
 
     def _new_entry(self, keys: tuple[Key, ...]) -> list[Any]:
         """The cache entry of ``keys``: ``[seat 0's pending list or None, seat 1's, the id ->
@@ -249,17 +267,22 @@ class TokaidoState(State):
     def _start_round(self) -> None:
         """Roll the three dice; the first player alternates every round (1-2-1 draft)."""
         self.round += 1
-        self.round_start_event = len(self.events)
+        events = self.events
+        self.round_start_event = len(events)
         self.first_player = 1 - self.first_player
         rnd = self.rng.random
-        self.dice = [faces[int(rnd() * len(faces))] for faces in self.board.dice]
+        pilgrim, merchant, artist = self.board.dice
+        dice = (pilgrim[int(rnd() * len(pilgrim))], merchant[int(rnd() * len(merchant))],
+                artist[int(rnd() * len(artist))])
+        self.dice = list(dice)
         self.used = [-1, -1, -1]
         self.picks = 0
         self.die_order = [0, 1, 2]
+        order = None
         if self.automa:
             self.rng.shuffle(self.die_order)  # the Automa's tie order, random per roll
-        self.events.append(("round", self.round, self.first_player, tuple(self.dice),
-                            tuple(self.die_order) if self.automa else None))
+            order = tuple(self.die_order)
+        events.append(("round", self.round, self.first_player, dice, order))
         self._next_pick()
 
     def _next_pick(self) -> None:
@@ -278,12 +301,31 @@ class TokaidoState(State):
             self._automa_turn([c for c in range(3) if used[c] < 0])
             return
         dice = self.dice
-        self.phase, self.seat = "choose_die", seat
-        self.option_keys = [("die", c, dice[c]) for c in range(3) if used[c] < 0]
+        keys = []
+        if used[0] < 0:
+            keys.append(("die", 0, dice[0]))
+        if used[1] < 0:
+            keys.append(("die", 1, dice[1]))
+        if used[2] < 0:
+            keys.append(("die", 2, dice[2]))
+        self.phase, self.seat, self.option_keys = "choose_die", seat, keys
+        if len(keys) == 1:  # the last die: forced, taken at once (what _settle would do)
+            self._take_die(keys[0])
 
     def _take_die(self, key: Key) -> None:
-        self._use_die(self.seat, key[1])
-        self._begin_move()
+        """:meth:`_use_die` then :meth:`_begin_move`, in one step (the hot path)."""
+        seat, c = self.seat, key[1]
+        self.used[c] = seat
+        self.picks += 1
+        value = self.dice[c]
+        self.actor, self.character, self.value, self.spring_gained = seat, c, value, False
+        self.events.append(("die", seat, CHARACTERS[c], value))
+        keys = MOVE_KEYS[c](self, seat, value)
+        if keys:
+            self.phase, self.seat, self.option_keys = "move", seat, keys
+            return
+        self.events.append(("no_move", seat, CHARACTERS[c], value))
+        self._end_action()
 
     def _use_die(self, seat: int, character: int) -> None:
         self.used[character] = seat
@@ -295,7 +337,7 @@ class TokaidoState(State):
     def _begin_move(self) -> None:
         """Using a die = moving that seat's matching character exactly the value; if it cannot,
         the die is spent with no move and no effect."""
-        keys = moves.MOVE_KEYS[self.character](self, self.actor, self.value)
+        keys = MOVE_KEYS[self.character](self, self.actor, self.value)
         if not keys:
             self.events.append(("no_move", self.actor, CHARACTERS[self.character], self.value))
             self._end_action()
@@ -307,7 +349,7 @@ class TokaidoState(State):
         and a repeat can move; otherwise go on with the draft."""
         a = self.actor
         if (self.spring_holder == a and not self.spring_gained and not self.is_automa(a)
-                and moves.move_keys(self, a, self.character, self.value)):
+                and moves.can_move(self, a, self.character, self.value)):
             self._ask(a, "hot_spring", HOT_SPRING_KEYS)
             return
         self._next_pick()
