@@ -25,6 +25,7 @@ from . import moves, scoring
 from .automa import AUTOMA, AutomaTracks
 from .board import CHARACTERS, Board
 from .moves import ARTIST, MERCHANT, MOVE_KEYS, PILGRIM
+from .tables import move_tables
 from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
 from .views import build_view
 
@@ -74,7 +75,7 @@ class TokaidoState(State):
         """The seat returning a ware for the Robust tile it lost, else -1."""
         self.spring_gained = False
         """Whether the action in progress gained the hot spring (it cannot pay for itself)."""
-        self.tables = moves.tables(board)
+        self.tables = move_tables(board)
         self._pending: list[Decision] | None = None
         """The open question's decisions, looked up when first asked (None: not yet)."""
         self._index: dict[str, int] = _NO_INDEX
@@ -143,15 +144,15 @@ class TokaidoState(State):
         if self.over:
             raise GameOverError("the game is over")
         seat = self.seat
-        i = choices.get(seat)
-        if len(choices) != 1 or i is None:
-            raise IllegalChoiceError(seat, dict(choices), self.phase,
-                                     f"expected an answer from seat {seat} only")
         keys = self.option_keys
-        if not 0 <= i < len(keys):
-            raise IllegalChoiceError(seat, i, self.phase, "no option of that index")
+        try:
+            i = choices[seat]
+            key = keys[i]
+        except (KeyError, IndexError, TypeError):
+            raise self._refusal(choices) from None
+        if i < 0 or len(choices) != 1:
+            raise self._refusal(choices)
         self.seen[seat] = len(self.events)
-        key = keys[i]
         _TRANSITIONS[key[0]](self, key)
         keys = self.option_keys  # _settle, inlined on this path
         while len(keys) == 1:
@@ -159,6 +160,15 @@ class TokaidoState(State):
             _TRANSITIONS[key[0]](self, key)
             keys = self.option_keys
         self._pending = None
+
+    def _refusal(self, choices: Mapping[int, int]) -> IllegalChoiceError:
+        """Why :meth:`apply_index` refuses ``choices`` (its fast path only tells that)."""
+        seat = self.seat
+        i = choices.get(seat)
+        if len(choices) != 1 or i is None:
+            return IllegalChoiceError(seat, dict(choices), self.phase,
+                                      f"expected an answer from seat {seat} only")
+        return IllegalChoiceError(seat, i, self.phase, "no option of that index")
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return build_view(self, seat)
