@@ -6,7 +6,7 @@ is offered only when it changes something (no "decline" at a temple when the tra
 Wave tiles are offered side by side with the plain move (every wave effect is optional).
 These are queries: they read the state and change nothing. The destinations and their keys come
 from the board's :class:`.tables.MoveTables`; what is left to do here is what depends on the
-position. Sets of ring spaces are integers, one bit per space.
+position.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .board import Board
 from .options import Key
-from .tables import COUNT_MASK, MOST_MEEPLES, MoveTables, artist_dest_keys, sell_keys
+from .tables import COUNT_MASK, MOST_MEEPLES, artist_dest_keys, sell_keys
 
 if TYPE_CHECKING:
     from .state import TokaidoState
@@ -42,20 +42,15 @@ def coastal_blockers(s: TokaidoState) -> set[int]:
     return out
 
 
-def _blocked(t: MoveTables, s: TokaidoState) -> int:
-    """:func:`coastal_blockers` as a set of bits."""
-    bit = t.town_bit
-    return (1 << s.pilgrims[0]) | (1 << s.pilgrims[1]) | bit[s.merchants[0]] | bit[s.merchants[1]]
-
-
 def pilgrim_landing(s: TokaidoState, seat: int, steps: int) -> int:
     """Exactly ``steps`` clockwise (occupied spaces count), then on to the next free space."""
     t = s.tables
-    here = s.pilgrims[seat]
-    occupied = _blocked(t, s) & ~(1 << here)
+    space = t.town_space
+    here, other = s.pilgrims[seat], s.pilgrims[1 - seat]
+    m0, m1 = space[s.merchants[0]], space[s.merchants[1]]
     size = t.ring_size
     to = (here + steps) % size
-    while occupied >> to & 1:
+    while to != here and (to == other or to == m0 or to == m1):  # its own space is free
         to = (to + 1) % size
     return to
 
@@ -114,7 +109,9 @@ def merchant_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     keys: list[Key] = []
     sells = t.sell[side == "crafty"][here][value]
     if sells:
-        blocked, held, boutiques = _blocked(t, s), s.wares[seat], s.boutiques
+        at, bit = t.space_town_bit, t.town_bit  # coastal towns with a pilgrim or a merchant
+        blocked = at[s.pilgrims[0]] | at[s.pilgrims[1]] | bit[s.merchants[0]] | bit[s.merchants[1]]
+        held, boutiques = s.wares[seat], s.boutiques
         for bit, town, by_token in sells:
             if not blocked & bit:
                 ware, price, by_held = by_token[boutiques[town]]
@@ -151,13 +148,19 @@ def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     due = 2 + 2 * s.tiles[seat][gifts] + (side == "inspired") if revealed > gifts else 0
     face_down = t.paintings - revealed
     keys: list[Key] = []
-    if side == "proficient" or face_down < MOST_MEEPLES:  # the count may be cut, or one more
+    if side == "proficient" or face_down < 0:  # one more tile may be painted (or a bad state)
         for shift, dest, gift in t.artist_dests[s.artists[seat]][value]:
             n = min(counts >> shift & COUNT_MASK, face_down)
             keys += artist_dest_keys(dest, n, side == "proficient" and n < face_down, gift[due])
         return keys
-    for shift, by_count in t.artist[s.artists[seat]][value][due]:
-        keys += by_count[counts >> shift & COUNT_MASK]
+    entries = t.artist[s.artists[seat]][value][due]
+    if face_down >= MOST_MEEPLES:  # any count can be painted
+        for shift, by_count in entries:
+            keys += by_count[counts >> shift & COUNT_MASK]
+        return keys
+    for shift, by_count in entries:  # as many as are left face down
+        n = counts >> shift & COUNT_MASK
+        keys += by_count[n if n < face_down else face_down]
     return keys
 
 

@@ -41,6 +41,11 @@ _DECISION_CACHE_MAX = 50_000
 _COPY_LISTS = ("pilgrims", "merchants", "artists", "temple", "garden", "coins", "slabs",
                "revealed", "gifts", "wave_holder", "wave_side", "boutiques", "bag", "dice", "used",
                "die_order", "triggers", "events", "seen", "option_keys")
+"""Flat lists a clone copies."""
+_SHARED = ("board", "tables", "num_players", "colours", "over", "return_seat", "spring_gained",
+           "spring_holder", "round", "first_player", "phase", "seat", "actor", "character",
+           "value", "picks", "round_start_event", "_pending", "_index")
+"""Immutable values (or objects never changed in place) a clone shares."""
 
 
 class TokaidoState(State):
@@ -53,6 +58,10 @@ class TokaidoState(State):
     ``wave_holder`` (-1: on the board). The action in progress: ``actor`` uses ``character``'s
     die showing ``value``.
     """
+
+    # Slots: the engine reads and writes these all the time, and a slot is the fastest
+    # attribute there is (an instance dict this size is not).
+    __slots__ = _COPY_LISTS + _SHARED + ("wares", "tiles", "keep_pool", "automa", "rng")
 
     def __init__(self, board: Board, seed: int, num_players: int = 2,
                  level: int | None = None, setup: bool = True) -> None:
@@ -178,7 +187,8 @@ class TokaidoState(State):
 
     def clone(self) -> TokaidoState:
         c = TokaidoState.__new__(TokaidoState)
-        c.__dict__.update(self.__dict__)
+        for name in _SHARED:
+            setattr(c, name, getattr(self, name))
         for name in _COPY_LISTS:
             setattr(c, name, list(getattr(self, name)))
         c.wares = [list(self.wares[0]), list(self.wares[1])]
@@ -297,42 +307,53 @@ class TokaidoState(State):
 
     def _next_pick(self) -> None:
         """A picks, B picks, A uses the last die; after the third, the round (or game) ends."""
-        if self.picks == 3:
-            if self.triggers:
-                self.over = True
-                self.phase, self.option_keys = "over", []
-                self.events.append(("end", "; ".join(self.triggers)))
-                return
-            self._start_round()
+        picks = self.picks
+        if picks == 3:
+            self._end_round()
             return
-        seat = 1 - self.first_player if self.picks == 1 else self.first_player
-        used = self.used
+        seat = 1 - self.first_player if picks == 1 else self.first_player
         if self.automa is not None and seat == AUTOMA:
+            used = self.used
             self._automa_turn([c for c in range(3) if used[c] < 0])
             return
-        dice = self.dice
+        u0, u1, u2 = self.used
+        d0, d1, d2 = self.dice
         keys = []
-        if used[0] < 0:
-            keys.append(("die", 0, dice[0]))
-        if used[1] < 0:
-            keys.append(("die", 1, dice[1]))
-        if used[2] < 0:
-            keys.append(("die", 2, dice[2]))
+        if u0 < 0:
+            keys.append(("die", 0, d0))
+        if u1 < 0:
+            keys.append(("die", 1, d1))
+        if u2 < 0:
+            keys.append(("die", 2, d2))
         self.phase, self.seat, self.option_keys = "choose_die", seat, keys
         if len(keys) == 1:  # the last die: forced, taken at once (what _settle would do)
             self._take_die(keys[0])
 
+    def _end_round(self) -> None:
+        """After the third die: the game ends if an end was triggered, else a new round."""
+        if self.triggers:
+            self.over = True
+            self.phase, self.option_keys = "over", []
+            self.events.append(("end", "; ".join(self.triggers)))
+            return
+        self._start_round()
+
     def _take_die(self, key: Key) -> None:
         """:meth:`_use_die` then :meth:`_begin_move`, in one step (the hot path)."""
-        seat, c = self.seat, key[1]
+        seat = self.seat
+        c = key[1]
         self.used[c] = seat
         self.picks += 1
         value = self.dice[c]
-        self.actor, self.character, self.value, self.spring_gained = seat, c, value, False
+        self.actor = seat
+        self.character = c
+        self.value = value
+        self.spring_gained = False
         self.events.append(("die", seat, CHARACTERS[c], value))
         keys = MOVE_KEYS[c](self, seat, value)
         if keys:
-            self.phase, self.seat, self.option_keys = "move", seat, keys
+            self.phase = "move"  # asked of the same seat
+            self.option_keys = keys
             return
         self.events.append(("no_move", seat, CHARACTERS[c], value))
         self._end_action()
@@ -393,8 +414,11 @@ class TokaidoState(State):
     # ---------------------------------------------------------------- pilgrim
     def _move_pilgrim(self, key: Key) -> None:
         _, dest, effect = key
-        self._move_meeple(self.actor, PILGRIM, dest)
-        if effect == USE_EFFECT and self._space_effect(self.actor, dest):
+        a = self.actor
+        pilgrims = self.pilgrims  # _move_meeple, inlined on this hot path
+        self.events.append(("move", a, "pilgrim", pilgrims[a], dest))
+        pilgrims[a] = dest
+        if effect == USE_EFFECT and self._space_effect(a, dest):
             return
         self._end_action()
 
@@ -467,13 +491,17 @@ class TokaidoState(State):
 
     # ---------------------------------------------------------------- merchant
     def _move_merchant(self, key: Key) -> None:
-        _, dest, mode, count, coins, ware = key
+        _, dest, _mode, count, coins, ware = key
         a = self.actor
-        self._move_meeple(a, MERCHANT, dest)
-        if mode.startswith("draw"):
+        merchants, towns = self.merchants, self.board.towns  # _move_meeple, inlined
+        self.events.append(("move", a, "merchant", towns[merchants[a]], towns[dest]))
+        merchants[a] = dest
+        if not count:  # plain, nothing
+            pass
+        elif ware < 0:  # draw, draw+1
             if self._draw(a, count):
                 return
-        elif mode.startswith("sell"):  # sold wares return to the bag
+        else:  # sell, sell+crafty: sold wares return to the bag
             self.wares[a][ware] -= count
             self.bag[ware] += count
             self.events.append(("sell", a, self.board.wares[ware], count, coins))
@@ -489,16 +517,16 @@ class TokaidoState(State):
         """Draw from the bag; True when the seat must now choose which wares to keep."""
         pool = list(self.wares[seat])
         drawn = []
-        bag, rng = self.bag, self.rng
+        bag, rnd, names = self.bag, self.rng.random, self.board.wares
         for _ in range(count):
-            r = int(rng.random() * sum(bag))
+            r = int(rnd() * sum(bag))
             w = 0
             while r >= bag[w]:
                 r -= bag[w]
                 w += 1
             bag[w] -= 1
             pool[w] += 1
-            drawn.append(self.board.wares[w])
+            drawn.append(names[w])
         self.events.append(("draw", seat, tuple(drawn)))
         cap = self.ware_cap(seat)
         if sum(pool) <= cap:
@@ -539,18 +567,20 @@ class TokaidoState(State):
         action); the 10th gift triggers the end."""
         _, dest, mode, reveal = key
         a = self.actor
-        self._move_meeple(a, ARTIST, dest)
-        if mode.startswith("paint"):
-            start = self.revealed[a]
-            self.revealed[a] = start + reveal
-            icons = tuple(self.board.icons[t] for t in self.tiles[a][start:start + reveal])
-            self.events.append(("paint", a, icons))
-        elif mode == "gift":
+        artists, zones = self.artists, self.board.zones  # _move_meeple, inlined
+        self.events.append(("move", a, "artist", zones[artists[a]], zones[dest]))
+        artists[a] = dest
+        if mode == "gift":
             icon = self.board.icons[self.tiles[a][self.gifts[a]]]
             self.gifts[a] += 1
             self.events.append(("gift", a, icon, self.gifts[a]))
             if self.gifts[a] == self.board.limits["paintings"]:
                 self._trigger(f"painting {self.gifts[a]} gifted by seat {a}")
+        elif reveal:  # paint, paint+1 (nothing and plain reveal none)
+            start = self.revealed[a]
+            self.revealed[a] = start + reveal
+            tiles = self.tiles[a][start:start + reveal]
+            self.events.append(("paint", a, tuple(map(self.board.icons.__getitem__, tiles))))
         self._end_action()
 
     # ----------------------------------------------------------------- automa

@@ -19,9 +19,10 @@ COASTAL_TOWNS = 8
 """Towns 0..7 are the coastal towns (on the ring); the others are mountain towns."""
 MOST_MEEPLES = 5
 """The most meeples that can count for an artist: both pilgrims, both merchants, one artist."""
-COUNT_BITS, COUNT_MASK = 4, 15
-"""Meeples are counted for every zone at once in one integer, a field of 4 bits per zone (at
-most :data:`MOST_MEEPLES` each, so a field never overflows into the next)."""
+COUNT_BITS, COUNT_MASK = 3, 7
+"""Meeples are counted for every zone at once in one integer, a field of 3 bits per zone (at
+most :data:`MOST_MEEPLES` each, so a field never overflows into the next; 8 zones fit in 24
+bits, a small integer, which Python adds and shifts fastest)."""
 
 Keys = tuple[Key, ...]
 
@@ -71,9 +72,14 @@ class MoveTables:
         self.ring_size = len(b.ring)
         self.temple_end, self.garden_end = b.limits["temple_end"], b.limits["garden_end"]
         self.paintings = b.limits["paintings"]
-        self.town_bit = tuple(1 << b.town_ring[t] if t < COASTAL_TOWNS else 0
-                              for t in range(len(b.towns)))
-        """Per town: the bit of its ring space in a set of spaces (a mountain town: none)."""
+        self.town_space = tuple(b.town_ring[t] if t < COASTAL_TOWNS else -1
+                                for t in range(len(b.towns)))
+        """Per town: its ring space (a coastal town), else -1 (never a space)."""
+        self.town_bit = tuple(1 << t if t < COASTAL_TOWNS else 0 for t in range(len(b.towns)))
+        """Per town: its bit in a set of coastal towns (a mountain town: none)."""
+        self.space_town_bit = tuple(1 << b.ring_town[i] if b.ring_town[i] >= 0 else 0
+                                    for i in range(len(b.ring)))
+        """Per ring space: the bit of its coastal town in a set of them (else none)."""
         self.pilgrim = tuple(((("move_pilgrim", to, NO_EFFECT),),
                               (("move_pilgrim", to, USE_EFFECT),
                                ("move_pilgrim", to, DECLINE_EFFECT)))
