@@ -78,7 +78,10 @@ class Board:
         self.decision_cache: dict[tuple[Any, ...], Any] = {}
         """Per tuple of option keys: the options, their id -> index map, and the pending
         Decision of each seat; the same question is handed out as the same immutable objects
-        (see ``state.TokaidoState._settle``)."""
+        (see ``state.TokaidoState.pending``)."""
+        self.move_tables: Any = None
+        """The move queries' lookup tables (``moves.MoveTables``), built from the derived
+        tables below on first use."""
         _validate(self)
 
     # the derived tables are set by _validate and the _build_* helpers below

@@ -4,7 +4,9 @@ One key per distinct outcome (rules page, Decisions 2): destinations are dedupli
 using Hasty and one skipping an occupied space may land on the same space), and an effect choice
 is offered only when it changes something (no "decline" at a temple when the track is full).
 Wave tiles are offered side by side with the plain move (every wave effect is optional).
-These are queries: they read the state and change nothing.
+These are queries: they read the state and change nothing. The destinations and their keys come
+from the board's :class:`.tables.MoveTables`; what is left to do here is what depends on the
+position.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .board import Board
-from .options import DECLINE_EFFECT, NO_EFFECT, USE_EFFECT, Key
+from .options import Key
+from .tables import COUNT_MASK, MOST_MEEPLES, artist_dest_keys, sell_keys
 
 if TYPE_CHECKING:
     from .state import TokaidoState
@@ -41,28 +44,31 @@ def coastal_blockers(s: TokaidoState) -> set[int]:
 
 def pilgrim_landing(s: TokaidoState, seat: int, steps: int) -> int:
     """Exactly ``steps`` clockwise (occupied spaces count), then on to the next free space."""
-    size = len(s.board.ring)
-    occupied = coastal_blockers(s)
-    occupied.discard(s.pilgrims[seat])
-    to = (s.pilgrims[seat] + steps) % size
-    while to in occupied:
+    t = s.tables
+    space = t.town_space
+    here, other = s.pilgrims[seat], s.pilgrims[1 - seat]
+    m0, m1 = space[s.merchants[0]], space[s.merchants[1]]
+    size = t.ring_size
+    to = (here + steps) % size
+    while to != here and (to == other or to == m0 or to == m1):  # its own space is free
         to = (to + 1) % size
     return to
 
 
 def pilgrim_effect_possible(s: TokaidoState, seat: int, space: int) -> bool:
     """Whether the space's effect would change anything: past the end of a track nothing
-    happens, a hot spring already held gives nothing, a seashore with no tile to take neither."""
+    happens, a hot spring already held gives nothing, a seashore with no tile to take neither
+    (no tile on the board, and the seat holds all three)."""
     kind = s.board.ring[space]
     if kind == "C":
         return True
     if kind == "T":
-        return s.temple[seat] < s.board.limits["temple_end"]
+        return s.temple[seat] < s.tables.temple_end
     if kind == "G":
-        return s.garden[seat] < s.board.limits["garden_end"]
+        return s.garden[seat] < s.tables.garden_end
     if kind == "H":
         return s.spring_holder != seat
-    return bool(seashore_choices(s, seat))
+    return s.wave_holder.count(seat) < 3
 
 
 def seashore_choices(s: TokaidoState, seat: int) -> list[Key]:
@@ -76,109 +82,85 @@ def seashore_choices(s: TokaidoState, seat: int) -> list[Key]:
 def pilgrim_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     """Hasty: may move one more step; Tranquil: one fewer (at least 1); each landing with its
     effect used or declined."""
-    side = wave_side(s, seat, PILGRIM)
-    steps = [value]
-    if side == "hasty":
-        steps.append(value + 1)
-    elif side == "tranquil" and value > 1:
-        steps.append(value - 1)
-    keys: list[Key] = []
-    seen: list[int] = []
-    for n in steps:
-        to = pilgrim_landing(s, seat, n)
-        if to in seen:
-            continue
-        seen.append(to)
-        if pilgrim_effect_possible(s, seat, to):
-            keys += [("move_pilgrim", to, USE_EFFECT), ("move_pilgrim", to, DECLINE_EFFECT)]
+    t = s.tables
+    to = pilgrim_landing(s, seat, value)
+    keys = list(t.pilgrim[to][pilgrim_effect_possible(s, seat, to)])
+    if s.wave_holder[PILGRIM] == seat:
+        side = s.wave_side[PILGRIM]
+        if side == "hasty":
+            then = pilgrim_landing(s, seat, value + 1)
+        elif side == "tranquil" and value > 1:
+            then = pilgrim_landing(s, seat, value - 1)
         else:
-            keys.append(("move_pilgrim", to, NO_EFFECT))
+            return keys
+        if then != to:
+            keys += t.pilgrim[then][pilgrim_effect_possible(s, seat, then)]
     return keys
 
 
 def merchant_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
-    """Exactly ``value`` routes, no town twice; never onto an occupied coastal town."""
-    b = s.board
-    blocked = coastal_blockers(s)
+    """Exactly ``value`` routes, no town twice; never onto an occupied coastal town (a pilgrim
+    or a merchant there). A coastal town sells the boutique's ware (any number held, for its
+    value each, Crafty +1) or nothing; a mountain town draws its value (Robust: one more) or
+    nothing."""
+    t = s.tables
+    here = s.merchants[seat]
+    side = s.wave_side[MERCHANT] if s.wave_holder[MERCHANT] == seat else None
     keys: list[Key] = []
-    for town in b.merchant_dest[s.merchants[seat]][value]:
-        if town < COASTAL_TOWNS:
-            if b.town_ring[town] in blocked:
-                continue
-            keys += _sell_keys(s, seat, town)
-        else:
-            keys += _draw_keys(s, seat, town)
-    return keys
-
-
-def _draw_keys(s: TokaidoState, seat: int, town: int) -> list[Key]:
-    """Mountain town: draw its value (Robust: one more), or nothing."""
-    in_bag = sum(s.bag)
-    if not in_bag:
-        return [("move_merchant", town, "plain", 0, 0, -1)]
-    n = s.board.town_value[town]
-    keys: list[Key] = [("move_merchant", town, "nothing", 0, 0, -1),
-                       ("move_merchant", town, "draw", min(n, in_bag), 0, -1)]
-    if wave_side(s, seat, MERCHANT) == "robust" and in_bag > n:
-        keys.append(("move_merchant", town, "draw+1", n + 1, 0, -1))
-    return keys
-
-
-def _sell_keys(s: TokaidoState, seat: int, town: int) -> list[Key]:
-    """Coastal town: sell any number of the boutique's ware for its value each (Crafty +1)."""
-    ware, price = s.board.boutiques[s.boutiques[town]]
-    held = s.wares[seat][ware]
-    if not held:
-        return [("move_merchant", town, "plain", 0, 0, -1)]
-    keys: list[Key] = [("move_merchant", town, "nothing", 0, 0, -1)]
-    crafty = wave_side(s, seat, MERCHANT) == "crafty"
-    for k in range(1, held + 1):
-        keys.append(("move_merchant", town, "sell", k, k * price, ware))
-        if crafty:
-            keys.append(("move_merchant", town, "sell+crafty", k, k * (price + 1), ware))
+    sells = t.sell[side == "crafty"][here][value]
+    if sells:
+        at, bit = t.space_town_bit, t.town_bit  # coastal towns with a pilgrim or a merchant
+        blocked = at[s.pilgrims[0]] | at[s.pilgrims[1]] | bit[s.merchants[0]] | bit[s.merchants[1]]
+        held, boutiques = s.wares[seat], s.boutiques
+        for bit, town, by_token in sells:
+            if not blocked & bit:
+                ware, price, by_held = by_token[boutiques[town]]
+                try:
+                    keys += by_held[held[ware]]
+                except IndexError:  # more wares than the game has: only a position by hand
+                    keys += sell_keys(town, ware, price, held[ware], side == "crafty")
+    draws = t.draw[side == "robust"][here][value]
+    if draws:
+        in_bag = sum(s.bag)
+        for by_bag in draws:
+            try:
+                keys += by_bag[in_bag]
+            except IndexError:  # more wares than the game has: only a position by hand
+                keys += by_bag[-1]
     return keys
 
 
 def artist_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     """Exactly ``value`` zones, none twice; paint (Proficient: +1) or gift where eligible
     (Inspired: the start or a passed zone matches too), or nothing."""
-    b = s.board
-    face_down = b.limits["paintings"] - s.revealed[seat]
-    side = wave_side(s, seat, ARTIST)
-    proficient, inspired = side == "proficient", side == "inspired"
-    gift_icon = s.tiles[seat][s.gifts[seat]] if s.revealed[seat] > s.gifts[seat] else -1
+    t = s.tables
     # Other meeples in a zone (rules page: Paint): pilgrims and merchants of either seat on
     # its border (ring spaces, coastal or mountain towns), plus the other artist if in the
-    # zone. Where they stand is gathered once for every destination.
-    spaces, towns = list(s.pilgrims), []
-    for town in s.merchants:
-        if town < COASTAL_TOWNS:
-            spaces.append(b.town_ring[town])
-        else:
-            towns.append(town)
-    other_artist = s.artists[1 - seat]
-    zone_ring, zone_towns = b.zone_ring, b.zone_towns
+    # zone; counted for every zone at once (a bit field per zone).
+    at_space, at_town = t.count_at_space, t.count_at_town
+    p0, p1 = s.pilgrims
+    m0, m1 = s.merchants
+    counts = (at_space[p0] + at_space[p1] + at_town[m0] + at_town[m1]
+              + t.count_in_zone[s.artists[1 - seat]])
+    revealed = s.revealed[seat]
+    side = s.wave_side[ARTIST] if s.wave_holder[ARTIST] == seat else None
+    gifts = s.gifts[seat]  # the column of a gift due (see MoveTables._artist)
+    due = 2 + 2 * s.tiles[seat][gifts] + (side == "inspired") if revealed > gifts else 0
+    face_down = t.paintings - revealed
     keys: list[Key] = []
-    for dest, icon_mask, first_path, path_by_icon in b.artist_dest[s.artists[seat]][value]:
-        opts: list[Key] = []
-        ring, near = zone_ring[dest], zone_towns[dest]
-        n = 1 if other_artist == dest else 0
-        for space in spaces:
-            n += space in ring
-        for town in towns:
-            n += town in near
-        n = min(n, face_down)
-        if n:
-            opts.append(("move_artist", dest, "paint", n))
-        if proficient and min(n + 1, face_down) > n:
-            opts.append(("move_artist", dest, "paint+1", n + 1))
-        if gift_icon >= 0:
-            if b.zone_icon[dest] == gift_icon:
-                opts.append(("move_artist", dest, "gift", first_path))
-            elif inspired and icon_mask >> gift_icon & 1:  # name the path that matches
-                opts.append(("move_artist", dest, "gift", path_by_icon[gift_icon]))
-        keys += ([("move_artist", dest, "nothing", 0)] + opts if opts
-                 else [("move_artist", dest, "plain", 0)])
+    if side == "proficient" or face_down < 0:  # one more tile may be painted (or a bad state)
+        for shift, dest, gift in t.artist_dests[s.artists[seat]][value]:
+            n = min(counts >> shift & COUNT_MASK, face_down)
+            keys += artist_dest_keys(dest, n, side == "proficient" and n < face_down, gift[due])
+        return keys
+    entries = t.artist[s.artists[seat]][value][due]
+    if face_down >= MOST_MEEPLES:  # any count can be painted
+        for shift, by_count in entries:
+            keys += by_count[counts >> shift & COUNT_MASK]
+        return keys
+    for shift, by_count in entries:  # as many as are left face down
+        n = counts >> shift & COUNT_MASK
+        keys += by_count[n if n < face_down else face_down]
     return keys
 
 
@@ -189,6 +171,17 @@ MOVE_KEYS = (pilgrim_keys, merchant_keys, artist_keys)
 def move_keys(s: TokaidoState, seat: int, character: int, value: int) -> list[Key]:
     """Every distinct outcome of moving ``character`` exactly ``value``; empty if it cannot."""
     return MOVE_KEYS[character](s, seat, value)
+
+
+def can_move(s: TokaidoState, seat: int, character: int, value: int) -> bool:
+    """Whether ``move_keys`` is not empty, without listing them where that is known: a pilgrim
+    always lands (37 spaces, at most three occupied), an artist whenever a zone lies exactly
+    ``value`` away."""
+    if character == PILGRIM:
+        return True
+    if character == ARTIST:
+        return bool(s.board.artist_dest[s.artists[seat]][value])
+    return bool(merchant_keys(s, seat, value))
 
 
 def keep_keys(pool: list[int], cap: int) -> list[Key]:

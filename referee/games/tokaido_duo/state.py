@@ -24,7 +24,8 @@ from . import automa as automa_rules
 from . import moves, scoring
 from .automa import AUTOMA, AutomaTracks
 from .board import CHARACTERS, Board
-from .moves import ARTIST, MERCHANT, PILGRIM
+from .moves import ARTIST, MERCHANT, MOVE_KEYS, PILGRIM
+from .tables import move_tables
 from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
 from .views import build_view
 
@@ -40,6 +41,11 @@ _DECISION_CACHE_MAX = 50_000
 _COPY_LISTS = ("pilgrims", "merchants", "artists", "temple", "garden", "coins", "slabs",
                "revealed", "gifts", "wave_holder", "wave_side", "boutiques", "bag", "dice", "used",
                "die_order", "triggers", "events", "seen", "option_keys")
+"""Flat lists a clone copies."""
+_SHARED = ("board", "tables", "num_players", "colours", "over", "return_seat", "spring_gained",
+           "spring_holder", "round", "first_player", "phase", "seat", "actor", "character",
+           "value", "picks", "round_start_event", "_pending", "_index")
+"""Immutable values (or objects never changed in place) a clone shares."""
 
 
 class TokaidoState(State):
@@ -52,6 +58,10 @@ class TokaidoState(State):
     ``wave_holder`` (-1: on the board). The action in progress: ``actor`` uses ``character``'s
     die showing ``value``.
     """
+
+    # Slots: the engine reads and writes these all the time, and a slot is the fastest
+    # attribute there is (an instance dict this size is not).
+    __slots__ = _COPY_LISTS + _SHARED + ("wares", "tiles", "keep_pool", "automa", "rng")
 
     def __init__(self, board: Board, seed: int, num_players: int = 2,
                  level: int | None = None, setup: bool = True) -> None:
@@ -74,7 +84,9 @@ class TokaidoState(State):
         """The seat returning a ware for the Robust tile it lost, else -1."""
         self.spring_gained = False
         """Whether the action in progress gained the hot spring (it cannot pay for itself)."""
-        self._pending: list[Decision] = []
+        self.tables = move_tables(board)
+        self._pending: list[Decision] | None = None
+        """The open question's decisions, looked up when first asked (None: not yet)."""
         self._index: dict[str, int] = _NO_INDEX
         """The pending decision's option id -> its index in ``option_keys``."""
         self.phase, self.seat = "setup", 0
@@ -111,12 +123,14 @@ class TokaidoState(State):
 
     # ---------------------------------------------------------------- interface
     def pending(self) -> list[Decision]:
-        return list(self._pending)
+        pending = self._pending
+        return list(pending if pending is not None else self._decide())
 
     def apply(self, choices: Mapping[int, str]) -> None:
         if self.over:
             raise GameOverError("the game is over")
-        d = self._pending[0]
+        pending = self._pending
+        d = (pending if pending is not None else self._decide())[0]
         choice = choices.get(d.seat)
         if len(choices) != 1 or choice is None:
             raise IllegalChoiceError(d.seat, dict(choices), d.kind,
@@ -139,17 +153,31 @@ class TokaidoState(State):
         if self.over:
             raise GameOverError("the game is over")
         seat = self.seat
+        keys = self.option_keys
+        try:
+            i = choices[seat]
+            key = keys[i]
+        except (KeyError, IndexError, TypeError):
+            raise self._refusal(choices) from None
+        if i < 0 or len(choices) != 1:
+            raise self._refusal(choices)
+        self.seen[seat] = len(self.events)
+        _TRANSITIONS[key[0]](self, key)
+        keys = self.option_keys  # _settle, inlined on this path
+        while len(keys) == 1:
+            key = keys[0]
+            _TRANSITIONS[key[0]](self, key)
+            keys = self.option_keys
+        self._pending = None
+
+    def _refusal(self, choices: Mapping[int, int]) -> IllegalChoiceError:
+        """Why :meth:`apply_index` refuses ``choices`` (its fast path only tells that)."""
+        seat = self.seat
         i = choices.get(seat)
         if len(choices) != 1 or i is None:
-            raise IllegalChoiceError(seat, dict(choices), self.phase,
-                                     f"expected an answer from seat {seat} only")
-        keys = self.option_keys
-        if not 0 <= i < len(keys):
-            raise IllegalChoiceError(seat, i, self.phase, "no option of that index")
-        self.seen[seat] = len(self.events)
-        key = keys[i]
-        _TRANSITIONS[key[0]](self, key)
-        self._settle()
+            return IllegalChoiceError(seat, dict(choices), self.phase,
+                                      f"expected an answer from seat {seat} only")
+        return IllegalChoiceError(seat, i, self.phase, "no option of that index")
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return build_view(self, seat)
@@ -159,7 +187,8 @@ class TokaidoState(State):
 
     def clone(self) -> TokaidoState:
         c = TokaidoState.__new__(TokaidoState)
-        c.__dict__.update(self.__dict__)
+        for name in _SHARED:
+            setattr(c, name, getattr(self, name))
         for name in _COPY_LISTS:
             setattr(c, name, list(getattr(self, name)))
         c.wares = [list(self.wares[0]), list(self.wares[1])]
@@ -183,29 +212,38 @@ class TokaidoState(State):
         self.phase, self.seat, self.option_keys = phase, seat, keys
 
     def _settle(self) -> None:
-        """Apply forced steps until a real choice (2+ options) or the end of the game.
+        """Apply forced steps until a real choice (2+ options) or the end of the game (no
+        options). The decision is looked up only when asked for (:meth:`_decide`): a random
+        playout (``choice_counts`` and ``apply_index``) never needs it."""
+        keys = self.option_keys
+        while len(keys) == 1:
+            key = keys[0]
+            _TRANSITIONS[key[0]](self, key)
+            keys = self.option_keys
+        self._pending = None
+
+    def _decide(self) -> list[Decision]:
+        """The open question's decisions (none once the game is over), kept until the next
+        transition.
 
         The decision for a choice is looked up by its option keys in the board's cache: a
         question that recurs (it does, all game long and across games) is the same Decision
         object for the same seat, its options the same tuple for either seat, so whoever
         caches by identity (the encoded options of ``referee.protocol``) hits, and no Option
         is built twice."""
-        while not self.over:
-            keys = self.option_keys
-            if len(keys) > 1:
-                k = tuple(keys)
-                hit = self.board.decision_cache.get(k)
-                if hit is None:
-                    hit = self._new_entry(k)
-                pending = hit[self.seat]
-                if pending is None:
-                    pending = hit[self.seat] = [Decision(self.seat, self.phase,
-                                                         PROMPTS[self.phase], hit[3])]
-                self._pending, self._index = pending, hit[2]
-                return
-            key = keys[0]
-            _TRANSITIONS[key[0]](self, key)
-        self._pending, self._index = [], _NO_INDEX
+        if self.over:
+            self._pending, self._index = [], _NO_INDEX
+            return self._pending
+        k = tuple(self.option_keys)
+        hit = self.board.decision_cache.get(k)
+        if hit is None:
+            hit = self._new_entry(k)
+        pending = hit[self.seat]
+        if pending is None:
+            pending = hit[self.seat] = [Decision(self.seat, self.phase,
+                                                 PROMPTS[self.phase], hit[3])]
+        self._pending, self._index = pending, hit[2]
+        return pending
 
     def _new_entry(self, keys: tuple[Key, ...]) -> list[Any]:
         """The cache entry of ``keys``: ``[seat 0's pending list or None, seat 1's, the id ->
@@ -249,41 +287,76 @@ class TokaidoState(State):
     def _start_round(self) -> None:
         """Roll the three dice; the first player alternates every round (1-2-1 draft)."""
         self.round += 1
-        self.round_start_event = len(self.events)
+        events = self.events
+        self.round_start_event = len(events)
         self.first_player = 1 - self.first_player
         rnd = self.rng.random
-        self.dice = [faces[int(rnd() * len(faces))] for faces in self.board.dice]
+        pilgrim, merchant, artist = self.board.dice
+        dice = (pilgrim[int(rnd() * len(pilgrim))], merchant[int(rnd() * len(merchant))],
+                artist[int(rnd() * len(artist))])
+        self.dice = list(dice)
         self.used = [-1, -1, -1]
         self.picks = 0
         self.die_order = [0, 1, 2]
+        order = None
         if self.automa:
             self.rng.shuffle(self.die_order)  # the Automa's tie order, random per roll
-        self.events.append(("round", self.round, self.first_player, tuple(self.dice),
-                            tuple(self.die_order) if self.automa else None))
+            order = tuple(self.die_order)
+        events.append(("round", self.round, self.first_player, dice, order))
         self._next_pick()
 
     def _next_pick(self) -> None:
         """A picks, B picks, A uses the last die; after the third, the round (or game) ends."""
-        if self.picks == 3:
-            if self.triggers:
-                self.over = True
-                self.phase, self.option_keys = "over", []
-                self.events.append(("end", "; ".join(self.triggers)))
-                return
-            self._start_round()
+        picks = self.picks
+        if picks == 3:
+            self._end_round()
             return
-        seat = 1 - self.first_player if self.picks == 1 else self.first_player
-        used = self.used
+        seat = 1 - self.first_player if picks == 1 else self.first_player
         if self.automa is not None and seat == AUTOMA:
+            used = self.used
             self._automa_turn([c for c in range(3) if used[c] < 0])
             return
-        dice = self.dice
-        self.phase, self.seat = "choose_die", seat
-        self.option_keys = [("die", c, dice[c]) for c in range(3) if used[c] < 0]
+        u0, u1, u2 = self.used
+        d0, d1, d2 = self.dice
+        keys = []
+        if u0 < 0:
+            keys.append(("die", 0, d0))
+        if u1 < 0:
+            keys.append(("die", 1, d1))
+        if u2 < 0:
+            keys.append(("die", 2, d2))
+        self.phase, self.seat, self.option_keys = "choose_die", seat, keys
+        if len(keys) == 1:  # the last die: forced, taken at once (what _settle would do)
+            self._take_die(keys[0])
+
+    def _end_round(self) -> None:
+        """After the third die: the game ends if an end was triggered, else a new round."""
+        if self.triggers:
+            self.over = True
+            self.phase, self.option_keys = "over", []
+            self.events.append(("end", "; ".join(self.triggers)))
+            return
+        self._start_round()
 
     def _take_die(self, key: Key) -> None:
-        self._use_die(self.seat, key[1])
-        self._begin_move()
+        """:meth:`_use_die` then :meth:`_begin_move`, in one step (the hot path)."""
+        seat = self.seat
+        c = key[1]
+        self.used[c] = seat
+        self.picks += 1
+        value = self.dice[c]
+        self.actor = seat
+        self.character = c
+        self.value = value
+        self.spring_gained = False
+        self.events.append(("die", seat, CHARACTERS[c], value))
+        keys = MOVE_KEYS[c](self, seat, value)
+        if keys:
+            self.phase = "move"  # asked of the same seat
+            self.option_keys = keys
+            return
+        self.events.append(("no_move", seat, CHARACTERS[c], value))
+        self._end_action()
 
     def _use_die(self, seat: int, character: int) -> None:
         self.used[character] = seat
@@ -295,7 +368,7 @@ class TokaidoState(State):
     def _begin_move(self) -> None:
         """Using a die = moving that seat's matching character exactly the value; if it cannot,
         the die is spent with no move and no effect."""
-        keys = moves.MOVE_KEYS[self.character](self, self.actor, self.value)
+        keys = MOVE_KEYS[self.character](self, self.actor, self.value)
         if not keys:
             self.events.append(("no_move", self.actor, CHARACTERS[self.character], self.value))
             self._end_action()
@@ -307,7 +380,7 @@ class TokaidoState(State):
         and a repeat can move; otherwise go on with the draft."""
         a = self.actor
         if (self.spring_holder == a and not self.spring_gained and not self.is_automa(a)
-                and moves.move_keys(self, a, self.character, self.value)):
+                and moves.can_move(self, a, self.character, self.value)):
             self._ask(a, "hot_spring", HOT_SPRING_KEYS)
             return
         self._next_pick()
@@ -341,8 +414,11 @@ class TokaidoState(State):
     # ---------------------------------------------------------------- pilgrim
     def _move_pilgrim(self, key: Key) -> None:
         _, dest, effect = key
-        self._move_meeple(self.actor, PILGRIM, dest)
-        if effect == USE_EFFECT and self._space_effect(self.actor, dest):
+        a = self.actor
+        pilgrims = self.pilgrims  # _move_meeple, inlined on this hot path
+        self.events.append(("move", a, "pilgrim", pilgrims[a], dest))
+        pilgrims[a] = dest
+        if effect == USE_EFFECT and self._space_effect(a, dest):
             return
         self._end_action()
 
@@ -415,13 +491,17 @@ class TokaidoState(State):
 
     # ---------------------------------------------------------------- merchant
     def _move_merchant(self, key: Key) -> None:
-        _, dest, mode, count, coins, ware = key
+        _, dest, _mode, count, coins, ware = key
         a = self.actor
-        self._move_meeple(a, MERCHANT, dest)
-        if mode.startswith("draw"):
+        merchants, towns = self.merchants, self.board.towns  # _move_meeple, inlined
+        self.events.append(("move", a, "merchant", towns[merchants[a]], towns[dest]))
+        merchants[a] = dest
+        if not count:  # plain, nothing
+            pass
+        elif ware < 0:  # draw, draw+1
             if self._draw(a, count):
                 return
-        elif mode.startswith("sell"):  # sold wares return to the bag
+        else:  # sell, sell+crafty: sold wares return to the bag
             self.wares[a][ware] -= count
             self.bag[ware] += count
             self.events.append(("sell", a, self.board.wares[ware], count, coins))
@@ -437,16 +517,16 @@ class TokaidoState(State):
         """Draw from the bag; True when the seat must now choose which wares to keep."""
         pool = list(self.wares[seat])
         drawn = []
-        bag, rng = self.bag, self.rng
+        bag, rnd, names = self.bag, self.rng.random, self.board.wares
         for _ in range(count):
-            r = int(rng.random() * sum(bag))
+            r = int(rnd() * sum(bag))
             w = 0
             while r >= bag[w]:
                 r -= bag[w]
                 w += 1
             bag[w] -= 1
             pool[w] += 1
-            drawn.append(self.board.wares[w])
+            drawn.append(names[w])
         self.events.append(("draw", seat, tuple(drawn)))
         cap = self.ware_cap(seat)
         if sum(pool) <= cap:
@@ -487,18 +567,20 @@ class TokaidoState(State):
         action); the 10th gift triggers the end."""
         _, dest, mode, reveal = key
         a = self.actor
-        self._move_meeple(a, ARTIST, dest)
-        if mode.startswith("paint"):
-            start = self.revealed[a]
-            self.revealed[a] = start + reveal
-            icons = tuple(self.board.icons[t] for t in self.tiles[a][start:start + reveal])
-            self.events.append(("paint", a, icons))
-        elif mode == "gift":
+        artists, zones = self.artists, self.board.zones  # _move_meeple, inlined
+        self.events.append(("move", a, "artist", zones[artists[a]], zones[dest]))
+        artists[a] = dest
+        if mode == "gift":
             icon = self.board.icons[self.tiles[a][self.gifts[a]]]
             self.gifts[a] += 1
             self.events.append(("gift", a, icon, self.gifts[a]))
             if self.gifts[a] == self.board.limits["paintings"]:
                 self._trigger(f"painting {self.gifts[a]} gifted by seat {a}")
+        elif reveal:  # paint, paint+1 (nothing and plain reveal none)
+            start = self.revealed[a]
+            self.revealed[a] = start + reveal
+            tiles = self.tiles[a][start:start + reveal]
+            self.events.append(("paint", a, tuple(map(self.board.icons.__getitem__, tiles))))
         self._end_action()
 
     # ----------------------------------------------------------------- automa
