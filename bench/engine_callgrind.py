@@ -12,7 +12,7 @@ plays ``--warmup`` games of other seeds first, as a long run of games would have
 branch) with this script, for a before/after comparison.  Needs ``valgrind`` on the PATH; the
 counts run about 50 times slower than the plain interpreter.
 Usage: python bench/engine_callgrind.py [--games 20] [--warmup 50] [--tree DIR] [--only tokaido-duo|doubletrack]
-       [--engine-only | --runner-only]
+       [--engine-only | --runner-only | --by-id]
 """
 
 from __future__ import annotations
@@ -30,19 +30,20 @@ CASES = {
     "tokaido-duo": ("tokaido-duo", 2),
     "doubletrack": ("doubletrack", 4),
 }
-MODES = ("engine", "runner")
+WORDS = {"engine": "engine", "by id": "engine by id", "runner": "through the runner"}
+"""The arms of ``random_games.ARMS``, as the figures name them."""
 
 
 def child(tree: str, game_name: str, seats: int, mode: str, games: int, warmup: int) -> None:
     """Runs under callgrind: ``warmup`` games, then ``games`` games of ``mode``."""
     sys.path[:0] = [HERE, tree]
-    from random_games import Setup, play_engine, play_runner
+    from random_games import ARMS, Setup
 
     from referee.games import find_game
 
     game = find_game(game_name)
     setup = Setup(game, game.load_board(), seats, None, range(1, games + 1))
-    play = play_engine if mode == "engine" else play_runner
+    play = ARMS[mode]
     for seed in range(10_000, 10_000 + warmup):  # tables, caches, lazy imports
         play(setup, seed)
     for seed in setup.seeds:
@@ -75,6 +76,8 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(CASES), help="one game only")
     parser.add_argument("--engine-only", action="store_true", help="no runner figures")
     parser.add_argument("--runner-only", action="store_true", help="no engine figures")
+    parser.add_argument("--by-id", action="store_true",
+                        help="also the engine's path by id (pending + apply), which the runner drives")
     parser.add_argument("--warmup", type=int, default=50,
                         help="games played first (other seeds), so that caches are warm")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
@@ -92,21 +95,23 @@ def main() -> None:
         if args.only and args.only != label:
             continue
         per_game = {}
-        modes = MODES[:1] if args.engine_only else MODES[1:] if args.runner_only else MODES
-        for mode in modes:
+        for mode in chosen_modes(args):
             base = instructions(tree, name, seats, mode, 0, args.warmup)
             total = instructions(tree, name, seats, mode, args.games, args.warmup)
             per_game[mode] = (total - base) / args.games
-        if args.engine_only:
-            print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M")
-            continue
-        if args.runner_only:
-            print(f"  {label} ({seats} seats): through the runner {per_game['runner'] / 1e6:.2f} M")
-            continue
-        extra = 100 * (per_game["runner"] / per_game["engine"] - 1)
-        print(f"  {label} ({seats} seats): engine {per_game['engine'] / 1e6:.2f} M, "
-              f"through the runner {per_game['runner'] / 1e6:.2f} M (+{extra:.0f}%)")
+        figures = ", ".join(f"{WORDS[mode]} {n / 1e6:.2f} M" for mode, n in per_game.items())
+        if "engine" in per_game and "runner" in per_game:
+            figures += f" (+{100 * (per_game['runner'] / per_game['engine'] - 1):.0f}%)"
+        print(f"  {label} ({seats} seats): {figures}")
 
+
+def chosen_modes(args: argparse.Namespace) -> list[str]:
+    """The arms to count, in the order printed."""
+    if args.engine_only:
+        return ["engine"]
+    if args.runner_only:
+        return ["runner"]
+    return ["engine", "by id", "runner"] if args.by_id else ["engine", "runner"]
 
 if __name__ == "__main__":
     main()
