@@ -5,18 +5,21 @@ the :class:`~referee.core.Option` tuple sent to a seat. A random playout (``choi
 ``apply_index``) needs only the values, so the options are built the first time ``pending()``
 shows them, not when the question is asked. Menus are immutable once built, so the same one
 serves every question of the same shape (a bid by a seat holding $85 always has the same 18
-options): the builders below cache them on the board by shape, which also hands the runner the
-same options tuple whenever a question recurs (it caches their encoding by identity).
+options): the builders below are cached on the board by shape (:func:`_by_shape`), which also
+hands the runner the same options tuple whenever a question recurs (it caches their encoding by
+identity).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 from referee.core import Option
 from referee.games.doubletrack.board import MIN_BID, Board
 
+P = ParamSpec("P")
 Make = Callable[[], list[Option]]
 """Builds a menu's options, in the order of its values."""
 
@@ -58,22 +61,28 @@ class Menu:
         return by_id[option_id]
 
 
-def _cached(board: Board, key: tuple[Any, ...], values: tuple[Any, ...], make: Make) -> Menu:
-    """Cache and return the menu of ``key``. Every builder below looks the cache up itself
-    first, so that a hit (nearly every call, once warm) costs no closure."""
-    menu = board.option_cache[key] = Menu(values, make)
+def _by_shape(
+        build: Callable[Concatenate[Board, P], Menu]) -> Callable[Concatenate[Board, P], Menu]:
+    """Keep the menus ``build`` makes on the board, by the question's shape (the builder's name
+    and its arguments): a hit (nearly every call, once warm) builds nothing, not even the
+    closure that would build the options."""
+    name = build.__name__
+
+    @functools.wraps(build)
+    def menu(board: Board, /, *shape: P.args, **named: P.kwargs) -> Menu:
+        hit = board.option_cache.get((name, *shape))
+        if hit is None:  # (the builders take no keywords: ``named`` is always empty)
+            hit = board.option_cache[(name, *shape)] = build(board, *shape, **named)
+        return hit
     return menu
 
 
-def bid_options(board: Board, auction: str, money: int) -> Menu:
+@_by_shape
+def bid_options(board: Board, auction: str, money: int, /) -> Menu:
     """``bid:5`` .. ``bid:<money>`` in steps of the money unit (at least $5 for a seat that
     has it); only a seat with less than $5 bids ``bid:0``, the empty fist. Value = the amount."""
-    key = ("bid", auction, money)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
     amounts = tuple(range(MIN_BID, money + 1, board.unit)) if money >= MIN_BID else (0,)
-    return _cached(board, key, amounts, lambda: [
+    return Menu(amounts, lambda: [
         Option(f"bid:{n}", f"bid ${n}", {"amount": n, "auction": auction}) for n in amounts])
 
 
@@ -81,12 +90,8 @@ NO_YES = (False, True)
 YES_NO = (True, False)
 
 
-def gate_request_options(board: Board, gate: int, controller: int) -> Menu:
-    key = ("gate_request", gate, controller)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
-
+@_by_shape
+def gate_request_options(board: Board, gate: int, controller: int, /) -> Menu:
     def make() -> list[Option]:
         colour = board.colours[gate]
         return [
@@ -95,15 +100,12 @@ def gate_request_options(board: Board, gate: int, controller: int) -> Menu:
             Option("ask", f"ask seat {controller} to open the {colour} gate",
                    {"gate": colour, "controller": controller}),
         ]
-    return _cached(board, key, NO_YES, make)
+    return Menu(NO_YES, make)
 
 
-def gate_offer_options(board: Board, gate: int, requester: int, max_fee: int) -> Menu:
+@_by_shape
+def gate_offer_options(board: Board, gate: int, requester: int, max_fee: int, /) -> Menu:
     """``free``, ``refuse`` or ``fee:<n>`` for n = unit .. max_fee; value: 0, None or n."""
-    key = ("gate_offer", gate, requester, max_fee)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
     fees = tuple(range(board.unit, max_fee + 1, board.unit))
 
     def make() -> list[Option]:
@@ -112,15 +114,11 @@ def gate_offer_options(board: Board, gate: int, requester: int, max_fee: int) ->
         return [Option("free", "let them through free", {**base, "fee": 0}),
                 Option("refuse", "refuse", {**base, "fee": None}),
                 *[Option(f"fee:{n}", f"charge ${n}", {**base, "fee": n}) for n in fees]]
-    return _cached(board, key, (0, None, *fees), make)
+    return Menu((0, None, *fees), make)
 
 
-def gate_accept_options(board: Board, gate: int, fee: int) -> Menu:
-    key = ("gate_accept", gate, fee)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
-
+@_by_shape
+def gate_accept_options(board: Board, gate: int, fee: int, /) -> Menu:
     def make() -> list[Option]:
         colour = board.colours[gate]
         return [
@@ -128,40 +126,31 @@ def gate_accept_options(board: Board, gate: int, fee: int) -> Menu:
             Option("pay", f"pay ${fee} if the pawn enters the shortcut",
                    {"gate": colour, "fee": fee}),
         ]
-    return _cached(board, key, NO_YES, make)
+    return Menu(NO_YES, make)
 
 
-def take_pass_options(board: Board, gate: int, holder: int) -> Menu:
+@_by_shape
+def take_pass_options(board: Board, gate: int, holder: int, /) -> Menu:
     """TAKE THE (colour) GATE PASS is optional: ``take`` or ``leave``; value: True or False."""
-    key = ("take_pass", gate, holder)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
 
     def make() -> list[Option]:
         colour = board.colours[gate]
         data = {"gate": colour, "holder": None if holder < 0 else holder}
         return [Option("take", f"take control of the {colour} gate", data),
                 Option("leave", f"leave the {colour} gate where it is", data)]
-    return _cached(board, key, YES_NO, make)
+    return Menu(YES_NO, make)
 
 
-def number_options(board: Board, lo: int, hi: int) -> Menu:
-    key = ("number", lo, hi)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
+@_by_shape
+def number_options(board: Board, lo: int, hi: int, /) -> Menu:
     numbers = tuple(range(lo, hi + 1))
-    return _cached(board, key, numbers, lambda: [
+    return Menu(numbers, lambda: [
         Option(f"number:{n}", f"move the small pawn {n}", {"number": n}) for n in numbers])
 
 
-def inner_route_options(board: Board, start: int, target: int, steps: int) -> Menu:
+@_by_shape
+def inner_route_options(board: Board, start: int, target: int, steps: int, /) -> Menu:
     """The first step of a forward move of ``steps`` from a purple circle: path or shortcut."""
-    key = ("inner_route", start, target, steps)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
 
     def make() -> list[Option]:
         base = {"from": start, "steps": steps}
@@ -170,36 +159,27 @@ def inner_route_options(board: Board, start: int, target: int, steps: int) -> Me
             Option("shortcut", f"take the purple shortcut to {target}",
                    {**base, "first_step": target}),
         ]
-    return _cached(board, key, NO_YES, make)
+    return Menu(NO_YES, make)
 
 
-def card_options(board: Board, cards: tuple[str, ...]) -> Menu:
+@_by_shape
+def card_options(board: Board, cards: tuple[str, ...], /) -> Menu:
     """One option per distinct card in hand: ``card:<card id>``."""
-    key = ("card", cards)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
-    return _cached(board, key, cards, lambda: [
+    return Menu(cards, lambda: [
         Option(f"card:{c}", card_label(c), {"card": c}) for c in cards])
 
 
-def seat_options(board: Board, seats: tuple[int, ...]) -> Menu:
-    key = ("seat", seats)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
-    return _cached(board, key, seats, lambda: [
+@_by_shape
+def seat_options(board: Board, seats: tuple[int, ...], /) -> Menu:
+    return Menu(seats, lambda: [
         Option(f"seat:{s}", f"seat {s} ({board.colours[s]})", {"seat": s}) for s in seats])
 
 
-def gate_options(board: Board, gates: tuple[tuple[int, int], ...]) -> Menu:
+@_by_shape
+def gate_options(board: Board, gates: tuple[tuple[int, int], ...], /) -> Menu:
     """``gate:<colour>`` for each (gate, controller) pair; value: the gate."""
-    key = ("gate", gates)
-    hit = board.option_cache.get(key)
-    if hit is not None:
-        return hit
     colours = board.colours
-    return _cached(board, key, tuple(g for g, _ in gates), lambda: [
+    return Menu(tuple(g for g, _ in gates), lambda: [
         Option(f"gate:{colours[g]}", f"the {colours[g]} gate",
                {"gate": colours[g], "controller": c}) for g, c in gates])
 
