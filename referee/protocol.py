@@ -20,6 +20,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
+import orjson
+
 from referee.core import Decision, Option
 from referee.errors import RefereeError
 from referee.faults import Fault, FaultReason, body_excerpt
@@ -157,8 +159,19 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def encode(message: Any) -> bytes:
-    """Compact UTF-8 JSON, the bytes that go on the wire."""
-    return _ENCODER.encode(message).encode("utf-8")
+    """Compact UTF-8 JSON, the bytes that go on the wire.
+
+    Every ``/decide`` encodes a whole view (a few KiB), the largest share of the referee's own
+    CPU per HTTP decision with the standard library's encoder; orjson writes it about seven
+    times faster, byte for byte the same but for a float's spelling (``1e16`` for ``1e+16``)
+    and NaN (``null``, where the standard encoder writes invalid JSON). What orjson refuses (an
+    integer beyond 64 bits in a user's board file, a mapping that is not a dict) goes to the
+    standard encoder, which decides.
+    """
+    try:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        return _ENCODER.encode(message).encode("utf-8")
 
 
 # -- answers the bot sends ------------------------------------------------------------------

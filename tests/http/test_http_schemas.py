@@ -87,6 +87,7 @@ def test_real_views_of_random_games_validate_against_the_published_view_schema(
             if step % 11 == 0:
                 for seat in range(seats):
                     validate(f"view-{game}", state.view(seat))
+                    assert protocol.encode(state.view(seat)) == standard_json(state.view(seat))
                 d = pending[0]
                 request = DecisionRequest("m", game, d.seat, "m:0", d,
                                           lambda: state.view(d.seat), 1000, 0)
@@ -181,6 +182,26 @@ def test_fast_decide_body_equals_the_message():
         assert json.loads(body) == protocol.decide_message(request)
         assert body == protocol.encode(protocol.decide_message(request))
     assert protocol.options_json(DECISION.options) is protocol.options_json(DECISION.options)
+
+
+def standard_json(doc: object) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+JSON_TEXT = st.text(st.characters(blacklist_categories=("Cs",)))
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | JSON_TEXT,
+    lambda inner: st.lists(inner) | st.dictionaries(JSON_TEXT | st.integers(), inner),
+    max_leaves=25)
+
+
+@given(JSON_VALUES)
+@example({"big": 2**70, 3: [1e16, -0.0, "\u2028é"]})
+def test_the_wire_encoder_writes_what_the_standard_encoder_means(doc):
+    """orjson, or the standard encoder for what orjson refuses (integers beyond 64 bits):
+    the same document either way, integer keys written as strings."""
+    assert json.loads(protocol.encode(doc)) == json.loads(standard_json(doc))
 
 
 def test_the_strike_table_of_the_protocol_doc_names_every_reason_a_bot_can_be_struck_for():
