@@ -79,6 +79,10 @@ print(f"http://127.0.0.1:{server.effective_port}", flush=True)
 server.run()
 """
 
+EPISODES = 3
+"""Kaggle episodes per round (a ConnectX episode is some 20-40 decisions: one alone is too short
+for the workers' CPU clock, which ticks every 10 ms)."""
+
 Arm = Callable[[int], tuple[float, int]]
 """One round of an arm: CPU seconds (this process and its workers, the bots left out) and the
 number of decisions (or calls) it made."""
@@ -92,10 +96,10 @@ def start(code: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def tree_cpu(skip: set[int]) -> float:
-    """CPU seconds of this process and its descendants, less the ``skip`` ones (the bots)."""
-    me = psutil.Process()
-    total = sum(me.cpu_times()[:2])
-    for child in me.children(recursive=True):
+    """CPU seconds of this process (to the microsecond) and its descendants (to the clock tick,
+    10 ms), less the ``skip`` ones (the bots)."""
+    total = time.process_time()
+    for child in psutil.Process().children(recursive=True):
         if child.pid not in skip:
             try:
                 total += sum(child.cpu_times()[:2])
@@ -137,16 +141,18 @@ def kaggle_arms(url: str, skip: set[int]) -> tuple[Arm, Arm, Any]:
     last = [0]
 
     def play(_: int) -> tuple[float, int]:
-        cpu = tree_cpu(skip)
-        steps = env.run([url, url])
-        spent = tree_cpu(skip) - cpu
-        if any(agent["status"] not in ("DONE", "INACTIVE") for agent in steps[-1]):
-            sys.exit(f"a kaggle episode ended badly: {[a['status'] for a in steps[-1]]}")
-        last[0] = sum(1 for step in steps[:-1] for agent in step if agent["status"] == "ACTIVE")
-        return spent, last[0]
+        cpu, decisions = tree_cpu(skip), 0
+        for _ in range(EPISODES):
+            steps = env.run([url, url])
+            if any(agent["status"] not in ("DONE", "INACTIVE") for agent in steps[-1]):
+                sys.exit(f"a kaggle episode ended badly: {[a['status'] for a in steps[-1]]}")
+            decisions += sum(1 for step in steps[:-1] for agent in step
+                             if agent["status"] == "ACTIVE")
+        last[0] = decisions
+        return tree_cpu(skip) - cpu, decisions
 
     def bare(_: int) -> tuple[float, int]:
-        calls = last[0] or 20
+        calls = last[0] or 100
         cpu = tree_cpu(skip)
         for _ in range(calls):
             requests.post(url=url, data=act, timeout=timeout).json()

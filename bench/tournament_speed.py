@@ -11,7 +11,13 @@ workers together, and prints for each concurrency the games per second and the C
 range), and the speed-up the CPU allows: with k free cores, k times the CPU at concurrency 1
 over the CPU at k (what the wall-clock speed-up tends to when nothing else runs; on a shared
 machine the wall clock says more about the neighbours). Target (issue 15): at least 1.8x at
-2 on two free cores, 240 games. Uses Tokaido Duo
+2 on two free cores, 240 games.
+
+The machine's own ceiling is measured beside them: the same games split in halves, each half
+played at concurrency 1 by its own process, both at once (forked from this one, no pool, no
+queue, nothing shared). No pool can beat that; where it is below 2x, the cores slow each other
+down (shared caches and memory, or a virtual machine's cores sharing physical ones). Uses
+Tokaido Duo
 when its engine is installed, else the toy race game from the tests.
 
     python bench/tournament_speed.py [--games N] [--reps 7] [--concurrency 1 2 ...] [--bots B B B B]
@@ -20,6 +26,7 @@ when its engine is installed, else the toy race game from the tests.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import sys
@@ -81,6 +88,23 @@ def one_run(game: str, bots: list[str], games: int, concurrency: int) -> tuple[i
         return table.played, wall, cpu_seconds() - cpu
 
 
+def halves_at_once(game: str, bots: list[str], games: int) -> tuple[int, float, float]:
+    """Games, wall and CPU seconds of the tournament's games split between two independent
+    processes playing at once (the machine's ceiling for two cores)."""
+    context = multiprocessing.get_context("fork")
+    halves = [context.Process(target=one_run, args=(game, bots, games // 2, 1))
+              for _ in range(2)]
+    began, cpu = time.perf_counter(), cpu_seconds()
+    for half in halves:
+        half.start()
+    for half in halves:
+        half.join()
+    if any(half.exitcode for half in halves):
+        raise SystemExit("a half of the ceiling run failed")
+    played = 6 * 2 * (games // 2)
+    return played, time.perf_counter() - began, cpu_seconds() - cpu
+
+
 def spread(values: list[float], fmt: str = ".2f") -> str:
     return (f"{statistics.median(values):{fmt}} median "
             f"({min(values):{fmt}}-{max(values):{fmt}}, n={len(values)})")
@@ -98,10 +122,15 @@ def main() -> None:
     levels = list(dict.fromkeys([1, *args.concurrency]))
     one_run(game, args.bots, 2, 1)  # imports and board out of the first round
     runs: dict[int, list[tuple[int, float, float]]] = {k: [] for k in levels}
+    ceiling: list[tuple[int, float, float]] = []
+    arms = [*levels, 0]  # 0: the two halves at once
     for rep in range(args.reps):
-        shift = rep % len(levels)
-        for k in levels[shift:] + levels[:shift]:  # rotate, so that order cannot bias
-            runs[k].append(one_run(game, args.bots, args.games, k))
+        shift = rep % len(arms)
+        for k in arms[shift:] + arms[:shift]:  # rotate, so that order cannot bias
+            if k:
+                runs[k].append(one_run(game, args.bots, args.games, k))
+            else:
+                ceiling.append(halves_at_once(game, args.bots, args.games))
     played = runs[1][0][0]
     print(f"game {game}; entrants {' '.join(args.bots)}; {played} games per run; "
           f"{args.reps} rounds, concurrencies in rotating order; {os.cpu_count()} CPUs")
@@ -117,6 +146,10 @@ def main() -> None:
         bound = [cores * one[2] / other[2] for one, other in zip(runs[1], runs[k])]
         print(f"  speed-up {k} vs 1 the CPU allows on {cores} free cores ({cores} x CPU at 1 / "
               f"CPU at {k}, per round): {spread(bound)}x")
+    ratio = [one[1] / two[1] * two[0] / one[0] for one, two in zip(runs[1], ceiling)]
+    cpu = [c / n * 1000 for n, _, c in ceiling]
+    print(f"  the machine's ceiling, two independent halves at once: {spread(ratio)}x the "
+          f"rate at 1 (wall, per round); CPU {spread(cpu)} ms/game")
 
 
 if __name__ == "__main__":
