@@ -109,8 +109,9 @@ def merchant_keys(s: TokaidoState, seat: int, value: int) -> list[Key]:
     keys: list[Key] = []
     sells = t.sell[side == "crafty"][here][value]
     if sells:
-        at, bit = t.space_town_bit, t.town_bit  # coastal towns with a pilgrim or a merchant
-        blocked = at[s.pilgrims[0]] | at[s.pilgrims[1]] | bit[s.merchants[0]] | bit[s.merchants[1]]
+        at, town_bit = t.space_town_bit, t.town_bit  # coastal towns with a pilgrim or a merchant
+        blocked = (at[s.pilgrims[0]] | at[s.pilgrims[1]]
+                   | town_bit[s.merchants[0]] | town_bit[s.merchants[1]])
         held, boutiques = s.wares[seat], s.boutiques
         for bit, town, by_token in sells:
             if not blocked & bit:
