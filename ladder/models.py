@@ -233,7 +233,7 @@ class Match(Base):
         Index("ix_matches_state_id", "state", "id"),
         Index("ix_matches_challenge_id", "challenge_id"),
         Index("ix_matches_pair_key", "pair_key"),
-        Index("ix_matches_game_rating_seq", "game", "rating_seq"),
+        Index("ix_matches_fold", "game", "rating_seq", "state", "rated"),  # the fold reads no row
         Index("ix_matches_round_id", "round_id"),
     )
 

@@ -99,12 +99,9 @@ def elo_update(
     n = len(ratings)
     if n < 2 or len(games_before) != n or len(standing) != n:
         raise ValueError("an Elo update needs two or more seats with a rating, games and standing")
-    if n == 2:  # most ladders: the loop below unrolled, the same arithmetic (0.0 + x is x)
-        (a, b), (place_a, place_b) = ratings, standing
-        return [a + config.k_for(games_before[0]) * (
-                    pair_score(place_a, place_b) - expected_score(a, b)),
-                b + config.k_for(games_before[1]) * (
-                    pair_score(place_b, place_a) - expected_score(b, a))]
+    if n == 2:
+        return list(elo_two(ratings[0], ratings[1], games_before[0], games_before[1],
+                            standing[0], standing[1], config))
     new = []
     for i in range(n):
         rating, mine = ratings[i], standing[i]
@@ -114,6 +111,14 @@ def elo_update(
                 surprise += pair_score(mine, standing[j]) - expected_score(rating, ratings[j])
         new.append(rating + config.k_for(games_before[i]) / (n - 1) * surprise)
     return new
+
+
+def elo_two(a: float, b: float, games_a: int, games_b: int, place_a: int, place_b: int,
+            config: EloConfig) -> tuple[float, float]:
+    """:func:`elo_update` for two seats (most ladders): its loop unrolled, the same arithmetic
+    (0.0 + x is x)."""
+    return (a + config.k_for(games_a) * (pair_score(place_a, place_b) - expected_score(a, b)),
+            b + config.k_for(games_b) * (pair_score(place_b, place_a) - expected_score(b, a)))
 
 
 # -- openskill (Plackett-Luce) ---------------------------------------------------------------
@@ -167,7 +172,7 @@ def plackett_luce(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Ski
     if n < 2 or len(standing) != n:
         raise ValueError("a Plackett-Luce update needs two or more seats, each with a standing")
     if n == 2:
-        return _plackett_luce_two(ratings, standing)
+        return list(plackett_luce_two(ratings[0], ratings[1], standing[0], standing[1]))
     order = sorted(range(n), key=standing.__getitem__)
     ranks, sigmas, variances = [], [], []
     spread = 0.0
@@ -212,29 +217,33 @@ def plackett_luce(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Ski
     return new
 
 
-def _plackett_luce_two(ratings: Sequence[Skill], standing: Sequence[int]) -> list[Skill]:
+def plackett_luce_two(rating_a: Skill, rating_b: Skill, place_a: int,
+                      place_b: int) -> tuple[Skill, Skill]:
     """:func:`plackett_luce` for two seats (most ladders), unrolled: the same operations in the
-    same order (seat a is placed first, or is seat 0 in a tie), at half the cost."""
-    a, b = (0, 1) if standing[0] <= standing[1] else (1, 0)
-    (mu_a, sigma_a), (mu_b, sigma_b) = ratings[a], ratings[b]
-    sigma_a = math.sqrt(sigma_a * sigma_a + _TAU_SQUARED)
-    sigma_b = math.sqrt(sigma_b * sigma_b + _TAU_SQUARED)
-    variance_a, variance_b = sigma_a ** 2, sigma_b ** 2
-    c = math.sqrt((variance_a + _BETA_SQUARED) + (variance_b + _BETA_SQUARED))
-    strength_a, strength_b = math.exp(mu_a / c), math.exp(mu_b / c)
-    p_a = strength_a / (strength_a + strength_b)
-    p_b = strength_b / (strength_a + strength_b)
-    if standing[0] != standing[1]:  # a's terms over q = a; b's over q = a, then q = b (p = 1)
-        omega_a, delta_a = 1 - p_a, p_a * (1 - p_a)
-        omega_b, delta_b = 0.0 - p_b, p_b * (1 - p_b)
+    same order (the first placed seat first, or seat a in a tie), at half the cost."""
+    if place_a <= place_b:
+        first, second = rating_a, rating_b
+    else:
+        first, second = rating_b, rating_a
+    (mu_1, sigma_1), (mu_2, sigma_2) = first, second
+    sigma_1 = math.sqrt(sigma_1 * sigma_1 + _TAU_SQUARED)
+    sigma_2 = math.sqrt(sigma_2 * sigma_2 + _TAU_SQUARED)
+    variance_1, variance_2 = sigma_1 ** 2, sigma_2 ** 2
+    c = math.sqrt((variance_1 + _BETA_SQUARED) + (variance_2 + _BETA_SQUARED))
+    strength_1, strength_2 = math.exp(mu_1 / c), math.exp(mu_2 / c)
+    p_1 = strength_1 / (strength_1 + strength_2)
+    p_2 = strength_2 / (strength_1 + strength_2)
+    if place_a != place_b:  # 1's terms over q = 1; 2's over q = 1, then q = 2 (p = 1)
+        omega_1, delta_1 = 1 - p_1, p_1 * (1 - p_1)
+        omega_2, delta_2 = 0.0 - p_2, p_2 * (1 - p_2)
     else:  # one tie group of two: both seats take both terms, each divided by 2
-        omega_a = (1 - p_a) / 2 - p_a / 2
-        delta_a = p_a * (1 - p_a) / 2 + p_a * (1 - p_a) / 2
-        omega_b = (0.0 - p_b / 2) + (1 - p_b) / 2
-        delta_b = p_b * (1 - p_b) / 2 + p_b * (1 - p_b) / 2
-    new_a = _moved(mu_a, sigma_a, variance_a, omega_a, delta_a, c)
-    new_b = _moved(mu_b, sigma_b, variance_b, omega_b, delta_b, c)
-    return [new_a, new_b] if a == 0 else [new_b, new_a]
+        omega_1 = (1 - p_1) / 2 - p_1 / 2
+        delta_1 = p_1 * (1 - p_1) / 2 + p_1 * (1 - p_1) / 2
+        omega_2 = (0.0 - p_2 / 2) + (1 - p_2) / 2
+        delta_2 = p_2 * (1 - p_2) / 2 + p_2 * (1 - p_2) / 2
+    new_first = _moved(mu_1, sigma_1, variance_1, omega_1, delta_1, c)
+    new_second = _moved(mu_2, sigma_2, variance_2, omega_2, delta_2, c)
+    return (new_first, new_second) if place_a <= place_b else (new_second, new_first)
 
 
 def _moved(mu: float, sigma: float, variance: float, omega: float, delta: float,

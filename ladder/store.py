@@ -36,8 +36,8 @@ from ladder.db import ensure_schema, lock_ladder, make_engine, reader, translate
 from ladder.models import FINISHED, Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
 from ladder.models import GAME_LEN, MATCH_ID_LEN, NAME_LEN, SPEC_LEN
 from ladder.ratings import (
-    INITIAL_SKILL, BTEstimate, EloConfig, SkillRating, bradley_terry, elo_update, outcomes,
-    plackett_luce, standings,
+    INITIAL_SKILL, BTEstimate, EloConfig, SkillRating, bradley_terry, elo_two, elo_update,
+    outcomes, plackett_luce, plackett_luce_two, standings,
 )
 
 MAX_SEATS = 16
@@ -164,6 +164,18 @@ class BotRating:
     last_played: datetime | None = None
 
 
+def _count(state: BotRating, result: str, match_pk: int, played_at: datetime | None) -> None:
+    """A match's result in a bot's counts."""
+    if result == "win":
+        state.wins += 1
+    elif result == "draw":
+        state.draws += 1
+    else:
+        state.losses += 1
+    state.games += 1
+    state.last_match_pk, state.last_played = match_pk, played_at
+
+
 class RatingFold:
     """The rating fold's state for one game; ``step`` (or ``add``) is one match."""
 
@@ -186,6 +198,13 @@ class RatingFold:
         Each seat starts with ``(bot_id, standing, forfeited)``; anything after that is
         ignored, so that a recompute can pass the rows it read as they are.
         """
+        if len(seats) == 2:
+            return self._step_two(match_pk, played_at, seats[0], seats[1])
+        return self._step_many(match_pk, played_at, seats)
+
+    def _step_many(self, match_pk: int, played_at: datetime | None,
+                   seats: Sequence[Sequence[Any]]) -> list[HistoryValues]:
+        """:meth:`step` for any number of seats."""
         states, places, forfeited, elos, games, skills = [], [], [], [], [], []
         known = self.states
         for seat in seats:  # one pass, not six list comprehensions: this runs a million times
@@ -203,14 +222,26 @@ class RatingFold:
         for state, new_elo, (mu, sigma), result in zip(states, elo, skill, results):
             values.append((state.elo, new_elo, mu, sigma))
             state.elo, state.mu, state.sigma = new_elo, mu, sigma
-            if result == "win":
-                state.wins += 1
-            elif result == "draw":
-                state.draws += 1
-            else:
-                state.losses += 1
-            state.games += 1
-            state.last_match_pk, state.last_played = match_pk, played_at
+            _count(state, result, match_pk, played_at)
+        return values
+
+    def _step_two(self, match_pk: int, played_at: datetime | None, seat_a: Sequence[Any],
+                  seat_b: Sequence[Any]) -> list[HistoryValues]:
+        """:meth:`step` for two seats (most ladders; a recompute runs it a million times):
+        the same functions' two-seat forms, without the per-seat lists."""
+        known = self.states
+        a = known.get(seat_a[0]) or self.state(seat_a[0])
+        b = known.get(seat_b[0]) or self.state(seat_b[0])
+        place_a, place_b = seat_a[1], seat_b[1]
+        elo_a, elo_b = elo_two(a.elo, b.elo, a.games, b.games, place_a, place_b, self.config)
+        (mu_a, sigma_a), (mu_b, sigma_b) = plackett_luce_two(
+            (a.mu, a.sigma), (b.mu, b.sigma), place_a, place_b)
+        result_a, result_b = outcomes((place_a, place_b), (seat_a[2], seat_b[2]))
+        values = [(a.elo, elo_a, mu_a, sigma_a), (b.elo, elo_b, mu_b, sigma_b)]
+        a.elo, a.mu, a.sigma = elo_a, mu_a, sigma_a
+        b.elo, b.mu, b.sigma = elo_b, mu_b, sigma_b
+        _count(a, result_a, match_pk, played_at)
+        _count(b, result_b, match_pk, played_at)
         return values
 
     def add(self, match_pk: int, played_at: datetime,
@@ -500,18 +531,23 @@ def _seats_with_history() -> Any:
     """The seats of the next ``CHUNK`` folded matches of a game after ``rating_seq`` ``after``,
     in fold order: ``(bot_id, standing, forfeited, match_pk, history id, elo_before,
     elo_after, mu, sigma, rating_seq)`` (a :meth:`RatingFold.step` seat first), the history
-    columns None where the seat has no history row."""
+    columns None where the seat has no history row.
+
+    The chunk's matches come from the fold's index alone (``ix_matches_fold``), never from
+    their rows: a CLI match's row holds its whole log, and SQLite reaches a column stored
+    after it by walking the log's overflow pages.
+    """
     h = RatingHistory
-    next_matches = (select(Match.id).where(*folded(bindparam("game")),
-                                           Match.rating_seq > bindparam("after"))
-                    .order_by(Match.rating_seq).limit(CHUNK).scalar_subquery())
+    chunk = (select(Match.id, Match.rating_seq)
+             .where(*folded(bindparam("game")), Match.rating_seq > bindparam("after"))
+             .order_by(Match.rating_seq).limit(CHUNK).subquery("chunk"))
     return (
         select(MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited, MatchSeat.match_pk,
-               h.id, h.elo_before, h.elo_after, h.mu, h.sigma, Match.rating_seq)
-        .join(Match, Match.id == MatchSeat.match_pk)
+               h.id, h.elo_before, h.elo_after, h.mu, h.sigma, chunk.c.rating_seq)
+        .select_from(chunk)
+        .join(MatchSeat, MatchSeat.match_pk == chunk.c.id)
         .outerjoin(h, and_(h.match_pk == MatchSeat.match_pk, h.bot_id == MatchSeat.bot_id))
-        .where(MatchSeat.match_pk.in_(next_matches))
-        .order_by(Match.rating_seq, MatchSeat.seat)
+        .order_by(chunk.c.rating_seq, MatchSeat.seat)
     )
 
 

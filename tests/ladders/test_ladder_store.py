@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import threading
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import delete, event, func, insert, select, update
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
 from support.ladder_db import make_log, random_logs, record_all
 from support.matches import play_bots
@@ -312,3 +316,39 @@ def test_history_chains_each_bots_ratings(ladder_engine):
     alpha = next(r for r in leaderboard(ladder_engine, "toy-race") if r["bot"] == "alpha")
     assert trail[-1]["elo"] == alpha["rating"] and trail[-1]["mu"] == alpha["mu"]
     assert history(ladder_engine, "toy-race", "nobody") == []
+
+
+TWO_SEAT_MATCHES = st.lists(
+    st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 2), st.integers(1, 2),
+              st.booleans(), st.booleans()).filter(lambda m: m[0] != m[1]),
+    max_size=40)
+
+
+@given(TWO_SEAT_MATCHES)
+def test_the_two_seat_fold_is_the_general_fold_to_the_last_bit(matches):
+    """The fold's two-seat step (every match of most ladders, a million in a recompute) leaves
+    the same ratings, counts and history values as the step for any number of seats."""
+    config = EloConfig(provisional_games=3)
+    fast, general = store.RatingFold("g", config), store.RatingFold("g", config)
+    for pk, (a, b, place_a, place_b, forfeit_a, forfeit_b) in enumerate(matches, 1):
+        seats = [(a, place_a, forfeit_a), (b, place_b, forfeit_b)]
+        assert fast.step(pk, None, seats) == general._step_many(pk, None, seats)
+    assert fast.states == general.states
+
+
+def test_the_fold_walks_its_matches_in_the_index_and_never_reads_their_rows(
+        sqlite_head_template, tmp_path):
+    """A CLI match's row holds its whole log, and SQLite reaches a column stored after it by
+    walking the log's overflow pages: the fold's read must find the matches it folds (game,
+    order, rated and finished) in ``ix_matches_fold`` alone."""
+    path = tmp_path / "plan.sqlite3"
+    path.write_bytes(sqlite_head_template.read_bytes())
+    compiled = store._seats_with_history().compile(dialect=sqlite.dialect())
+    params = {**compiled.params, "game": "g", "after": 0}
+    with sqlite3.connect(path) as conn:
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + str(compiled),
+                                               tuple(params[n] for n in compiled.positiontup))]
+    on_matches = [step for step in plan if " matches " in f" {step} "]
+    assert on_matches == [
+        "SEARCH matches USING COVERING INDEX ix_matches_fold (game=? AND rating_seq>?)"], plan
+
