@@ -100,6 +100,8 @@ def main() -> None:
     for _ in range(args.reps):
         n1, held1, rss1 = held_after(game, short, args.concurrency)
         n2, held2, rss2 = held_after(game, long, args.concurrency)
+        if n2 == n1:
+            sys.exit(f"--games {short} {long} both play {n1} games; give lengths further apart")
         traced.append((held2 - held1) / (n2 - n1) / 1024)
         resident.append((rss2 - rss1) / (n2 - n1) / 1024)
     print(f"game {game}, concurrency {args.concurrency}, logs kept for a recorder; "

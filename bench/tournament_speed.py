@@ -113,11 +113,14 @@ def spread(values: list[float], fmt: str = ".2f") -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=40,
-                        help="games per pairing (even; 40 makes 240 games)")
+                        help="games per pairing (a multiple of 4; 40 makes 240 games)")
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--bots", nargs=4, default=DEFAULT_BOTS)
     args = parser.parse_args()
+    if args.games % 4:
+        sys.exit("--games: a multiple of 4 (the ceiling's two halves each play an even number "
+                 "of games per pairing)")
     game = pick_game()
     levels = list(dict.fromkeys([1, *args.concurrency]))
     one_run(game, args.bots, 2, 1)  # imports and board out of the first round
