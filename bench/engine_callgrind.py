@@ -113,5 +113,6 @@ def chosen_modes(args: argparse.Namespace) -> list[str]:
         return ["runner"]
     return ["engine", "by id", "runner"] if args.by_id else ["engine", "runner"]
 
+
 if __name__ == "__main__":
     main()

@@ -6,7 +6,8 @@ runner's in-process ``random`` bot is, so the engine-only loop and the runner pl
 same games (the random bot never reads its view, so no view is built in either).  The figure is
 process CPU time, which other load on a shared machine disturbs far less than the wall clock;
 a warm-up game comes first (imports, board tables, caches), then ``reps`` rounds, each timing
-the engine and then the runner on the same seeds, so that drift hits both alike.
+the three arms (:data:`ARMS`: the engine's fast path, the engine by id, the runner) in turn on
+the same seeds, so that drift hits them alike.
 """
 
 from __future__ import annotations

@@ -33,18 +33,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def child(games: int, concurrency: int) -> None:
-    """Runs under callgrind: the warm-up, then (unless ``games`` is 0) one tournament."""
+    """Runs under callgrind: the warm-up, then (unless ``games`` is 0) one tournament; prints
+    its own pid (its count's file name) and the games it played."""
     sys.path[:0] = [HERE, os.path.dirname(HERE)]
     from tournament_speed import DEFAULT_BOTS, one_run, pick_game
 
     game = pick_game()
     one_run(game, DEFAULT_BOTS, 2, 1)
-    if games:
-        one_run(game, DEFAULT_BOTS, games, concurrency)
+    played = one_run(game, DEFAULT_BOTS, games, concurrency)[0] if games else 0
+    print(os.getpid(), played)
 
 
-def counts(games: int, concurrency: int) -> tuple[int, list[int]]:
-    """Instructions of the parent (all its dumps) and of each worker it forked."""
+def counts(games: int, concurrency: int) -> tuple[int, int, list[int]]:
+    """Games played, and the instructions of the parent (all its dumps) and of each worker it
+    forked."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--dump-before=fork",
                f"--callgrind-out-file={tmp}/cg.%p", sys.executable, os.path.abspath(__file__),
@@ -53,7 +55,7 @@ def counts(games: int, concurrency: int) -> tuple[int, list[int]]:
                               env={**os.environ, "PYTHONHASHSEED": "0"})
         if done.returncode:
             raise SystemExit(f"the counted run failed:\n{done.stderr[-2000:]}")
-        parent = done.stderr.split("==", 2)[1]  # valgrind's lines start with ==PID==
+        parent, played = done.stdout.split()
         totals: dict[str, int] = {}
         for path in glob.glob(f"{tmp}/cg.*"):
             pid = os.path.basename(path).split(".")[1]
@@ -61,7 +63,7 @@ def counts(games: int, concurrency: int) -> tuple[int, list[int]]:
                 found = re.search(r"^totals: (\d+)", fh.read(), re.M)
             totals[pid] = totals.get(pid, 0) + (int(found.group(1)) if found else 0)
         workers = [n for pid, n in totals.items() if pid != parent]
-        return totals.get(parent, 0), sorted(workers, reverse=True)
+        return int(played), totals.get(parent, 0), sorted(workers, reverse=True)
 
 
 def main() -> None:
@@ -77,10 +79,9 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (it gives the instruction counts)")
     k = args.concurrency
-    played = args.games * 6  # 4 entrants: 6 pairings
-    base, _ = counts(0, 1)
-    one, _ = counts(args.games, 1)
-    parent, workers = counts(args.games, k)
+    _, base, _ = counts(0, 1)
+    played, one, _ = counts(args.games, 1)
+    _, parent, workers = counts(args.games, k)
     at_one = one - base
     parent_share = parent - base
     at_k = parent_share + sum(workers)

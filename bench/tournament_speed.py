@@ -16,9 +16,9 @@ machine the wall clock says more about the neighbours). Target (issue 15): at le
 The machine's own ceiling is measured beside them: the same games split in halves, each half
 played at concurrency 1 by its own process, both at once (forked from this one, no pool, no
 queue, nothing shared). No pool can beat that; where it is below 2x, the cores slow each other
-down (shared caches and memory, or a virtual machine's cores sharing physical ones). Uses
-Tokaido Duo
-when its engine is installed, else the toy race game from the tests.
+down (shared caches and memory, or a virtual machine's cores sharing physical ones).
+
+Uses Tokaido Duo when its engine is installed, else the toy race game from the tests.
 
     python bench/tournament_speed.py [--games N] [--reps 7] [--concurrency 1 2 ...] [--bots B B B B]
 """
@@ -88,9 +88,10 @@ def one_run(game: str, bots: list[str], games: int, concurrency: int) -> tuple[i
         return table.played, wall, cpu_seconds() - cpu
 
 
-def halves_at_once(game: str, bots: list[str], games: int) -> tuple[int, float, float]:
-    """Games, wall and CPU seconds of the tournament's games split between two independent
-    processes playing at once (the machine's ceiling for two cores)."""
+def halves_at_once(game: str, bots: list[str], games: int) -> tuple[float, float]:
+    """Wall and CPU seconds of the tournament's games split between two independent processes
+    playing at once (the machine's ceiling for two cores); each plays ``games // 2`` per
+    pairing, together as many games as one run."""
     context = multiprocessing.get_context("fork")
     halves = [context.Process(target=one_run, args=(game, bots, games // 2, 1))
               for _ in range(2)]
@@ -101,8 +102,7 @@ def halves_at_once(game: str, bots: list[str], games: int) -> tuple[int, float, 
         half.join()
     if any(half.exitcode for half in halves):
         raise SystemExit("a half of the ceiling run failed")
-    played = 6 * 2 * (games // 2)
-    return played, time.perf_counter() - began, cpu_seconds() - cpu
+    return time.perf_counter() - began, cpu_seconds() - cpu
 
 
 def spread(values: list[float], fmt: str = ".2f") -> str:
@@ -125,7 +125,7 @@ def main() -> None:
     levels = list(dict.fromkeys([1, *args.concurrency]))
     one_run(game, args.bots, 2, 1)  # imports and board out of the first round
     runs: dict[int, list[tuple[int, float, float]]] = {k: [] for k in levels}
-    ceiling: list[tuple[int, float, float]] = []
+    ceiling: list[tuple[float, float]] = []
     arms = [*levels, 0]  # 0: the two halves at once
     for rep in range(args.reps):
         shift = rep % len(arms)
@@ -149,8 +149,8 @@ def main() -> None:
         bound = [cores * one[2] / other[2] for one, other in zip(runs[1], runs[k])]
         print(f"  speed-up {k} vs 1 the CPU allows on {cores} free cores ({cores} x CPU at 1 / "
               f"CPU at {k}, per round): {spread(bound)}x")
-    ratio = [one[1] / two[1] * two[0] / one[0] for one, two in zip(runs[1], ceiling)]
-    cpu = [c / n * 1000 for n, _, c in ceiling]
+    ratio = [one[1] / wall for one, (wall, _) in zip(runs[1], ceiling)]
+    cpu = [c / played * 1000 for _, c in ceiling]
     print(f"  the machine's ceiling, two independent halves at once: {spread(ratio)}x the "
           f"rate at 1 (wall, per round); CPU {spread(cpu)} ms/game")
 
