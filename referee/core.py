@@ -16,7 +16,7 @@ import enum
 import json
 from abc import ABC, abstractmethod
 from importlib import resources
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, NotRequired, TypedDict
 
@@ -204,9 +204,9 @@ class State(ABC):
         pending seat left out) and :class:`GameOverError` once over.
         """
 
-    def choice_counts(self) -> list[tuple[int, int]]:
+    def choice_counts(self) -> Sequence[tuple[int, int]]:
         """Each pending decision's seat and number of options, in :meth:`pending`'s order (empty:
-        the game is over). With :meth:`apply_index` it is all a random playout needs, and an
+        the game is over), not to be changed by the caller. With :meth:`apply_index` it is all a random playout needs, and an
         engine may answer it without building a single ``Decision`` or ``Option``."""
         return [(d.seat, len(d.options)) for d in self.pending()]
 
@@ -219,7 +219,7 @@ class State(ABC):
         ids: dict[int, str] = {}
         for seat, i in choices.items():
             d = decisions.get(seat)
-            if d is None or not 0 <= i < len(d.options):
+            if d is None or type(i) is not int or not 0 <= i < len(d.options):
                 raise IllegalChoiceError(seat, i, d.kind if d else "?",
                                          "no option of that index for that seat")
             ids[seat] = d.options[i].id

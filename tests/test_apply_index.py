@@ -25,13 +25,13 @@ def test_answers_by_index_play_the_same_game_as_answers_by_id(name, seats, optio
         rng = random.Random(seed)
         pending = by_id.pending()
         while pending:
-            assert by_index.choice_counts() == [(d.seat, len(d.options)) for d in pending]
+            assert list(by_index.choice_counts()) == [(d.seat, len(d.options)) for d in pending]
             picks = {d.seat: rng.randrange(len(d.options)) for d in pending}
             by_id.apply({d.seat: d.options[picks[d.seat]].id for d in pending})
             by_index.apply_index(picks)
             assert by_index.view(None) == by_id.view(None)
             pending = by_id.pending()
-        assert by_index.choice_counts() == []
+        assert list(by_index.choice_counts()) == []
         assert not by_index.pending()
         assert by_index.result() == by_id.result()
 
@@ -45,7 +45,7 @@ def test_the_fast_path_offers_what_pending_offers(name, seats, options) -> None:
     while True:
         counts = state.choice_counts()
         pending = state.pending()
-        assert counts == [(d.seat, len(d.options)) for d in pending]
+        assert list(counts) == [(d.seat, len(d.options)) for d in pending]
         assert all(len(d.options) > 1 for d in pending)
         if not counts:
             break
@@ -57,7 +57,8 @@ def test_an_index_out_of_range_or_a_seat_not_asked_is_refused(name, seats, optio
     state = find_game(name).new_state(seats, 1, options=options)
     d = state.pending()[0]
     before = state.view(None)
-    for bad in ({d.seat: len(d.options)}, {d.seat: -1}, {seats + 5: 0}):
+    for bad in ({d.seat: len(d.options)}, {d.seat: -1}, {seats + 5: 0}, {d.seat: True},
+                {d.seat: 0.0}, {d.seat: "0"}):
         with pytest.raises(IllegalChoiceError):
             state.apply_index(bad)
     assert state.view(None) == before

@@ -106,3 +106,12 @@ def test_each_die_moves_its_own_character_exactly_the_value() -> None:
     pil, art = list(s.pilgrims), list(s.artists)
     pick(s, "move:M4:nothing")
     assert s.merchants[0] == BOARD.town_index("M4") and (s.pilgrims, s.artists) == (pil, art)
+
+
+def test_a_state_before_its_first_round_asks_nothing():
+    """``setup=False`` (how ``determinize`` starts) stops before the first roll: no question
+    is open yet, and asking for one says so rather than failing."""
+    from referee.games.tokaido_duo.state import TokaidoState
+
+    s = TokaidoState(BOARD, 3, setup=False)
+    assert s.pending() == []

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, TypeVar, cast
 
-from referee.core import Option
+from referee.core import Option, option_index
 from referee.games.doubletrack.board import MIN_BID, Board
 
-P = ParamSpec("P")
+Builder = TypeVar("Builder", bound=Callable[..., "Menu"])
 Make = Callable[[], list[Option]]
 """Builds a menu's options, in the order of its values."""
 
@@ -28,13 +28,12 @@ class Menu:
     """The answers to one shape of question: ``values[i]`` is what the engine receives for the
     option of index ``i``; :attr:`options` are built on first use."""
 
-    __slots__ = ("values", "_make", "_options", "_by_id")
+    __slots__ = ("values", "_make", "_options")
 
     def __init__(self, values: tuple[Any, ...], make: Make) -> None:
         self.values = values
         self._make = make
         self._options: tuple[Option, ...] | None = None
-        self._by_id: dict[str, Any] | None = None
 
     @property
     def options(self) -> tuple[Option, ...]:
@@ -47,34 +46,36 @@ class Menu:
 
     def value_at(self, index: int) -> Any:
         """The value of the option of index ``index``. Raises ``IndexError`` for an index out
-        of range (negative ones too) and ``TypeError`` for one that is not an integer."""
+        of range (negative ones too) and ``TypeError`` for one that is not an integer (a bool
+        neither, as on the fast path)."""
+        if type(index) is not int:
+            raise TypeError(f"option index {index!r} is not an integer")
         if index < 0:
             raise IndexError(index)
         return self.values[index]
 
     def value_of(self, option_id: Any) -> Any:
-        """The value of the option whose id is ``option_id``. Raises ``KeyError`` for an id not
-        offered and ``TypeError`` for one that cannot be an id (unhashable)."""
-        by_id = self._by_id
-        if by_id is None:
-            by_id = self._by_id = {o.id: v for o, v in zip(self.options, self.values)}
-        return by_id[option_id]
+        """The value of the option whose id is ``option_id``. Raises ``KeyError`` for anything
+        not an offered id (the runner's cached lookup, :func:`referee.core.option_index`)."""
+        i = option_index(self.options, option_id)
+        if i is None:
+            raise KeyError(option_id)
+        return self.values[i]
 
 
-def _by_shape(
-        build: Callable[Concatenate[Board, P], Menu]) -> Callable[Concatenate[Board, P], Menu]:
+def _by_shape(build: Builder) -> Builder:
     """Keep the menus ``build`` makes on the board, by the question's shape (the builder's name
-    and its arguments): a hit (nearly every call, once warm) builds nothing, not even the
-    closure that would build the options."""
+    and its arguments, all positional): a hit (nearly every call, once warm) builds nothing,
+    not even the closure that would build the options."""
     name = build.__name__
 
     @functools.wraps(build)
-    def menu(board: Board, /, *shape: P.args, **named: P.kwargs) -> Menu:
+    def menu(board: Board, /, *shape: Any) -> Menu:
         hit = board.option_cache.get((name, *shape))
-        if hit is None:  # (the builders take no keywords: ``named`` is always empty)
-            hit = board.option_cache[(name, *shape)] = build(board, *shape, **named)
+        if hit is None:
+            hit = board.option_cache[(name, *shape)] = build(board, *shape)
         return hit
-    return menu
+    return cast(Builder, menu)
 
 
 @_by_shape

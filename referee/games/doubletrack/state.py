@@ -18,7 +18,7 @@ at the bottom), and a seat that draws one of them holds a card everyone knows (`
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from referee.core import (
@@ -79,11 +79,12 @@ class DoubletrackState(State):
         """The ``ask_*`` step whose question is pending."""
         self._asked: list[Asked] = []
         """The pending questions: (seat, kind, prompt, menu); several: sealed bids."""
-        self._counts: list[tuple[int, int]] = []
+        self._counts: tuple[tuple[int, int], ...] = ()
         """(seat, number of options) of each pending question: :meth:`choice_counts`."""
         self._alone = NO_ONE
         """The seat of the pending question when it is one seat's alone (not sealed bids;
-        NO_ONE: sealed bids, or nothing pending), and its menu's values: the fast path."""
+        NO_ONE: sealed bids, or nothing pending), and its menu's values: both derived from
+        ``_asked``, kept apart so that the fast paths answer with two lookups."""
         self._values: tuple[Any, ...] = ()
         self._result: Result | None = None
         if deal:
@@ -107,10 +108,9 @@ class DoubletrackState(State):
         return [Decision(seat, kind, prompt, menu.options)
                 for seat, kind, prompt, menu in self._asked]
 
-    def choice_counts(self) -> list[tuple[int, int]]:
+    def choice_counts(self) -> Sequence[tuple[int, int]]:
         """Without building a ``Decision`` or an ``Option`` (the options of a question are
-        built only when :meth:`pending` shows them). A new list after every answer: the state
-        never changes the one it returned."""
+        built only when :meth:`pending` shows them); a tuple, which no caller can change."""
         return self._counts
 
     def apply(self, choices: Mapping[int, str]) -> None:
@@ -133,7 +133,7 @@ class DoubletrackState(State):
             if type(i) is int and 0 <= i < len(values):  # what _answer does, inline
                 self.seen[seat] = len(self.events)
                 step = self.wait
-                self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
+                self._clear()
                 ANSWER[step[0]](self, step, values[i])  # type: ignore[index]
                 self._run()
                 return
@@ -177,7 +177,7 @@ class DoubletrackState(State):
             seen[seat] = n_events
         step = self.wait
         assert step is not None
-        self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
+        self._clear()
         ANSWER[step[0]](self, step, answer)
         self._run()
 
@@ -197,7 +197,7 @@ class DoubletrackState(State):
         other.rng = random.Random.__new__(random.Random)  # no OS seeding: the state follows
         other.rng.setstate(self.rng.getstate())
         for name in ("big", "small", "money", "pile", "gates", "played", "events", "seen",
-                     "stack", "_asked", "_counts"):
+                     "stack", "_asked"):
             setattr(other, name, list(getattr(self, name)))
         other.hands = [list(h) for h in self.hands]
         other.known = [list(k) for k in self.known]
@@ -222,8 +222,12 @@ class DoubletrackState(State):
         """
         if self.wait is not None:
             self.stack.append(self.wait)
-            self._asked, self._counts, self.wait, self._alone = [], [], None, NO_ONE
+            self._clear()
         self._run()
+
+    def _clear(self) -> None:
+        """Nothing pending (the question was answered, or is to be asked again)."""
+        self._asked, self._counts, self.wait, self._alone = [], (), None, NO_ONE
 
     def ask(self, step: Step, seat: int, kind: str, prompt: str, menu: opt.Menu) -> bool:
         """Put one question to ``seat`` for ``step``; with a single option, answer it at once.
@@ -234,7 +238,7 @@ class DoubletrackState(State):
             ANSWER[step[0]](self, step, values[0])
             return False
         self._asked = [(seat, kind, prompt, menu)]
-        self._counts = [(seat, len(values))]
+        self._counts = ((seat, len(values)),)
         self._alone, self._values = seat, values
         return True
 
@@ -242,7 +246,7 @@ class DoubletrackState(State):
         """Put several questions at once (sealed, simultaneous bids): (seat, kind, prompt,
         menu) each. The step's answer function receives a dict, seat -> value chosen."""
         self._asked = asked
-        self._counts = [(q[0], len(q[3].values)) for q in asked]
+        self._counts = tuple([(q[0], len(q[3].values)) for q in asked])
 
     def roll_dice(self) -> list[int]:
         """The board's dice (two six-sided on the default board), from the state's generator."""

@@ -15,22 +15,13 @@ from typing import TYPE_CHECKING
 
 from .board import Board
 from .options import Key
-from .tables import COUNT_MASK, MOST_MEEPLES, artist_dest_keys, sell_keys
+from .tables import COASTAL_TOWNS, COUNT_MASK, MOST_MEEPLES, artist_dest_keys, sell_keys
 
 if TYPE_CHECKING:
     from .state import TokaidoState
 
 PILGRIM, MERCHANT, ARTIST = 0, 1, 2
 """Character indexes (the order of :data:`.board.CHARACTERS`)."""
-COASTAL_TOWNS = 8
-"""Towns 0..7 are the coastal towns (on the ring); the others are mountain towns."""
-
-
-def wave_side(s: TokaidoState, seat: int, character: int) -> str | None:
-    """The side of ``character``'s wave tile if ``seat`` holds it."""
-    return s.wave_side[character] if s.wave_holder[character] == seat else None
-
-
 def coastal_blockers(s: TokaidoState) -> set[int]:
     """Ring spaces a pilgrim may not stop on / a merchant may not enter: every pilgrim and
     every merchant standing on a coastal town (one meeple per coastal town)."""

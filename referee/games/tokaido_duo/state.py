@@ -159,11 +159,11 @@ class TokaidoState(State):
             key = keys[i]
         except (KeyError, IndexError, TypeError):
             raise self._refusal(choices) from None
-        if i < 0 or len(choices) != 1:
+        if type(i) is not int or i < 0 or len(choices) != 1:  # a bool is no index either
             raise self._refusal(choices)
         self.seen[seat] = len(self.events)
         _TRANSITIONS[key[0]](self, key)
-        keys = self.option_keys  # _settle, inlined on this path
+        keys = self.option_keys  # _settle, inlined on this path (2% of a random game)
         while len(keys) == 1:
             key = keys[0]
             _TRANSITIONS[key[0]](self, key)
@@ -231,7 +231,7 @@ class TokaidoState(State):
         object for the same seat, its options the same tuple for either seat, so whoever
         caches by identity (the encoded options of ``referee.protocol``) hits, and no Option
         is built twice."""
-        if self.over:
+        if self.over or not self.option_keys:  # over, or a position not set up yet
             self._pending, self._index = [], _NO_INDEX
             return self._pending
         k = tuple(self.option_keys)
@@ -268,7 +268,7 @@ class TokaidoState(State):
         (``determinize``) or built by hand."""
         keys: list[Key]
         if phase == "choose_die":
-            keys = [("die", c, self.dice[c]) for c in range(3) if self.used[c] < 0]
+            keys = self._die_keys()
         elif phase == "move":
             keys = moves.move_keys(self, self.actor, self.character, self.value)
         elif phase == "keep_wares":
@@ -316,6 +316,13 @@ class TokaidoState(State):
             used = self.used
             self._automa_turn([c for c in range(3) if used[c] < 0])
             return
+        keys = self._die_keys()
+        self.phase, self.seat, self.option_keys = "choose_die", seat, keys
+        if len(keys) == 1:  # the last die: forced, taken at once (what _settle would do)
+            self._take_die(keys[0])
+
+    def _die_keys(self) -> list[Key]:
+        """The dice not taken yet, as ``choose_die`` options (unrolled: three per round)."""
         u0, u1, u2 = self.used
         d0, d1, d2 = self.dice
         keys = []
@@ -325,9 +332,7 @@ class TokaidoState(State):
             keys.append(("die", 1, d1))
         if u2 < 0:
             keys.append(("die", 2, d2))
-        self.phase, self.seat, self.option_keys = "choose_die", seat, keys
-        if len(keys) == 1:  # the last die: forced, taken at once (what _settle would do)
-            self._take_die(keys[0])
+        return keys
 
     def _end_round(self) -> None:
         """After the third die: the game ends if an end was triggered, else a new round."""
