@@ -253,11 +253,12 @@ class Runner:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         if answer.fault is None:
             assert answer.choice is not None
-            return self._book(decision, step, answer.choice, answer.elapsed_ms, OK, answer.log)
+            return self._book(decision, step, answer.choice, answer.elapsed_ms, OK, answer.log,
+                              answer.stall_ms)
         choice = self.fallback_rng.choice(decision.options).id
         self._strike(FaultRecord(step, decision.seat, decision.kind, answer.fault))
         return self._book(decision, step, choice, answer.elapsed_ms, answer.fault.reason.value,
-                          answer.log)
+                          answer.log, answer.stall_ms)
 
     def _strike(self, record: FaultRecord, strike: bool = True) -> None:
         """Record a fault; a strike counts towards the seat's forfeit."""
@@ -270,8 +271,10 @@ class Runner:
                 seat.forfeited = True
 
     def _book(self, decision: Decision, step: int, choice: str, elapsed_ms: float, status: str,
-              log: str | None) -> str:
-        """Log one decision as settled; returns the id to apply."""
+              log: str | None, stall_ms: float = 0.0) -> str:
+        """Log one decision as settled; returns the id to apply. ``stall_ms``, the time the
+        referee itself was stalled during the call (not charged to the bot), is logged when
+        there was any, so that a slow decision of the referee's making reads as such."""
         entry: DecisionEntry = {
             "step": step,
             "seat": decision.seat,
@@ -283,6 +286,8 @@ class Runner:
         }
         if log:
             entry["log"] = log[:MAX_LOG_CHARS]
+        if stall_ms >= 1.0:
+            entry["stall_ms"] = round(stall_ms, 3)
         self.decisions.append(entry)
         return choice
 

@@ -65,6 +65,9 @@ class DecisionEntry(TypedDict):
     ms: float
     status: str
     log: NotRequired[str]
+    stall_ms: NotRequired[float]
+    """Time the referee's own process was stalled during the call, not charged to the bot
+    (``ms`` is the bot's time without it); absent when there was none."""
 
 
 class FaultEntry(TypedDict):
@@ -246,6 +249,7 @@ LOG_SCHEMA: dict[str, Any] = {
                 "ms": {"type": "number", "minimum": 0},
                 "status": {"enum": list(STATUSES)},
                 "log": {"type": "string", "maxLength": MAX_LOG_CHARS},
+                "stall_ms": {"type": "number", "minimum": 0},
             },
         }},
         "faults": {"type": "array", "items": {

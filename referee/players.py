@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.core import Decision
 from referee.faults import Fault, FaultReason
+from referee.stall import CLOCK
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,15 @@ class DecisionRequest:
 @dataclass(slots=True)
 class Answer:
     """A player's reply: the chosen id (``None`` if none usable), how long it took, the bot's
-    own ``log`` text, and the :class:`~referee.faults.Fault` if the answer cannot be used."""
+    own ``log`` text, and the :class:`~referee.faults.Fault` if the answer cannot be used.
+    ``elapsed_ms`` is the time charged to the bot: the wall clock less ``stall_ms``, the time
+    the referee's own process was stalled meanwhile (:mod:`referee.stall`)."""
 
     choice: str | None
     elapsed_ms: float = 0.0
     log: str | None = None
     fault: Fault | None = None
+    stall_ms: float = 0.0
 
 
 @dataclass
@@ -157,7 +161,22 @@ class InProcessPlayer(Player):
     def answer(self, decision: Decision, view: Callable[[], dict[str, Any]]) -> Answer:
         """:meth:`decide` from the decision and the view's builder alone: the runner's fast
         path for a seat played in-process, which needs no request (its id, deadline and bank
-        are for a bot behind HTTP)."""
+        are for a bot behind HTTP). A bot held to the clock is charged its time less the
+        referee's stalls, as an HTTP bot is (:mod:`referee.stall`)."""
+        if not self.clocked:
+            return self._answer(decision, view)
+        CLOCK.hold()
+        try:
+            stalled = CLOCK.stalled()
+            answer = self._answer(decision, view)
+            stall_ms = (CLOCK.stalled() - stalled) * 1000
+        finally:
+            CLOCK.release()
+        answer.elapsed_ms = max(0.0, answer.elapsed_ms - stall_ms)
+        answer.stall_ms = stall_ms
+        return answer
+
+    def _answer(self, decision: Decision, view: Callable[[], dict[str, Any]]) -> Answer:
         assert self.bot is not None
         began = time.perf_counter()
         try:

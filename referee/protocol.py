@@ -176,6 +176,38 @@ def encode(message: Any) -> bytes:
 
 # -- answers the bot sends ------------------------------------------------------------------
 
+MAX_DEPTH = 64
+"""Deepest nesting of a document read from the wire. No protocol document comes near it (a
+view nests about six deep); past it, code walking the document recursively (a schema check,
+an equality, a ``repr``) would hit Python's recursion limit."""
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode_json(body: bytes) -> Any:
+    """The JSON document ``body`` holds, or ``ValueError`` saying why it is not one we read.
+
+    Strict JSON in UTF-8: no NaN or Infinity, no lone surrogate (it could be neither printed
+    nor stored), no number beyond a double (a 100,000-digit integer would cost seconds to
+    convert), at most :data:`MAX_DEPTH` levels deep. A UTF-8 byte order mark is skipped, as
+    RFC 8259 allows (some platforms write one by default). orjson checks all of it but the
+    depth without recursion, and refuses anything deeper than 1024 levels itself.
+    """
+    doc = orjson.loads(body[3:] if body.startswith(_BOM) else body)
+    if isinstance(doc, (dict, list)):
+        _check_depth(doc)
+    return doc
+
+
+def _check_depth(doc: dict[str, Any] | list[Any]) -> None:
+    level: list[Any] = [doc]
+    for depth in range(1, MAX_DEPTH + 1):
+        level = [child for node in level
+                 for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, (dict, list))]
+        if not level:
+            return
+    raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+
 
 class ParsedAnswer(NamedTuple):
     """A ``/decide`` answer: ``fault`` is ``None`` when it is usable; ``notes`` are protocol
@@ -194,8 +226,8 @@ def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:
     schema, plus the one thing a schema cannot know, that the id was offered.
     """
     try:
-        doc = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+        doc = decode_json(body)
+    except ValueError as exc:
         return _bad(body, f"not JSON ({exc}): {_preview(body)}")
     if not isinstance(doc, dict):
         return _bad(body, f"expected a JSON object, got {_kind(doc)}")
@@ -238,11 +270,9 @@ class MessageError(RefereeError, ValueError):
 def decode_message(raw: bytes) -> dict[str, Any]:
     """A request body as the JSON object every message is, or :class:`MessageError`."""
     try:
-        doc = json.loads(raw or b"null")
-    except ValueError as exc:  # also bad UTF-8 (UnicodeDecodeError is a ValueError)
-        raise MessageError(f"body is not JSON: {exc}") from None
-    except RecursionError:
-        raise MessageError("body is not JSON this server reads: nested too deep") from None
+        doc = decode_json(raw or b"null")
+    except ValueError as exc:
+        raise MessageError(f"body is not JSON this bot reads: {exc}") from None
     if not isinstance(doc, dict):
         raise MessageError("body must be a JSON object")
     return doc

@@ -8,10 +8,16 @@ Why it is built this way (each point defends against a real bot failure):
   therefore covers connecting, sending, the status line, the headers and the body alike.
 * Who shuts the socket down depends on the address. A host name needs a DNS lookup, which
   nothing can interrupt: such calls run on a worker thread and the caller waits on the future
-  with the remaining deadline, then shuts the socket down (so the worker is freed too). An IP
-  address needs no lookup: the call runs in the caller's own thread and one shared watchdog
-  thread shuts the socket down at the deadline. Same guarantee, without two thread switches
-  per decision (they cost about 0.1 ms, as much as the referee's own work).
+  until the deadline, then shuts the socket down (so the worker is freed too). An IP address
+  needs no lookup: the call runs in the caller's own thread and the process's clock thread
+  (:mod:`referee.stall`) shuts the socket down at the deadline. Same guarantee, without two
+  thread switches per decision (they cost about 0.1 ms, as much as the referee's own work).
+* Deadlines are kept in the referee's awake time (:mod:`referee.stall`): time the referee's
+  process could not run (frozen, swapped, starved of CPU) is not the bot's. A bot is charged
+  its wall-clock time less that stall, and is never cut off because the referee woke late.
+* Only what a peer can provoke is a bot's fault: socket, TLS, HTTP and encoding errors. Any
+  other exception is a bug of the referee (a library upgrade breaking the hooks below would
+  strike every bot at once): it is logged with its traceback and raised, never charged.
 * The body is read with ``raw.read1(..., decode_content=False)``, counting raw bytes against the
   cap (64 KiB by default); compressed bodies are refused (a zip bomb is small on the wire).
 * Redirects are never followed (a bot URL must not make the referee fetch elsewhere),
@@ -23,11 +29,9 @@ Why it is built this way (each point defends against a real bot failure):
 
 from __future__ import annotations
 
-import heapq
+import http.client
 import ipaddress
-import itertools
-import json
-import math
+import logging
 import socket
 import ssl
 import threading
@@ -41,6 +45,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import requests
+import urllib3.exceptions
 from requests import PreparedRequest
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -51,6 +56,9 @@ from referee.display import printable, redact
 from referee.errors import RefereeError
 from referee.faults import Fault, FaultReason, body_excerpt
 from referee.players import Answer, DecisionRequest, MatchInfo, Player
+from referee.stall import CLOCK
+
+log = logging.getLogger("referee.transport")
 
 MAX_BODY = 64 * 1024
 PLAIN_HTTP_HINT = "is the bot serving plain http? then use an http:// URL"
@@ -58,6 +66,16 @@ CONNECT_TIMEOUT_S = 1.0
 """A bot that is not up is struck quickly, not waited for."""
 LIFECYCLE_MS = 2000
 """Budget of ``/start``, ``/end`` and ``GET /`` calls."""
+READ_SLACK_S = 30.0
+"""The socket's own read timeout beyond the budget: a last resort only, since the clock thread
+cuts a call off at its deadline in awake time, which a frozen referee's wall clock overtakes."""
+PEER_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, http.client.HTTPException, urllib3.exceptions.HTTPError,
+    requests.RequestException, ValueError, EOFError,
+)
+"""What bytes from a peer (or its absence) can make the HTTP stack raise: the bot's fault.
+``ValueError`` covers bad encodings and numbers in the status line, headers or chunk sizes,
+and the service's address policy refusing where the bot's host now points."""
 HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json",
@@ -146,44 +164,6 @@ def _shutdown(sock: socket.socket) -> None:
         pass
 
 
-class _Watchdog:
-    """One daemon thread that aborts calls whose deadline passed (the inline path).
-
-    It sleeps until the earliest live deadline and is woken only when a new deadline is
-    earlier than that, which in a match (equal limits, one call after another) is rare.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._heap: list[tuple[float, int, _Call]] = []
-        self._count = itertools.count()
-        self._wake_at = math.inf
-        self._thread: threading.Thread | None = None
-
-    def watch(self, deadline: float, call: _Call) -> None:
-        with self._cond:
-            heapq.heappush(self._heap, (deadline, next(self._count), call))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="bot-deadlines",
-                                                daemon=True)
-                self._thread.start()
-            if deadline < self._wake_at:
-                self._cond.notify()
-
-    def _run(self) -> None:
-        with self._cond:
-            while True:
-                now = time.monotonic()
-                heap = self._heap
-                while heap and (heap[0][2].finished or heap[0][0] <= now):
-                    _, _, call = heapq.heappop(heap)
-                    if not call.finished:
-                        call.abort()
-                self._wake_at = heap[0][0] if heap else math.inf
-                self._cond.wait(None if not heap else self._wake_at - now)
-
-
-_WATCHDOG = _Watchdog()
 _current = threading.local()
 """The :class:`_Call` the current worker thread is making (read by the connection hooks)."""
 
@@ -332,12 +312,30 @@ def send(session: requests.Session, prepared: PreparedRequest,
 
 
 class Exchange(NamedTuple):
-    """What one call gave: the body, or the fault; ``ms`` is the round trip."""
+    """What one call gave: the body, or the fault; ``ms`` is the round trip charged to the bot
+    (its wall-clock time less ``stall_ms``, the time the referee's process was stalled)."""
 
     body: bytes | None
     fault: Fault | None
     ms: float
     content_type: str = ""
+    stall_ms: float = 0.0
+
+
+class _Stopwatch:
+    """A call's time on the wall clock and the referee's stall within it."""
+
+    __slots__ = ("began", "stalled", "due")
+
+    def __init__(self, budget_ms: float) -> None:
+        self.began, self.stalled = time.perf_counter(), CLOCK.stalled()
+        self.due = CLOCK.awake() + budget_ms / 1000
+        """When the call is cut off, in awake time."""
+
+    def stop(self, outcome: Exchange) -> Exchange:
+        stall = CLOCK.stalled() - self.stalled
+        wall = time.perf_counter() - self.began
+        return outcome._replace(ms=max(0.0, wall - stall) * 1000, stall_ms=stall * 1000)
 
 
 class Transport:
@@ -368,35 +366,40 @@ class Transport:
 
     def _call_inline(self, method: str, path: str, body: bytes | None,
                      budget_ms: float) -> Exchange:
-        call = _Call()
-        began = time.perf_counter()
-        _WATCHDOG.watch(time.monotonic() + budget_ms / 1000, call)
+        call, watch = _Call(), _Stopwatch(budget_ms)
+        timer = CLOCK.call_at(watch.due, call.abort)
         try:
             outcome = self._work(call, method, path, body, budget_ms / 1000)
         finally:
             call.finish()
-        ms = (time.perf_counter() - began) * 1000
+            timer.cancel()
         if call.aborted and outcome.fault is not None:
-            return Exchange(None, Fault(FaultReason.TIMEOUT, call.timeout_detail(budget_ms)), ms)
-        return outcome._replace(ms=ms)
+            outcome = _timeout(call, budget_ms)
+        return watch.stop(outcome)
 
     def _call_on_worker(self, method: str, path: str, body: bytes | None,
                         budget_ms: float) -> Exchange:
-        call = _Call()
-        began = time.perf_counter()
+        call, watch = _Call(), _Stopwatch(budget_ms)
+        timer = CLOCK.call_at(watch.due, call.abort)
         try:
             future: Future[Exchange] = self._pool().submit(
                 self._work, call, method, path, body, budget_ms / 1000
             )
-            outcome = future.result(timeout=max(0.0, budget_ms / 1000))
-        except FutureTimeout:
-            call.abort()
-            future.cancel()
-            ms = (time.perf_counter() - began) * 1000
-            return Exchange(None, Fault(FaultReason.TIMEOUT, call.timeout_detail(budget_ms)), ms)
+            while True:  # until the deadline in awake time: a stall moves it
+                try:
+                    outcome = future.result(timeout=max(0.0, watch.due - CLOCK.awake()))
+                    break
+                except FutureTimeout:
+                    if CLOCK.awake() >= watch.due:
+                        call.abort()
+                        future.cancel()
+                        outcome = _timeout(call, budget_ms)
+                        break
         except (RuntimeError, CancelledError):  # the pool was shut down: the player is closed
             return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
-        return outcome._replace(ms=(time.perf_counter() - began) * 1000)
+        finally:
+            timer.cancel()
+        return watch.stop(outcome)
 
     def close(self) -> None:
         self._closed = True
@@ -424,7 +427,7 @@ class Transport:
                 if self._session is None:
                     self._session = new_session(self.guard)
                 response = send(self._session, self._prepared(method, path, body),
-                                (min(CONNECT_TIMEOUT_S, timeout_s), timeout_s))
+                                (min(CONNECT_TIMEOUT_S, timeout_s), timeout_s + READ_SLACK_S))
                 return self._read(call, response)
         except requests.exceptions.ConnectTimeout:
             if call.aborted:
@@ -438,10 +441,16 @@ class Transport:
                 return _fault(FaultReason.TIMEOUT,
                               "cut off at the deadline during the TLS handshake")
             return _fault(FaultReason.CONNECTION_ERROR, _tls_failure(exc))
-        except Exception as exc:  # whatever a hostile peer provokes, it is the bot's fault
+        except PEER_ERRORS as exc:  # what a hostile or broken peer provokes: the bot's fault
             if call.aborted:
                 return _fault(FaultReason.TIMEOUT, "cut off at the deadline")
             return _fault(FaultReason.CONNECTION_ERROR, _describe(exc))
+        except Exception:
+            if call.aborted:  # a socket shut down under the HTTP stack may surface as anything
+                return _fault(FaultReason.TIMEOUT, "cut off at the deadline")
+            log.exception("%s %s%s: the referee failed, not the bot", method,
+                          redact(self.base_url), path)
+            raise
         finally:
             _current.call = None
 
@@ -501,6 +510,10 @@ def _is_ip(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _timeout(call: _Call, budget_ms: float) -> Exchange:
+    return Exchange(None, Fault(FaultReason.TIMEOUT, call.timeout_detail(budget_ms)), 0.0)
 
 
 def _fault(reason: FaultReason, detail: str) -> Exchange:
@@ -569,14 +582,20 @@ class HttpPlayer(Player):
         body = protocol.decide_body(request)
         ex = self._transport.call("POST", "/decide", body, request.deadline_ms)
         if ex.fault is not None:
-            return Answer(None, ex.ms, fault=ex.fault)
+            return Answer(None, ex.ms, fault=ex.fault, stall_ms=ex.stall_ms)
         assert ex.body is not None
-        parsed = protocol.parse_answer(ex.body, request.decision.option_ids())
+        try:
+            parsed = protocol.parse_answer(ex.body, request.decision.option_ids())
+        except Exception as exc:  # checking a seat's answer: its fault, never the match's
+            log.exception("reading an answer of %s", self.name)
+            fault = Fault(FaultReason.BAD_JSON, f"an answer the referee cannot read "
+                          f"({type(exc).__name__})", body_excerpt(ex.body))
+            return Answer(None, ex.ms, fault=fault, stall_ms=ex.stall_ms)
         for note in parsed.notes:
             self._note(f"/decide {request.decision.kind}: {note}")
         if ex.content_type and "json" not in ex.content_type.lower():
             self._note(f"/decide answer has Content-Type {ex.content_type!r}, expected JSON")
-        return Answer(parsed.choice, ex.ms, parsed.log, parsed.fault)
+        return Answer(parsed.choice, ex.ms, parsed.log, parsed.fault, ex.stall_ms)
 
     def end(self, match_id: str, result: Any) -> Fault | None:
         body = protocol.encode(protocol.end_message(match_id, self._game, self._seat, result))
@@ -617,7 +636,7 @@ def fetch_info(url: str, budget_ms: float = LIFECYCLE_MS,
         return None, ex.fault
     assert ex.body is not None
     try:
-        return json.loads(ex.body), None
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return protocol.decode_json(ex.body), None
+    except ValueError as exc:
         return None, Fault(FaultReason.BAD_JSON, f"GET / is not JSON ({exc})",
                            body_excerpt(ex.body))

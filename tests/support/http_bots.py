@@ -17,7 +17,15 @@ from typing import Any
 
 INFO = {"name": "hostile", "games": ["toy-race"], "protocol": 1}
 MODES = ("ok", "sleep", "drip_body", "drip_head", "huge", "huge_declared", "html", "unknown",
-         "status_500", "redirect", "drop", "gzip", "no_choice", "evil_status")
+         "status_500", "redirect", "drop", "gzip", "no_choice", "evil_status", "deep_json",
+         "huge_int", "nan", "surrogate")
+RAW_ANSWERS = {
+    "deep_json": b"[" * 30000 + b"]" * 30000,  # 60 KB, under the cap: Python's json recurses
+    "huge_int": b'{"choice": ' + b"9" * 60_000 + b"}",  # under the cap
+    "nan": b'{"choice": NaN}',
+    "surrogate": b'{"choice": "\\ud800"}',
+}
+"""Answers that are not JSON the referee reads, each once a way to crash a parser."""
 EVIL = "\x1b[2J\x1b[31mowned\x1b]0;pwned\x07\u202e"
 """Terminal escapes (clear screen, red, window title, bell) and a bidi override."""
 
@@ -79,13 +87,15 @@ class HostileServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
     def __init__(self, mode: str = "ok", delay: float = 0.0, choose: str = "first",
-                 info: Any = None, end_status: str = "200 OK") -> None:
+                 info: Any = None, end_status: str = "200 OK", good_first: int = 0) -> None:
         assert mode in MODES, mode
         super().__init__(("127.0.0.1", 0), _Handler)
         self.info = INFO if info is None else info
         self.end_status = end_status
         self.headers_seen: list[dict[str, str]] = []
         self.mode, self.delay, self.choose = mode, delay, choose
+        self.good_first = good_first
+        """How many ``/decide`` calls are answered well before ``mode`` takes over."""
         self.connections = 0
         self.arrivals: list[tuple[float, str]] = []
         self.bodies: dict[str, list[Any]] = {"/start": [], "/decide": [], "/end": []}
@@ -121,9 +131,13 @@ class HostileServer(socketserver.ThreadingTCPServer):
         options = [o["id"] for o in doc["decision"]["options"]]
         good = _json_response({"choice": options[0] if self.choose == "first" else options[-1],
                                "log": "thinking"})
-        mode = self.mode
+        mode = self.mode if len(self.arrivals) > self.good_first else "ok"
         if mode == "ok":
             out.write(good)
+        elif mode in RAW_ANSWERS:
+            out.write(_head("200 OK", {"Content-Type": "application/json",
+                                       "Content-Length": str(len(RAW_ANSWERS[mode]))})
+                      + RAW_ANSWERS[mode])
         elif mode == "sleep":
             time.sleep(self.delay)
             out.write(good)
