@@ -107,6 +107,21 @@ print(json.dumps({"faults": record.log["faults"], "decisions": record.log["decis
 """
 
 
+def wait_stopped(pid: int) -> None:
+    """Until every thread of ``pid`` has stopped: a signal takes a moment to reach a thread
+    running on another core, which could read the answer meanwhile."""
+    tasks = f"/proc/{pid}/task"
+    for _ in range(1000):
+        states = []
+        for tid in os.listdir(tasks):
+            with open(f"{tasks}/{tid}/stat") as fh:
+                states.append(fh.read().rpartition(")")[2].split()[0])
+        if all(state in "tT" for state in states):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} did not stop: {states}")
+
+
 class FreezingBot(HostileServer):
     """Answers at once, but at its ``at``-th decision freezes the referee's process first, so
     that the answer waits in the socket while the referee cannot read it."""
@@ -119,6 +134,7 @@ class FreezingBot(HostileServer):
         if len(self.arrivals) == self.at:
             os.kill(self.pid, signal.SIGSTOP)
             try:
+                wait_stopped(self.pid)
                 answered = super()._decide(out, doc)
                 out.flush()
                 time.sleep(self.freeze_s)
