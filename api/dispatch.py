@@ -89,17 +89,22 @@ class EmbeddedPool:
             self._queue.put(None)
 
     def _work(self) -> None:
-        from api.runner import run_match
+        from api.runner import RETRY_DELAY_S, run_match
 
         while not self._stop.is_set():
             match_pk = self._queue.get()
             if match_pk is None:
                 return
             try:
-                run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s,
-                          after=lambda game: self.tick(game, wait=False))
+                outcome = run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s,
+                                    after=lambda game: self.tick(game, wait=False))
             except Exception:  # the database went away: the sweeper will offer it again
                 log.exception("match %s", match_pk)
+                continue
+            if outcome == "retry":  # the referee failed that attempt: the next one, soon
+                timer = threading.Timer(RETRY_DELAY_S, self.enqueue, args=[[match_pk]])
+                timer.daemon = True
+                timer.start()
 
     def tick(self, game: str | None = None, wait: bool = True) -> None:
         """Run the matchmaker and queue what it released."""

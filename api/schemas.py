@@ -631,3 +631,21 @@ class HealthzOut(ma.Schema):
     ok = fields.Boolean(required=True)
     mode = fields.String(required=True)
     queue = fields.Nested(QueueOut, required=True)
+
+
+class IncidentOut(ma.Schema):
+    """A failure of the referee's own (never a bot's), for the operator."""
+
+    id = fields.Integer(required=True)
+    at = fields.DateTime(required=True)
+    match_id = fields.Integer(allow_none=True, required=True)
+    attempt = fields.Integer(required=True)
+    outcome = fields.String(required=True, metadata={
+        "description": "retried (the match got its next attempt) or voided (it was the last)"})
+    error = fields.String(required=True)
+    detail = fields.String(required=True, metadata={"description": "the traceback"})
+    worker = fields.String(required=True)
+
+
+class IncidentPage(Page):
+    items = fields.List(fields.Nested(IncidentOut), required=True)

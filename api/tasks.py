@@ -80,11 +80,15 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
     @app.task(name="referee.run_match")
     def run_match_task(match_pk: int) -> str:
-        from api.runner import run_match
+        from api.runner import RETRY_DELAY_S, run_match
 
         settings = config()
-        return run_match(engine(), int(match_pk), settings.policy(), lease_s=settings.lease_s,
-                         after=lambda game: tick_and_enqueue(game, wait=False))
+        outcome = run_match(engine(), int(match_pk), settings.policy(),
+                            lease_s=settings.lease_s,
+                            after=lambda game: tick_and_enqueue(game, wait=False))
+        if outcome == "retry":  # the referee failed that attempt: the next one, soon
+            run_match_task.apply_async(args=[match_pk], countdown=RETRY_DELAY_S)
+        return outcome
 
     @app.task(name="referee.ladder_tick")
     def ladder_tick_task() -> int:

@@ -379,3 +379,26 @@ class LadderPause(Base):
     paused_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     by_owner_id: Mapped[int | None] = mapped_column(
         ForeignKey("owners.id", ondelete="SET NULL"), nullable=True)
+
+
+class Incident(Base):
+    """A failure of the referee's own, never a bot's: an attempt of a match that raised (an
+    engine or runner bug, storage lost mid-finish). The match gets another attempt while it has
+    attempts left, and is voided after its last (revision 0006; admins read them through
+    ``GET /admin/incidents``, ``/healthz`` counts the last hour's)."""
+
+    __tablename__ = "incidents"
+    __table_args__ = (Index("ix_incidents_at", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    match_pk: Mapped[int | None] = mapped_column(
+        ForeignKey("matches.id", ondelete="SET NULL"), nullable=True)
+    attempt: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(STATE_LEN))
+    """``retried`` (another attempt follows) or ``voided`` (it was the last)."""
+    error: Mapped[str] = mapped_column(String(NAME_LEN))
+    """The exception in one line: its type and message."""
+    detail: Mapped[str] = mapped_column(Text, default="")
+    """The traceback, for the operator (never shown to bot owners)."""
+    worker: Mapped[str] = mapped_column(String(NAME_LEN), default="")

@@ -10,7 +10,10 @@ The database owns the work.  A match row goes ``scheduled → running → finish
   if the row is still ``running`` under the same attempt (a newer attempt, or the sweeper,
   took it over otherwise: the result is dropped, never counted twice);
 * :func:`sweep` finds expired leases and lost enqueues to re-enqueue, and voids matches that
-  used :data:`MAX_ATTEMPTS` attempts or outlived the age cap.
+  used :data:`MAX_ATTEMPTS` attempts or outlived the age cap;
+* :func:`fail_attempt` books an attempt the referee itself failed (never a bot: a bot's
+  faults are strikes in the log) as an :class:`~ladder.models.Incident` and gives the match
+  its next attempt at once, or voids it after its last.
 
 Bots see a per-attempt match id (``m12.2``) so that a bot keeping state per match is not
 confused when a match is played again.
@@ -36,13 +39,15 @@ from ladder import ForbiddenError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Match, MatchLog,
-    MatchSeat,
+    ACTIVE, FINISHED, NAME_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Incident,
+    Match, MatchLog, MatchSeat,
 )
 from ladder.ratings import standings
 from ladder.store import apply_rating
 
 MAX_ATTEMPTS = 3
+MAX_INCIDENT_DETAIL = 8000
+"""Characters of a traceback an incident keeps (its end: where it was raised)."""
 MAX_CHALLENGE_GAMES = 10
 DEFAULT_SETTINGS = {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
 
@@ -273,6 +278,53 @@ def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None)
         return bool(conn.execute(update(Match).where(*cond).values(
             state=VOIDED, finished_at=now_utc(), lease_owner=None, lease_until=None,
             void_reason=reason[:200])).rowcount)
+
+
+def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
+                 now: datetime | None = None) -> str:
+    """Book this attempt as the referee's failure: an incident, then the match's next attempt
+    (``retried``: it is ``scheduled`` again, to enqueue now) or, after its last, ``voided``.
+    ``superseded`` when this attempt no longer owns the row (nothing changes but the incident).
+    """
+    now = now or now_utc()
+    last = held.attempt >= MAX_ATTEMPTS
+    with translate_errors(engine), engine.begin() as conn:
+        owned = (Match.id == held.match_pk, Match.state == RUNNING,
+                 Match.attempt == held.attempt)
+        if last:
+            changed = conn.execute(update(Match).where(*owned).values(
+                state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
+                void_reason=f"referee failure after {MAX_ATTEMPTS} attempts: {error}"[:NAME_LEN]
+            )).rowcount
+        else:
+            changed = conn.execute(update(Match).where(*owned).values(
+                state=SCHEDULED, lease_owner=None, lease_until=None, enqueued_at=now)).rowcount
+        outcome = "superseded" if not changed else "voided" if last else "retried"
+        conn.execute(insert(Incident).values(
+            at=now, match_pk=held.match_pk, attempt=held.attempt, outcome=outcome,
+            error=error[:NAME_LEN], detail=detail[-MAX_INCIDENT_DETAIL:],
+            worker=held.worker[:NAME_LEN]))
+    return outcome
+
+
+def incidents(engine: Engine, page: int = 1, per_page: int = 50
+              ) -> tuple[list[dict[str, Any]], int]:
+    """The referee's failures, newest first, with their tracebacks (for admins)."""
+    with translate_errors(engine), reader(engine) as conn:
+        total = conn.execute(select(func.count()).select_from(Incident)).scalar_one()
+        rows = conn.execute(select(Incident.__table__).order_by(Incident.id.desc())
+                            .limit(per_page).offset((page - 1) * per_page)).all()
+    return [{"id": r.id, "at": utc(r.at), "match_id": r.match_pk, "attempt": r.attempt,
+             "outcome": r.outcome, "error": r.error, "detail": r.detail, "worker": r.worker}
+            for r in rows], int(total)
+
+
+def recent_incidents(engine: Engine, seconds: float = 3600.0) -> int:
+    """How many failures of the referee's own there were in the last ``seconds``."""
+    since = now_utc() - timedelta(seconds=seconds)
+    with translate_errors(engine), reader(engine) as conn:
+        return int(conn.execute(select(func.count()).select_from(Incident)
+                                .where(Incident.at >= since)).scalar_one())
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,22 @@
-"""Admin: pause and resume a game's ladder, void a match, recompute a ladder's ratings."""
+"""Admin: pause and resume a game's ladder, void a match, recompute a ladder's ratings, read
+the referee's own failures."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api.app import BEARER, admin_required, require_owner, service
 from api.schemas import ID_RULE as ID
-from api.schemas import LadderOut, LadderPauseBody, RecomputeOut, VoidBody, VoidOut
+from api.schemas import (
+    IncidentPage, LadderOut, LadderPauseBody, PageArgs, RecomputeOut, VoidBody, VoidOut,
+)
 from ladder import admin
 from ladder.store import recompute
+from ladder.work import incidents
 
 GAME = "string(maxlength=64):game"
 
@@ -67,5 +72,17 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         recompute).  409 for a match already voided."""
         reason = (body or {}).get("reason", "voided by an admin")
         return admin.void_match(service().engine, match_id, reason)
+
+    @blp.route("/incidents", methods=["GET"])
+    @admin_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(PageArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, IncidentPage)
+    def list_incidents(page: int, per_page: int) -> Any:
+        """The referee's own failures, newest first: each match attempt that raised (a bug,
+        storage lost while finishing), with its traceback, and whether the match got another
+        attempt or, after its last, was voided.  A bot's faults are never incidents."""
+        items, total = incidents(service().engine, page, per_page)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
 
     return blp

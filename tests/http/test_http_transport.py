@@ -16,7 +16,7 @@ from referee.players import InProcessPlayer, Player
 from referee.protocol import schema_errors
 from referee.replay import replay
 from referee.transport import BotUrlError, HttpPlayer, fetch_info
-from support.http_bots import HostileServer, free_port
+from support.http_bots import HOSTILE_MATRIX, HostileServer, free_port
 
 DEADLINE_MS = 200
 CUT_SLACK_MS = 500
@@ -54,24 +54,7 @@ def test_well_behaved_bot_plays_clean_on_one_connection(toy_game):
     assert_recorded(record)
 
 
-HOSTILE = [
-    ("sleep", 1.0, "timeout"),
-    ("drip_body", 0.05, "timeout"),
-    ("drip_head", 0.05, "timeout"),
-    ("huge", 0.0, "too_large"),
-    ("huge_declared", 0.0, "too_large"),
-    ("html", 0.0, "bad_json"),
-    ("gzip", 0.0, "bad_json"),
-    ("no_choice", 0.0, "bad_json"),
-    ("deep_json", 0.0, "bad_json"),
-    ("huge_int", 0.0, "bad_json"),
-    ("nan", 0.0, "bad_json"),
-    ("surrogate", 0.0, "bad_json"),
-    ("unknown", 0.0, "unknown_option"),
-    ("status_500", 0.0, "http_status"),
-    ("redirect", 0.0, "http_status"),
-    ("drop", 0.0, "connection_error"),
-]
+HOSTILE = HOSTILE_MATRIX
 
 
 @pytest.mark.parametrize("mode,delay,reason", HOSTILE, ids=[h[0] for h in HOSTILE])

@@ -107,12 +107,20 @@ def fast_bot(engine: Any, name: str = "random-b") -> int:
 
 
 def drain(app: Any) -> list[str]:
-    """Play every match the app has scheduled so far, with the real runner; outcomes."""
+    """Play every match the app has scheduled so far, with the real runner; the last outcome
+    of each (a match the referee failed is played again, as a worker would, until it is
+    finished or voided)."""
     from api.runner import run_match
 
     svc = app.extensions["referee"]
     sent, svc.dispatcher.sent = list(svc.dispatcher.sent), []
-    return [run_match(svc.engine, pk, svc.policy, lease_s=30) for pk in sent]
+    outcomes = []
+    for pk in sent:
+        outcome = "retry"
+        while outcome == "retry":
+            outcome = run_match(svc.engine, pk, svc.policy, lease_s=30)
+        outcomes.append(outcome)
+    return outcomes
 
 
 @pytest.fixture(scope="session")

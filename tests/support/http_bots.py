@@ -26,6 +26,27 @@ RAW_ANSWERS = {
     "surrogate": b'{"choice": "\\ud800"}',
 }
 """Answers that are not JSON the referee reads, each once a way to crash a parser."""
+HOSTILE_MATRIX = [
+    ("sleep", 1.0, "timeout"),
+    ("drip_body", 0.05, "timeout"),
+    ("drip_head", 0.05, "timeout"),
+    ("huge", 0.0, "too_large"),
+    ("huge_declared", 0.0, "too_large"),
+    ("html", 0.0, "bad_json"),
+    ("gzip", 0.0, "bad_json"),
+    ("no_choice", 0.0, "bad_json"),
+    ("deep_json", 0.0, "bad_json"),
+    ("huge_int", 0.0, "bad_json"),
+    ("nan", 0.0, "bad_json"),
+    ("surrogate", 0.0, "bad_json"),
+    ("unknown", 0.0, "unknown_option"),
+    ("status_500", 0.0, "http_status"),
+    ("evil_status", 0.0, "http_status"),
+    ("redirect", 0.0, "http_status"),
+    ("drop", 0.0, "connection_error"),
+]
+"""Every way a bot's ``/decide`` answer goes wrong: ``(mode, delay, the strike's reason)``,
+the delays long enough to miss a deadline of up to half a second."""
 EVIL = "\x1b[2J\x1b[31mowned\x1b]0;pwned\x07\u202e"
 """Terminal escapes (clear screen, red, window title, bell) and a bidi override."""
 
@@ -87,14 +108,15 @@ class HostileServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
     def __init__(self, mode: str = "ok", delay: float = 0.0, choose: str = "first",
-                 info: Any = None, end_status: str = "200 OK", good_first: int = 0) -> None:
+                 info: Any = None, end_status: str = "200 OK", good_first: int = 0,
+                 note: str = "thinking") -> None:
         assert mode in MODES, mode
         super().__init__(("127.0.0.1", 0), _Handler)
         self.info = INFO if info is None else info
         self.end_status = end_status
         self.headers_seen: list[dict[str, str]] = []
         self.mode, self.delay, self.choose = mode, delay, choose
-        self.good_first = good_first
+        self.good_first, self.note = good_first, note
         """How many ``/decide`` calls are answered well before ``mode`` takes over."""
         self.connections = 0
         self.arrivals: list[tuple[float, str]] = []
@@ -130,7 +152,7 @@ class HostileServer(socketserver.ThreadingTCPServer):
     def _decide(self, out: Any, doc: dict[str, Any]) -> bool:
         options = [o["id"] for o in doc["decision"]["options"]]
         good = _json_response({"choice": options[0] if self.choose == "first" else options[-1],
-                               "log": "thinking"})
+                               "log": self.note})
         mode = self.mode if len(self.arrivals) > self.good_first else "ok"
         if mode == "ok":
             out.write(good)
