@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
-from sqlalchemy import func, select, text
+from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from support.http_bots import free_port
+from support.ladder_db import pg_base_url
 
 from api.app import MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_LISTED_ERRORS, cap_errors, json_depth
 from api.config import ServiceConfig
@@ -297,8 +298,8 @@ json_values = st.recursive(
     max_leaves=20)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(document=json_values, wrap=st.integers(0, 40))
 def test_any_json_body_is_answered_with_a_4xx_or_a_success(anon, document, wrap):
     """Any value (NaN, huge numbers, any nesting) posted anywhere: never a 5xx."""
@@ -379,12 +380,7 @@ def take_database_away(app: Any, url: str) -> list[str]:
     parsed = make_url(url)
     engine.dispose()
     if parsed.get_backend_name() == "postgresql":
-        from support.ladder_db import pg_base_url
-
-        admin = pg_base_url()
-        from sqlalchemy import create_engine
-
-        server = create_engine(admin, isolation_level="AUTOCOMMIT")
+        server = create_engine(pg_base_url(), isolation_level="AUTOCOMMIT")
         try:
             with server.connect() as conn:
                 conn.execute(text(f'DROP DATABASE "{parsed.database}" WITH (FORCE)'))
