@@ -1,15 +1,17 @@
-"""The app factory, the JSON error shape, authentication and rate limits."""
+"""The app factory, the JSON error shape, authentication, rate limits and the bounds of a
+request body."""
 
 from __future__ import annotations
 
 import functools
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import flask_smorest
+import orjson
 from apispec import APISpec
 from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
@@ -35,6 +37,18 @@ STORE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
     NotFoundError: NotFound, ForbiddenError: Forbidden, ConflictError: Conflict,
     InvalidError: UnprocessableEntity,
 }
+STORAGE_DOWN = "the service's database cannot be reached just now; try again in a moment"
+"""The 503 of any other storage failure: the detail (which names the database, its host,
+user or file) goes to the log, never into an answer."""
+MAX_BODY_BYTES = 64 * 1024
+"""The largest request body.  The largest legitimate one, a bot's registration with a
+2,000-character URL and description, each character an escaped astral one (12 bytes), is
+under 50 KB."""
+MAX_JSON_DEPTH = 32
+"""How deep a request's JSON may nest (the schemas need 2 levels).  The standard library's
+parser, which webargs uses, recurses: past about 1,000 levels it raises RecursionError."""
+MAX_LISTED_ERRORS = 20
+"""An error body lists this many field errors at most (and says how many there were)."""
 
 
 class RefApi(flask_smorest.Api):
@@ -86,7 +100,35 @@ class RefApi(flask_smorest.Api):
             if key.lower() in ("allow", "retry-after", "www-authenticate"):
                 headers.setdefault(key, value)
         payload.setdefault("message", error.description or error.name)
+        if isinstance(payload.get("errors"), dict):
+            listed, total = cap_errors(payload["errors"], MAX_LISTED_ERRORS)
+            if total > MAX_LISTED_ERRORS:
+                payload["errors"] = listed
+                payload["message"] = (f"{payload['message']} ({total} errors, the first "
+                                      f"{MAX_LISTED_ERRORS} listed)")
         return payload, code, headers
+
+
+def cap_errors(errors: dict[str, Any], limit: int) -> tuple[dict[str, Any], int]:
+    """The first ``limit`` field errors of a nested error dict (each a list of messages at
+    its path), and how many there were: a body of 10,000 unknown keys must not answer with
+    10,000 lines."""
+    leaves = list(_error_leaves(errors))
+    kept: dict[str, Any] = {}
+    for path, messages in leaves[:limit]:
+        node = kept
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = messages
+    return kept, len(leaves)
+
+
+def _error_leaves(errors: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    for key, value in errors.items():
+        if isinstance(value, dict) and value:
+            yield from (((key, *path), leaf) for path, leaf in _error_leaves(value))
+        else:
+            yield (key,), value
 
 
 @dataclass
@@ -135,14 +177,21 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
                                       matchmaker=config.matchmaker(), health_s=config.health_s,
                                       probe_interval_s=config.probe_interval_s)
     app = Flask("referee.api")
-    app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1)  # type: ignore[method-assign]
+    if config.trusted_proxies:  # else X-Forwarded-For is the client's own word: ignored
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=config.trusted_proxies)
     app.secret_key = config.secret_key or secrets.token_hex(32)
     app.config.update(
         API_TITLE="Referee", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api", OPENAPI_JSON_PATH="openapi.json",
         RATELIMIT_ENABLED=config.ratelimit, RATELIMIT_HEADERS_ENABLED=True,
         RATELIMIT_STORAGE_URI=config.limiter_storage(), JSON_SORT_KEYS=False,
+        RATELIMIT_STORAGE_OPTIONS=config.limiter_storage_options(),
         RATELIMIT_KEY_PREFIX=f"referee:{config.queue}",
+        # a storage that fails (Redis down) is logged and the limits are counted in this
+        # process's memory until it answers again; anything else failing lets requests pass
+        RATELIMIT_IN_MEMORY_FALLBACK_ENABLED=True, RATELIMIT_SWALLOW_ERRORS=True,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES + 1,  # a chunked body is read one byte past
         API_SPEC_OPTIONS={"info": {"description": API_DESCRIPTION}},
         SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=config.secure_cookies,
         SESSION_COOKIE_NAME="referee_session",
@@ -152,6 +201,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"])
     app.extensions["referee_limiter"] = limiter
     _register_errors(app, api)
+    app.before_request(refuse_large_body)
     app.before_request(require_json_body)
     app.before_request(refuse_undeclared_query)
     from api.pages import register as register_pages
@@ -174,10 +224,12 @@ def _register_errors(app: Flask, api: RefApi) -> None:
     def store_error(exc: LadderError) -> Any:
         kind = next((http for cls, http in STORE_ERRORS.items() if isinstance(exc, cls)),
                     ServiceUnavailable)
+        message = str(exc)
         if kind is ServiceUnavailable:
             log.error("storage: %s", exc)
-        http = kind(description=str(exc))
-        http.data = {"message": str(exc)}  # type: ignore[attr-defined]
+            message = STORAGE_DOWN
+        http = kind(description=message)
+        http.data = {"message": message}  # type: ignore[attr-defined]
         return api.handle_http_exception(http)
 
     def unexpected(exc: Exception) -> Any:
@@ -197,17 +249,60 @@ def api_operation() -> dict[str, Any] | None:
     return doc
 
 
+def refuse_large_body() -> None:
+    """413 for a body over :data:`MAX_BODY_BYTES`: one that declares its length is refused
+    unread; a chunked one is read up to one byte past the limit (``MAX_CONTENT_LENGTH``
+    stops it there) and kept for the views."""
+    size = request.content_length
+    if size is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+        size = len(request.get_data(cache=True))
+    if (size or 0) > MAX_BODY_BYTES:
+        abort(413, message=f"the body is over {MAX_BODY_BYTES // 1024} KiB, "
+                           "the most this service takes")
+
+
 def require_json_body() -> None:
-    """415 for a body that is not JSON (flask-smorest would call it missing: a confusing 422).
-    The pages' forms are not API operations: they post form data."""
+    """415 for a body that is not JSON (flask-smorest would call it missing: a confusing 422),
+    400 for JSON that the schemas' parser could not take safely.
+
+    webargs parses with the standard library, which recurses (a RecursionError, so a 500,
+    past about 1,000 levels) and refuses integers of over 4,300 digits with a ValueError (a
+    500 too).  orjson reads the body first: it stops at 1,024 levels by itself, refuses a
+    number beyond a double's range (so any integer of over 309 digits), NaN and invalid
+    Unicode; then :data:`MAX_JSON_DEPTH` bounds the nesting.  The pages' forms are not API
+    operations: they post form data."""
     if request.routing_exception is not None or request.method not in ("POST", "PUT", "PATCH"):
         return
     if api_operation() is None:
         return
     has_body = bool(request.content_length) or "chunked" in request.headers.get(
         "Transfer-Encoding", "").lower()
-    if has_body and not request.is_json:
+    if not has_body:
+        return
+    if not request.is_json:
         abort(415, message="send the body as JSON (Content-Type: application/json)")
+    body = request.get_data(cache=True)
+    if not body:
+        return  # an empty chunked body: the schemas say whether one is needed
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        abort(400, message=f"the body is not valid JSON: {exc}")
+    if json_depth(document) > MAX_JSON_DEPTH:
+        abort(400, message=f"the body's JSON nests deeper than {MAX_JSON_DEPTH} levels")
+
+
+def json_depth(document: Any) -> int:
+    """How many arrays and objects deep ``document`` nests (without recursing: it may be
+    1,024 deep)."""
+    deepest, stack = 0, [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, depth)
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def refuse_undeclared_query() -> None:
@@ -272,11 +367,22 @@ def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def rate_key() -> str:
-    """Limits apply per token when one is presented, else per client address."""
+    """Limits apply per owner when a valid token is presented (however many tokens it
+    mints, an owner has one allowance), else per client address."""
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
-        found = principal()
+        try:
+            found = principal()
+        except LadderError:  # the database is down: the view answers 503 when it asks
+            found = None
         if found is not None:
-            return f"token:{found.token_id}"
+            return f"owner:{found.owner_id}"
+    return address_key()
+
+
+def address_key() -> str:
+    """The client's address: the peer's, or what the trusted proxies say it is
+    (``REFEREE_TRUSTED_PROXIES``).  The key of the limits an owner must not escape by
+    presenting a token, e.g. creating owners."""
     return f"ip:{request.remote_addr or 'unknown'}"
 

@@ -2,7 +2,10 @@
 
 Environment: ``REFEREE_DB`` (database URL), ``REFEREE_BROKER`` (Celery broker; none means the
 embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATELIMIT_STORAGE``
-(Flask-Limiter storage URI; default: the broker if it is Redis, else memory),
+(Flask-Limiter storage URI; default: the broker if it is Redis, else memory; while it is
+unreachable the limits are counted in each process's memory), ``REFEREE_TRUSTED_PROXIES``
+(how many proxies in front set ``X-Forwarded-For``; default 0: the peer's address is the
+client's, and the header is ignored),
 ``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
 ``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
 benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
@@ -35,6 +38,15 @@ def _env_float(name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
 
 
+def _count(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"{name} must be a whole number, 0 or more, not {raw!r}")
+    return int(raw)
+
+
 def _names(raw: str) -> tuple[str, ...]:
     """A comma-separated list of house bots; ValueError naming one that is not a house bot."""
     from ladder.registry import HOUSE_BOTS
@@ -54,6 +66,10 @@ class ServiceConfig:
     queue: str = "referee"
     ratelimit: bool = True
     ratelimit_storage: str | None = None
+    trusted_proxies: int = 0
+    """Proxies in front that append the client's address to ``X-Forwarded-For``: the
+    address is read that many entries from the right.  0 (no proxy): the header is ignored,
+    since any client could write it and so pick its own rate-limit bucket."""
     allow_networks: str = ""
     ownership_proof: bool = False
     workers: int = 2
@@ -93,6 +109,7 @@ class ServiceConfig:
             ratelimit=env.get("REFEREE_RATELIMIT", "1").strip().lower() not in ("0", "false",
                                                                               "no", "off"),
             ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
+            trusted_proxies=_count("REFEREE_TRUSTED_PROXIES", 0),
             allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
             ownership_proof=env.get("REFEREE_OWNERSHIP_PROOF", "") in ("1", "true", "yes"),
             lease_s=_env_float("REFEREE_LEASE_S", 60.0),
@@ -126,3 +143,10 @@ class ServiceConfig:
         if self.broker_url and self.broker_url.startswith(("redis://", "rediss://")):
             return self.broker_url
         return "memory://"
+
+    def limiter_storage_options(self) -> dict[str, Any]:
+        """Short socket timeouts for a Redis storage: when it hangs, a request waits a
+        second, not the kernel's minutes, before the limiter counts in memory instead."""
+        if self.limiter_storage().startswith(("redis://", "rediss://")):
+            return {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}
+        return {}

@@ -630,7 +630,10 @@ class QueueOut(ma.Schema):
 class HealthzOut(ma.Schema):
     ok = fields.Boolean(required=True)
     mode = fields.String(required=True)
-    queue = fields.Nested(QueueOut, required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                         metadata={"description": "each dependency: database, broker "
+                                   "(Celery mode), ratelimit: ok, unreachable (or off)"})
+    queue = fields.Nested(QueueOut, required=True, allow_none=True)
 
 
 class IncidentOut(ma.Schema):

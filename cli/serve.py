@@ -5,16 +5,29 @@ SQLite file (or ``--db``) stores everything, rate limits are counted in memory. 
 (``--broker redis://…``): gunicorn serves requests in several processes (waitress where
 gunicorn cannot run), matches go to Celery workers (``referee worker``), periodic jobs to
 ``referee beat``.
+
+gunicorn refuses a request line over :data:`REQUEST_LINE_BYTES` and a header over
+:data:`HEADER_FIELD_BYTES` itself, before the app sees it; its refusals are the API's JSON
+error shape, as every other answer is (gunicorn writes an HTML page by default).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
 import click
 
 from cli.ladder_db import db_option
+
+REQUEST_LINE_BYTES = 8190
+"""gunicorn's longest request line: the most it allows (its default is 4094), as much as
+nginx's default buffers pass; every URL of the API is far shorter."""
+HEADER_FIELD_BYTES = 8190
+"""gunicorn's longest header (its default); a token or session cookie is a few hundred."""
+HEADER_FIELDS = 100
+"""gunicorn's most headers in a request (its default)."""
 
 
 @click.command()
@@ -103,9 +116,12 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             for key, value in {"bind": f"{host}:{port}", "workers": workers,
-                               "threads": threads, "worker_class": "gthread",
+                               "threads": threads, "worker_class": json_error_worker(),
                                "timeout": 60, "accesslog": None, "preload_app": False,
-                               "proc_name": "referee"}.items():
+                               "proc_name": "referee",
+                               "limit_request_line": REQUEST_LINE_BYTES,
+                               "limit_request_field_size": HEADER_FIELD_BYTES,
+                               "limit_request_fields": HEADER_FIELDS}.items():
                 self.cfg.set(key, value)
 
         def load(self) -> Any:
@@ -118,3 +134,28 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) 
         raise click.ClickException(str(exc)) from exc
     Server().run()
     sys.exit(0)
+
+
+def json_error_worker() -> type:
+    """gunicorn's threaded worker, answering its own refusals (414, 431, a malformed request)
+    in the API's JSON error shape.  gunicorn has no setting for that body: its worker calls
+    ``gunicorn.util.write_error``, replaced in each worker process as it starts."""
+    from gunicorn import util
+    from gunicorn.workers.gthread import ThreadWorker
+
+    class JsonErrorWorker(ThreadWorker):  # type: ignore[misc]
+        def init_process(self) -> None:
+            util.write_error = write_json_error
+            super().init_process()
+
+    return JsonErrorWorker
+
+
+def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
+    """``gunicorn.util.write_error``'s signature: the answer, then the connection closes."""
+    from gunicorn import util
+
+    body = json.dumps({"code": status, "status": reason, "message": message}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin-1") + body)

@@ -3,6 +3,8 @@
 A token reads ``rk_<id>_<secret>``: the id finds the row, the secret is checked against its
 stored SHA-256 with a constant-time comparison.  The secret is shown once, at minting, and
 never stored; a revoked token stays in the table (its owner can see when it was last used).
+An owner holds at most :data:`MAX_TOKENS` active tokens: they are for an owner's machines
+and scripts, not a way to multiply anything.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from ladder import ConflictError, NotFoundError
 from ladder.db import reader, translate_errors
 from ladder.models import ApiToken, Owner
 
-TOKEN_RE = re.compile(r"rk_([0-9]{1,18})_([A-Za-z0-9_-]{20,100})")
+TOKEN_RE = re.compile(r"rk_([0-9]{1,10})_([A-Za-z0-9_-]{20,100})")
+MAX_TOKEN_ID = 2**31 - 1
+"""The largest id the tokens' column holds (an ``INTEGER``, 32 bits on PostgreSQL): a larger
+one in a presented token is no token, not a query the database refuses."""
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 """``last_used_at`` is written at most this often per token: not one write per request."""
-MAX_TOKENS = 50
+MAX_TOKENS = 10
+"""Active (unrevoked) tokens an owner may hold at once."""
 
 
 @dataclass(frozen=True)
@@ -76,13 +82,17 @@ def owner(engine: Engine, owner_id: int) -> dict[str, Any]:
 
 
 def mint_token(engine: Engine, owner_id: int, name: str) -> tuple[dict[str, Any], str]:
-    """A new token for ``owner_id``: its row and the secret (shown once)."""
+    """A new token for ``owner_id``: its row and the secret (shown once); ConflictError at
+    :data:`MAX_TOKENS` active ones.  The owner's row is locked while counting, so two mints
+    at once cannot both take the last place (SQLite's write lock does as much)."""
     now = now_utc()
     with translate_errors(engine), engine.begin() as conn:
+        conn.execute(select(Owner.id).where(Owner.id == owner_id).with_for_update())
         live = conn.execute(select(func.count()).select_from(ApiToken).where(
             ApiToken.owner_id == owner_id, ApiToken.revoked_at.is_(None))).scalar_one()
         if live >= MAX_TOKENS:
-            raise ConflictError(f"{MAX_TOKENS} live tokens already: revoke one first")
+            raise ConflictError(f"you hold {live} active tokens, the most an owner may: "
+                                "revoke one before minting another")
         secret = _mint(conn, owner_id, name, now)
     token_id = int(TOKEN_RE.fullmatch(secret).group(1))  # type: ignore[union-attr]
     return next(t for t in tokens(engine, owner_id) if t["id"] == token_id), secret
@@ -121,7 +131,7 @@ def authenticate(engine: Engine, presented: str) -> Principal | None:
     """The principal of a live token, or None (malformed, unknown, wrong secret, revoked,
     suspended owner): the caller answers 401 without saying which."""
     match = TOKEN_RE.fullmatch(presented)
-    if match is None:
+    if match is None or int(match.group(1)) > MAX_TOKEN_ID:
         return None
     token_id, secret = int(match.group(1)), match.group(2)
     with translate_errors(engine), reader(engine) as conn:

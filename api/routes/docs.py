@@ -16,8 +16,8 @@ def register(app: Flask) -> None:
         return Response(page, mimetype="text/html")
 
     def healthz() -> Any:
-        from api.routes.system import healthz_doc
-        return healthz_doc()
+        from api.routes.system import healthz_answer
+        return healthz_answer()
 
     app.add_url_rule("/api/docs", "api_docs", docs, methods=["GET"])
     app.add_url_rule("/healthz", "healthz_alias", healthz, methods=["GET"])

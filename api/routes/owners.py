@@ -6,17 +6,16 @@ from typing import Any
 
 import marshmallow as ma
 from flask_limiter import Limiter
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
 
-from api.app import BEARER, owner_required, require_owner, service
+from api.app import BEARER, address_key, owner_required, require_owner, service
 from api.schemas import (
     ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated,
     TokenCreate, TokenOut,
 )
-from ladder import accounts
+from ladder import ConflictError, accounts
 from ladder.health import alerts
 from ladder.registry import list_bots
-
 
 
 class TokenList(ma.Schema):
@@ -28,7 +27,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                     description="Owners of bots and their API tokens")
 
     @blp.route("/owners", methods=["POST"])
-    @limiter.limit("5 per hour")
+    @limiter.limit("5 per hour", key_func=address_key)  # a token must not widen it
     @blp.arguments(OwnerCreate)
     @blp.response(201, OwnerCreated)
     def create_owner(body: dict[str, Any]) -> Any:
@@ -59,14 +58,21 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.route("/me/tokens", methods=["POST"])
     @limiter.limit("30 per hour")
     @owner_required
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, description=(
+        f"An owner holds at most {accounts.MAX_TOKENS} active tokens (a 409 past that: "
+        "revoke one first).  Rate limits count per owner, whichever token a request "
+        "presents."))
     @blp.arguments(TokenCreate, required=False)
     @blp.response(201, NewTokenOut)
     def mint_token(body: dict[str, Any]) -> Any:
         """Mint a token; the secret is in this answer only."""
         who = require_owner()
-        row, secret = accounts.mint_token(service().engine, who.owner_id,
-                                          (body or {}).get("name", "token"))
+        try:
+            row, secret = accounts.mint_token(service().engine, who.owner_id,
+                                              (body or {}).get("name", "token"))
+        except ConflictError as exc:
+            abort(409, message=f"{exc} (GET /api/v1/me/tokens lists them, "
+                               "DELETE /api/v1/me/tokens/{id} revokes one)")
         return {**row, "token": secret}
 
     @blp.route(f"/me/tokens/<{ID}:token_id>", methods=["DELETE"])

@@ -62,6 +62,7 @@ def test_healthz_shows_the_queue(app, anon, bot_url):
     time.sleep(0.05)
     health = anon.get("/healthz").json
     assert health["ok"] and health["mode"] == "embedded"
+    assert health["checks"] == {"database": "ok", "ratelimit": "off"}
     assert health["queue"]["scheduled"] == 2 and health["queue"]["oldest_scheduled_s"] > 0
     assert anon.get("/api/v1/healthz").json["queue"]["scheduled"] == 2
 

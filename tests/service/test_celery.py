@@ -376,8 +376,25 @@ def test_referee_serve_answers(stack, tmp_path, production):
         docs = requests.get(f"http://127.0.0.1:{port}/api/docs", timeout=5)
         assert docs.status_code == 200 and "Referee API" in docs.text
         assert_pages_keep_a_login(f"http://127.0.0.1:{port}", env["REFEREE_DB"])
+        if production:
+            assert_server_refusals_are_json(f"http://127.0.0.1:{port}")
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=15)
     if production:
         assert "gunicorn" in (tmp_path / "serve.log").read_text().lower()
+
+
+def assert_server_refusals_are_json(base: str) -> None:
+    """gunicorn takes a request line of 8 KiB (the app answers a 6 KB path itself) and
+    refuses a longer one, or a header over 8 KiB, in the API's JSON error shape."""
+    import requests
+
+    long_path = requests.get(f"{base}/api/v1/{'a' * 6000}", timeout=5)
+    assert long_path.status_code == 404 and long_path.json()["code"] == 404
+    for answer, code in ((requests.get(f"{base}/api/v1/{'a' * 9000}", timeout=5), 414),
+                         (requests.get(f"{base}/api/v1/games", headers={"X-Big": "b" * 9000},
+                                       timeout=5), 431)):
+        assert answer.status_code == code
+        assert answer.headers["Content-Type"] == "application/json"
+        assert answer.json()["code"] == code and answer.json()["message"]

@@ -14,6 +14,8 @@ from cli import main
     (["serve", "--db", "sqlite:///x.db"], {"REFEREE_ALLOW_NETWORKS": "10.0.0.0/8, lan"},
      "not a network"),
     (["serve", "--db", "sqlite:///x.db"], {"REFEREE_LEASE_S": "soon"}, "number of seconds"),
+    (["serve", "--db", "sqlite:///x.db"], {"REFEREE_TRUSTED_PROXIES": "yes"},
+     "REFEREE_TRUSTED_PROXIES must be a whole number"),
     (["worker"], {"REFEREE_BROKER": ""}, "no broker"),
     (["beat"], {"REFEREE_BROKER": ""}, "no broker"),
     (["worker", "--broker", "redis://127.0.0.1:6379/0", "--db", "mysql://h/x"], {},
