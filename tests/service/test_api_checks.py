@@ -65,8 +65,9 @@ def test_the_request_only_queues_the_check(anon, app):
         assert app.extensions["referee"].dispatcher.checks == [check["id"]]
 
 
-def test_one_pending_check_per_bot(anon, app, bot_url):
-    alice = anon.owner("alice")
+def test_one_pending_check_per_bot(make_service, db_url, bot_url):
+    app = make_service(db_url)
+    alice = Client(app).owner("alice")
     bot_id = register(alice, bot_url, games=["toy-race", "tokaido-duo"])
     first = alice.post(f"/api/v1/bots/{bot_id}/check?game=toy-race")
     assert first.status_code == 202
@@ -159,8 +160,10 @@ def test_a_check_whose_worker_died_fails_and_frees_the_bot(anon, app, bot_url):
     assert old["finished_at"] is not None and old["report"] is None
 
 
-def test_the_sweeper_fails_lapsed_checks_and_offers_lost_ones_again(app, anon, bot_url):
-    alice = anon.owner("alice")
+def test_the_sweeper_fails_lapsed_checks_and_offers_lost_ones_again(make_service, db_url,
+                                                                     bot_url):
+    app = make_service(db_url)
+    alice = Client(app).owner("alice")
     ids = [register(alice, bot_url), 1, 2]  # and two house bots, checked from here
     svc = app.extensions["referee"]
     lapsed = alice.post(f"/api/v1/bots/{ids[0]}/check").json["id"]
@@ -260,9 +263,9 @@ def test_only_the_version_checked_is_verified(make_service):
         assert alice.get(f"/api/v1/bots/{bot['id']}").json["status"] == "active"
 
 
-def test_old_checks_are_pruned(anon, app, bot_url, monkeypatch):
+def test_old_checks_are_pruned(make_service, db_url, bot_url, monkeypatch):
     monkeypatch.setattr(checks, "KEEP_PER_BOT", 3)
-    alice = anon.owner("alice")
+    alice = Client(make_service(db_url)).owner("alice")
     bot_id = register(alice, bot_url)
     made = [checked(alice, bot_id)["id"] for _ in range(5)]
     listed = alice.get(f"/api/v1/bots/{bot_id}/checks").json
