@@ -112,9 +112,10 @@ def answer(report: ConformanceReport, problems: list[str]) -> dict[str, Any]:
 def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: float,
               worker: str | None = None, run: Check | None = None) -> str:
     """Run a queued check, as every worker does (Celery task or embedded thread); what
-    happened: ``nothing`` (not queued any more: a duplicate delivery), ``done``, ``failed``
-    (it could not run; the check says why) or ``lost`` (it was failed meanwhile, its lease
-    having lapsed).  The lease is renewed while the bot plays, with no transaction open."""
+    happened: ``nothing`` (not queued any more: a duplicate delivery; or its bot was retired
+    meanwhile, and the check failed), ``done``, ``failed`` (it could not run; the check says
+    why) or ``lost`` (it was failed meanwhile, its lease having lapsed).  The lease is renewed
+    while the bot plays, with no transaction open."""
     from api.runner import worker_name
 
     held = checks.claim(engine, check_id, worker or worker_name(), lease_s)
