@@ -87,7 +87,7 @@ class PageArgs(Strict):
 
 
 class OwnerCreate(Strict):
-    name = Name(required=True)
+    name = Name(required=True, metadata={"description": "unique (409 when taken)"})
     email = fields.Email(load_default=None, allow_none=True, validate=[validate.Length(max=200),
                                                                         _storable])
 
