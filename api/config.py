@@ -8,7 +8,9 @@ unreachable the limits are counted in each process's memory), ``REFEREE_TRUSTED_
 client's, and the header is ignored),
 ``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
 ``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
-benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
+benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it
+plays; ``0``: it need not; unset: on unless ``REFEREE_ALLOW_NETWORKS`` opens ranges, a local or
+LAN service),
 ``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
 runs), ``REFEREE_REQUEUE_AFTER_S``, ``REFEREE_MAX_MATCH_S`` (the age cap of a match),
 ``REFEREE_HEALTH_S`` (how often the health tick runs), ``REFEREE_PROBE_INTERVAL_S`` (how often
@@ -47,6 +49,18 @@ def _count(name: str, default: int) -> int:
     return int(raw)
 
 
+def _switch(name: str) -> bool | None:
+    """An on/off variable: None when unset or empty (the default applies)."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return None
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (on or off), not {raw!r}")
+
+
 def _names(raw: str) -> tuple[str, ...]:
     """A comma-separated list of house bots; ValueError naming one that is not a house bot."""
     from ladder.registry import HOUSE_BOTS
@@ -71,7 +85,9 @@ class ServiceConfig:
     address is read that many entries from the right.  0 (no proxy): the header is ignored,
     since any client could write it and so pick its own rate-limit bucket."""
     allow_networks: str = ""
-    ownership_proof: bool = False
+    ownership_proof: bool | None = None
+    """A bot must echo its nonce in ``GET /`` before it plays: True, False, or None for the
+    default, :attr:`proves_ownership`."""
     workers: int = 2
     """Embedded mode: threads playing matches in the server's process."""
     lease_s: float = 60.0
@@ -111,7 +127,7 @@ class ServiceConfig:
             ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
             trusted_proxies=_count("REFEREE_TRUSTED_PROXIES", 0),
             allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
-            ownership_proof=env.get("REFEREE_OWNERSHIP_PROOF", "") in ("1", "true", "yes"),
+            ownership_proof=_switch("REFEREE_OWNERSHIP_PROOF"),
             lease_s=_env_float("REFEREE_LEASE_S", 60.0),
             sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
             requeue_after_s=_env_float("REFEREE_REQUEUE_AFTER_S", 120.0),
@@ -126,6 +142,16 @@ class ServiceConfig:
             house_ladders=_names(env.get("REFEREE_HOUSE_LADDERS", "random,greedy")),
         )
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
+
+    @property
+    def proves_ownership(self) -> bool:
+        """Whether bots must prove their URL is theirs: as set, else on for a service whose
+        bots must be on public addresses (no ``allow_networks``).  A service that opens
+        private ranges is a laptop or a LAN, whose owners are known; a public one could be
+        aimed at a stranger's server by registering its URL."""
+        if self.ownership_proof is not None:
+            return self.ownership_proof
+        return not self.allow_networks.strip()
 
     def matchmaker(self) -> Any:
         """The matchmaker's settings (a :class:`ladder.matchmaker.MatchmakerConfig`)."""

@@ -1,7 +1,8 @@
-"""Handing scheduled matches to workers: Celery in production, threads when embedded.
+"""Handing work to workers: Celery in production, threads when embedded.
 
-Both run the same :func:`api.runner.run_match`; the database decides who plays what, so a
-dispatcher only has to deliver ids at least once (the sweeper covers a lost delivery).
+The work is scheduled matches (:func:`api.runner.run_match`) and bot checks
+(:func:`api.execution.run_check`); the database decides who runs what, so a dispatcher only
+has to deliver ids at least once (the sweepers cover a lost delivery).
 """
 
 from __future__ import annotations
@@ -14,16 +15,27 @@ from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
+from ladder import checks
 from ladder.work import SweepPolicy, pending_ids, sweep
 from referee.netpolicy import UrlPolicy
 
 log = logging.getLogger("referee.dispatch")
+MATCH, CHECK = "match", "check"
 
 
 class Dispatcher(Protocol):
     def enqueue(self, ids: Sequence[int]) -> None: ...
 
+    def enqueue_checks(self, ids: Sequence[int]) -> None: ...
+
     def close(self) -> None: ...
+
+
+def sweep_checks(engine: Engine, policy: SweepPolicy) -> list[int]:
+    """The checks' sweep with the service's bounds: a check not taken is offered again like a
+    match, and fails when nothing took it within a match's age cap."""
+    return checks.sweep(engine, requeue_after_s=policy.requeue_after_s,
+                        max_wait_s=policy.max_age_s)
 
 
 class CeleryDispatcher:
@@ -38,15 +50,21 @@ class CeleryDispatcher:
         for match_pk in ids:
             self.app.send_task("referee.run_match", args=[match_pk])
 
+    def enqueue_checks(self, ids: Sequence[int]) -> None:
+        for check_id in ids:
+            self.app.send_task("referee.run_check", args=[check_id])
+
     def close(self) -> None:
         self.app.close()
 
 
 class EmbeddedPool:
-    """``workers`` threads playing matches in this process, a sweeper thread and (given
-    ``health_s``) a thread probing the bots' health every ``health_s`` seconds.
+    """``workers`` threads playing matches and running bot checks in this process, a sweeper
+    thread and (given ``health_s``) a thread probing the bots' health every ``health_s``
+    seconds.  A check goes before the matches waiting (its owner is waiting for it).
 
-    At start it queues every match not over (a restarted server picks up where it was).
+    At start it queues every match not over and every queued check (a restarted server picks
+    up where it was).
     """
 
     def __init__(self, engine: Engine, policy: UrlPolicy, *, workers: int, lease_s: float,
@@ -57,7 +75,9 @@ class EmbeddedPool:
         self.sweep_s, self.sweep_policy = sweep_s, sweep_policy
         self.tick_s, self.matchmaker = tick_s, matchmaker
         self.health_s, self.probe_interval_s = health_s, probe_interval_s
-        self._queue: queue.Queue[int | None] = queue.Queue()
+        self._queue: queue.Queue[int] = queue.Queue()  # matches
+        self._checks: queue.Queue[int] = queue.Queue()  # taken before the matches
+        self._ready = threading.Semaphore(0)  # released once per job queued, and to stop
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._work, name=f"match-worker-{i}",
                                           daemon=True) for i in range(workers)]
@@ -74,35 +94,52 @@ class EmbeddedPool:
     def start(self) -> None:
         from ladder.matchmaker import runnable
 
-        for match_pk in runnable(self.engine, pending_ids(self.engine)):
-            self._queue.put(match_pk)
+        self.enqueue_checks(checks.pending_ids(self.engine))
+        self.enqueue(runnable(self.engine, pending_ids(self.engine)))
         for thread in self._threads:
             thread.start()
 
     def enqueue(self, ids: Sequence[int]) -> None:
         for match_pk in ids:
             self._queue.put(match_pk)
+            self._ready.release()
+
+    def enqueue_checks(self, ids: Sequence[int]) -> None:
+        for check_id in ids:
+            self._checks.put(check_id)
+            self._ready.release()
 
     def close(self) -> None:
         self._stop.set()
         for _ in self._threads:
-            self._queue.put(None)
+            self._ready.release()
 
     def _work(self) -> None:
+        from api.execution import run_check
         from api.runner import RETRY_DELAY_S, run_match
 
-        while not self._stop.is_set():
-            match_pk = self._queue.get()
-            if match_pk is None:
+        while True:
+            self._ready.acquire()
+            if self._stop.is_set():
                 return
             try:
-                outcome = run_match(self.engine, match_pk, self.policy, lease_s=self.lease_s,
+                kind, job_id = CHECK, self._checks.get_nowait()
+            except queue.Empty:
+                try:
+                    kind, job_id = MATCH, self._queue.get_nowait()
+                except queue.Empty:  # taken by someone else
+                    continue
+            try:
+                if kind == CHECK:
+                    run_check(self.engine, job_id, self.policy, lease_s=self.lease_s)
+                    continue
+                outcome = run_match(self.engine, job_id, self.policy, lease_s=self.lease_s,
                                     after=lambda game: self.tick(game, wait=False))
             except Exception:  # the database went away: the sweeper will offer it again
-                log.exception("match %s", match_pk)
+                log.exception("%s %s", kind, job_id)
                 continue
             if outcome == "retry":  # the referee failed that attempt: the next one, soon
-                timer = threading.Timer(RETRY_DELAY_S, self.enqueue, args=[[match_pk]])
+                timer = threading.Timer(RETRY_DELAY_S, self.enqueue, args=[[job_id]])
                 timer.daemon = True
                 timer.start()
 
@@ -126,6 +163,7 @@ class EmbeddedPool:
         while not self._stop.wait(self.sweep_s):
             try:
                 self.enqueue(sweep(self.engine, self.sweep_policy))
+                self.enqueue_checks(sweep_checks(self.engine, self.sweep_policy))
             except Exception:
                 log.exception("sweeping")
 
@@ -140,13 +178,18 @@ class EmbeddedPool:
 
 
 class NoDispatcher:
-    """Scheduling only (tests that drive the runner themselves)."""
+    """Scheduling only (tests that drive the runners themselves): what was sent is kept,
+    matches in ``sent``, checks in ``checks``."""
 
     def __init__(self) -> None:
         self.sent: list[int] = []
+        self.checks: list[int] = []
 
     def enqueue(self, ids: Sequence[int]) -> None:
         self.sent.extend(ids)
+
+    def enqueue_checks(self, ids: Sequence[int]) -> None:
+        self.checks.extend(ids)
 
     def close(self) -> None:
         pass

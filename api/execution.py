@@ -3,19 +3,30 @@
 Everything in the service that plays or checks a bot goes through :func:`play`, :func:`probe`
 and :func:`check`, which call the execution layer (:mod:`arena`) with the service's URL policy
 (``referee.netpolicy``) as the guard of every HTTP connection; built-in seats play in-process.
+:func:`run_check` is a bot check as the workers run it (a check plays a whole match: never
+inside a request).
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Engine
+
 from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
+from ladder import checks
 from ladder.work import Claim
 from referee.faults import Fault
-from referee.netpolicy import UrlPolicy
+from referee.netpolicy import BlockedUrl, UrlPolicy
+
+log = logging.getLogger("referee.checks")
+Check = Callable[..., dict[str, Any]]
 
 PROBE_MS = 5000
 """Budget of the registration probe (``GET /``), whose body is capped at 64 KiB."""
@@ -96,3 +107,64 @@ def answer(report: ConformanceReport, problems: list[str]) -> dict[str, Any]:
                        "p95": decide.p95_ms if decide else None,
                        "n": decide.count if decide else 0},
     }
+
+
+def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: float,
+              worker: str | None = None, run: Check | None = None) -> str:
+    """Run a queued check, as every worker does (Celery task or embedded thread); what
+    happened: ``nothing`` (not queued any more: a duplicate delivery; or its bot was retired
+    meanwhile, and the check failed), ``done``, ``failed`` (it could not run; the check says
+    why) or ``lost`` (it was failed meanwhile, its lease having lapsed).  The lease is renewed
+    while the bot plays, with no transaction open."""
+    from api.runner import worker_name
+
+    held = checks.claim(engine, check_id, worker or worker_name(), lease_s)
+    if held is None:
+        return "nothing"
+    try:
+        policy.check(held.url)
+    except BlockedUrl as exc:
+        checks.fail(engine, held, f"bot URL refused: {exc}")
+        return "failed"
+    try:
+        with Heartbeat(lambda: checks.renew(engine, held, lease_s), lease_s / 3,
+                       f"lease-check{check_id}"):
+            report = (run or check)(held.url, held.game, policy, nonce=held.nonce)
+    except Exception as exc:  # a referee bug: the owner is told, the operator has the trace
+        log.exception("check %s of bot %s failed", check_id, held.bot_id)
+        checks.fail(engine, held, f"referee error ({type(exc).__name__}): not your bot's "
+                                  f"fault, ask again")
+        return "failed"
+    info = report["calls"][0]  # GET /: what the bot's health record keeps
+    status = next(iter(info["statuses"]))
+    probe_kept = checks.InfoProbe(status == "ok", info["p50_ms"] or 0.0, status,
+                                  info["bad_body"] or "")
+    return "done" if checks.finish(engine, held, report, passed=report["ok"],
+                                   info=probe_kept) else "lost"
+
+
+class Heartbeat:
+    """Calls ``beat`` every ``every_s`` seconds on a thread while the block runs, until
+    ``beat`` answers False (what it kept alive is lost); a beat that raises (a database
+    hiccup) is logged and tried again at the next one."""
+
+    def __init__(self, beat: Callable[[], bool], every_s: float, name: str) -> None:
+        self.beat, self.every_s = beat, every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            try:
+                if not self.beat():
+                    return
+            except Exception:
+                log.exception("%s", self._thread.name)

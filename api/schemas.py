@@ -13,13 +13,29 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ladder.models import ACTIVE, FINISHED, PAUSED, RETIRED, RUNNING, SCHEDULED, UNVERIFIED, VOIDED
+from ladder.checks import MAX_CHECK_S
+from ladder.models import (
+    ACTIVE, DONE, FAILED, FINISHED, PAUSED, QUEUED, RETIRED, RUNNING, SCHEDULED, UNVERIFIED,
+    VOIDED,
+)
+from ladder.registry import MAX_BOTS_PER_OWNER
 from ladder.work import MAX_CHALLENGE_GAMES
 
 ID_MAX = 2**31 - 1
 ID_RULE = f"int(min=1, max={ID_MAX})"
 """The URL converter of ids: what the database stores, so a huge id is a 404, not a 500."""
-URL_PATTERN = r"^https?://[^\s/?#]+(/[^\s?#]*)?$"
+URL_PATTERN = r"^https?://[^\s/?#@]+(/[^\s?#]*)?$"
+"""What the document promises of a bot URL: http or https, a host (and port), a path; no
+credentials (``user:password@``), query or fragment (a bot's calls are paths under its URL)."""
+URL_SHAPE = r"^https?://[^\s/?#]+(/[^\s?#]*)?$"
+"""What the body's validation checks: :data:`URL_PATTERN` but credentials, which it leaves to
+the URL policy (the same 422, with its own message: ``bot URL refused: ... credentials``)."""
+URL_RULES = (
+    "http(s)://host[:port][/path], without credentials, query or fragment. The host must "
+    "resolve only to addresses the service's policy allows (no loopback, private or "
+    "link-local range unless the operator opened it) and answer `GET /` (5 s, 64 KiB) with a "
+    "protocol v1 document listing each of the bot's games: 422 otherwise. A URL another "
+    "owner's live bot uses: 409.")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 
 
@@ -49,8 +65,9 @@ def Id(*, strict: bool = True, **kwargs: Any) -> fields.Integer:
 
 
 def Name(**kwargs: Any) -> fields.String:
+    metadata = {"pattern": NAME_PATTERN, **kwargs.pop("metadata", {})}
     return fields.String(validate=[validate.Length(1, 64), validate.Regexp(NAME_PATTERN)],
-                         metadata={"pattern": NAME_PATTERN}, **kwargs)
+                         metadata=metadata, **kwargs)
 
 
 class Strict(ma.Schema):
@@ -70,7 +87,7 @@ class PageArgs(Strict):
 
 
 class OwnerCreate(Strict):
-    name = Name(required=True)
+    name = Name(required=True, metadata={"description": "unique (409 when taken)"})
     email = fields.Email(load_default=None, allow_none=True, validate=[validate.Length(max=200),
                                                                         _storable])
 
@@ -79,12 +96,18 @@ class TokenCreate(Strict):
     name = Text(max_len=200, min_len=1, load_default="token")
 
 
+def Url(**kwargs: Any) -> fields.String:
+    return fields.String(validate=[validate.Length(1, 2000), _storable, validate.Regexp(
+        URL_SHAPE, error="must be http(s)://host[:port][/path], without query or fragment")],
+        metadata={"pattern": URL_PATTERN, "format": "uri", "description": URL_RULES}, **kwargs)
+
+
 def bot_create_schema(known: list[str]) -> type[ma.Schema]:
     class BotCreate(Strict):
-        name = Name(required=True)
-        url = fields.String(required=True, validate=[validate.Length(1, 2000), _storable,
-                                                     validate.Regexp(URL_PATTERN)],
-                            metadata={"pattern": URL_PATTERN, "format": "uri"})
+        name = Name(required=True, metadata={
+            "description": f"unique among all bots (409 when taken); an owner has at most "
+                           f"{MAX_BOTS_PER_OWNER} live bots (409 past it)"})
+        url = Url(required=True)
         games = fields.List(game_field(known), required=True,
                             validate=validate.Length(1, len(known)))
         description = Text(max_len=2000, load_default="")
@@ -96,10 +119,8 @@ def bot_create_schema(known: list[str]) -> type[ma.Schema]:
 
 def bot_update_schema(known: list[str]) -> type[ma.Schema]:
     class BotUpdate(Strict):
-        name = Name()
-        url = fields.String(validate=[validate.Length(1, 2000), _storable,
-                                      validate.Regexp(URL_PATTERN)],
-                            metadata={"pattern": URL_PATTERN, "format": "uri"})
+        name = Name(metadata={"description": "unique among all bots (409 when taken)"})
+        url = Url()
         games = fields.List(game_field(known), validate=validate.Length(1, len(known)))
         description = Text(max_len=2000)
         max_concurrency = fields.Integer(strict=True, validate=validate.Range(1, 4))
@@ -114,17 +135,47 @@ def bot_filter_schema(known: list[str]) -> type[ma.Schema]:
     return BotFilter
 
 
-class CheckArgs(Strict):
-    game = fields.String()
+def check_args_schema(known: list[str]) -> type[ma.Schema]:
+    class CheckArgs(Strict):
+        game = game_field(known, metadata={
+            "description": "the game to check: one of the bot's `games` (422 otherwise); "
+                           "default: its first"})
+    return CheckArgs
+
+
+def _distinct(ids: list[int]) -> None:
+    if len(set(ids)) != len(ids):
+        raise ma.ValidationError("a bot may sit in only one seat of a challenge")
 
 
 def challenge_create_schema(known: list[str]) -> type[ma.Schema]:
+    from referee.games import find_game
+
+    seats = "; ".join(
+        f"{g}: {' or '.join(str(n) for n in find_game(g).player_counts if n >= 2)}"
+        for g in known)
+
     class ChallengeCreate(Strict):
         game = game_field(known, required=True)
-        bots = fields.List(Id(), required=True, validate=validate.Length(2, 4))
+        bots = fields.List(Id(), required=True, validate=[validate.Length(2, 4), _distinct],
+                           metadata={"uniqueItems": True, "description": (
+                               f"distinct bots, in seat order, as many as the game seats "
+                               f"({seats}); one of them yours (403 otherwise); each active "
+                               f"and playing the game (422 otherwise)")})
         games = fields.Integer(strict=True, load_default=None,
-                               validate=validate.Range(1, MAX_CHALLENGE_GAMES))
+                               validate=validate.Range(1, MAX_CHALLENGE_GAMES), metadata={
+                                   "description": "matches to play, a multiple of the number "
+                                                  "of bots (each seed is played once per "
+                                                  "seat rotation; 422 otherwise); default: "
+                                                  "one per bot"})
     return ChallengeCreate
+
+
+def whole_body(schema: type[ma.Schema], **rules: Any) -> dict[str, Any]:
+    """``@blp.doc`` of an operation whose JSON body obeys ``rules`` over the whole object
+    (``minProperties``), which a marshmallow schema cannot say in the document."""
+    return {"requestBody": {"content": {"application/json": {
+        "schema": {"allOf": [schema], **rules}}}}}
 
 
 def match_filter_schema(known: list[str]) -> type[ma.Schema]:
@@ -190,6 +241,8 @@ class LadderPauseBody(Strict):
 
 
 class LadderEntryBody(Strict):
+    """At least one of the two (``minProperties: 1`` in the operation's document)."""
+
     active = fields.Boolean(metadata={"description": "true: join (or re-join) the ladder; "
                                                      "false: leave it"})
     paused = fields.Boolean(metadata={
@@ -334,14 +387,43 @@ class Latency(ma.Schema):
     n = fields.Integer(required=True)
 
 
-class CheckOut(ma.Schema):
-    ok = fields.Boolean(required=True)
+class CheckReport(ma.Schema):
+    """What a check found: per call, per decision kind, the problems, the verdict."""
+
+    ok = fields.Boolean(required=True, metadata={"description": "the bot passed: reachable, "
+                                                                "and no problem found"})
     reachable = fields.Boolean(required=True)
-    game = fields.String(required=True)
     calls = fields.List(fields.Nested(CheckCall), required=True)
     kinds = fields.List(fields.Nested(CheckKind), required=True)
     problems = fields.List(fields.String(), required=True)
     latency_ms = fields.Nested(Latency, required=True)
+
+
+class CheckOut(ma.Schema):
+    """A bot check: queued, run by a worker, polled until it is over."""
+
+    id = fields.Integer(required=True)
+    bot_id = fields.Integer(required=True)
+    game = fields.String(required=True)
+    state = fields.String(required=True, validate=validate.OneOf([QUEUED, RUNNING, DONE,
+                                                                  FAILED]), metadata={
+        "description": f"`{QUEUED}`, `{RUNNING}`, then `{DONE}` (see `report`) or `{FAILED}` "
+                       f"(it could not run: see `error`). A check runs at most "
+                       f"{MAX_CHECK_S:.0f} s; one whose worker stopped fails within a lease "
+                       f"(a minute)"})
+    bot_version = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the bot's version (its URL) checked, once the check started"})
+    created_at = fields.DateTime(required=True)
+    started_at = fields.DateTime(allow_none=True, required=True)
+    finished_at = fields.DateTime(allow_none=True, required=True)
+    error = fields.String(allow_none=True, required=True, metadata={
+        "description": "why a failed check could not run"})
+    report = fields.Nested(CheckReport, allow_none=True, required=True, metadata={
+        "description": "once done"})
+
+
+class CheckPage(Page):
+    items = fields.List(fields.Nested(CheckOut), required=True)
 
 
 class BotRef(Ref):

@@ -7,6 +7,11 @@ queued matches, a Redis visibility timeout above the longest match (the age cap)
 match is not re-delivered while it plays, and the prefork pool (matches are CPU work too).
 Each worker process opens its own database engine after the fork.
 
+``referee.run_check`` runs a bot check (``api.execution.run_check``): it plays a whole match,
+so it is a job like a match, never the work of a request; the same workers run it.  Celery
+kills it past the longest a check may run (with a margin): its lease then lapses and the
+sweeper fails it.
+
 ``referee.play_description`` is the other kind of work: a match of a ``referee tournament
 --broker`` run, sent whole as a description (``api.broker_pool``). Its log is its result, kept
 in the broker's Redis (the result backend) until the tournament reads it; it touches no
@@ -23,6 +28,7 @@ from celery.signals import worker_process_init
 from sqlalchemy import Engine
 
 from api.config import ServiceConfig
+from ladder.checks import MAX_CHECK_S
 
 _engine: tuple[int, Engine] | None = None
 
@@ -90,6 +96,13 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
             run_match_task.apply_async(args=[match_pk], countdown=RETRY_DELAY_S)
         return outcome
 
+    @app.task(name="referee.run_check", time_limit=int(MAX_CHECK_S + 120))
+    def run_check_task(check_id: int) -> str:
+        from api.execution import run_check
+
+        settings = config()
+        return run_check(engine(), int(check_id), settings.policy(), lease_s=settings.lease_s)
+
     @app.task(name="referee.ladder_tick")
     def ladder_tick_task() -> int:
         """The matchmaker: open rounds and release fixtures (lock-protected, idempotent)."""
@@ -106,13 +119,18 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
     @app.task(name="referee.sweep")
     def sweep_task() -> int:
+        from api.dispatch import sweep_checks
         from ladder.work import SweepPolicy, sweep
 
         settings = config()
-        ids = sweep(engine(), SweepPolicy(settings.requeue_after_s, settings.max_match_s))
+        policy = SweepPolicy(settings.requeue_after_s, settings.max_match_s)
+        ids = sweep(engine(), policy)
         for match_pk in ids:
             run_match_task.apply_async(args=[match_pk])
-        return len(ids)
+        check_ids = sweep_checks(engine(), policy)
+        for check_id in check_ids:
+            run_check_task.apply_async(args=[check_id])
+        return len(ids) + len(check_ids)
 
     @app.task(name="referee.health")
     def health_task() -> dict[str, Any]:

@@ -46,6 +46,8 @@ TOKEN_HASH_LEN = 64
 SCHEDULED, RUNNING, FINISHED, VOIDED = "scheduled", "running", "finished", "voided"
 # bot statuses
 ACTIVE, UNVERIFIED, PAUSED, RETIRED = "active", "unverified", "paused", "retired"
+# bot check states (a check is a job, revision 0007)
+QUEUED, DONE, FAILED = "queued", "done", "failed"
 
 
 class Base(DeclarativeBase):
@@ -206,6 +208,34 @@ class HealthCheck(Base):
     latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
     status: Mapped[str] = mapped_column(String(64))
     detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class BotCheck(Base):
+    """A conformance check of a bot, run by the workers (revision 0007): ``queued``, then
+    ``running`` under a lease its worker renews, then ``done`` (with its report) or ``failed``
+    (it could not run, or its worker stopped: ``error`` says which).  At most one check per
+    bot is queued or running."""
+
+    __tablename__ = "bot_checks"
+    __table_args__ = (Index("ix_bot_checks_bot_id_id", "bot_id", "id"),
+                      Index("ix_bot_checks_state_id", "state", "id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(GAME_LEN))
+    state: Mapped[str] = mapped_column(String(STATE_LEN))
+    prove: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """The bot's ``GET /`` must echo its ownership nonce (the proof was on when it was asked)."""
+    bot_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The version checked (its URL), set when the check starts."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    enqueued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
 
 
 class Ladder(Base):

@@ -19,7 +19,7 @@ from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.store import insert_ignoring
 from ladder.models import (
-    ACTIVE, RETIRED, Bot, HealthCheck, LadderEntry, Owner, Rating,
+    ACTIVE, RETIRED, UNVERIFIED, Bot, HealthCheck, LadderEntry, Owner, Rating,
 )
 
 HOUSE_BOTS = ("random", "greedy", "mcts")
@@ -74,7 +74,7 @@ def register_bot(engine: Engine, owner_id: int, *, name: str, url: str, games: l
                 Bot.owner_id == owner_id, Bot.status != RETIRED)).scalar_one()
             if count >= MAX_BOTS_PER_OWNER:
                 raise ConflictError(f"you have {count} live bots, the limit: retire one first")
-            _check_url_free(conn, normalized, None)
+            _check_url_free(conn, normalized, owner_id, None)
             bot_id: int = conn.execute(insert(Bot).values(
                 name=name, spec=normalized, version=1, owner_id=owner_id, url=url,
                 url_normalized=normalized, description=description, games=games,
@@ -85,12 +85,19 @@ def register_bot(engine: Engine, owner_id: int, *, name: str, url: str, games: l
     return bot_id
 
 
-def _check_url_free(conn: Connection, normalized: str, bot_id: int | None) -> None:
-    clash = conn.execute(select(Bot.id).where(
+def _check_url_free(conn: Connection, normalized: str, owner_id: int,
+                    bot_id: int | None) -> None:
+    """ConflictError when another live bot has the address: the owner's own is named, another
+    owner's is not (its id, name and owner are that owner's business)."""
+    clash = conn.execute(select(Bot.id, Bot.owner_id).where(
         Bot.url_normalized == normalized, Bot.status != RETIRED,
         *([Bot.id != bot_id] if bot_id is not None else []))).first()
-    if clash is not None:
-        raise ConflictError(f"bot {clash.id} is already registered at {normalized}")
+    if clash is None:
+        return
+    if clash.owner_id == owner_id:
+        raise ConflictError(f"your bot {clash.id} already uses this URL: retire it or change "
+                            f"its URL first")
+    raise ConflictError("this URL is registered to another owner's bot: one URL, one owner")
 
 
 def owned_bot(engine: Engine, owner_id: int, bot_id: int, *,
@@ -110,25 +117,30 @@ def owned_bot(engine: Engine, owner_id: int, bot_id: int, *,
                 "verified": row.verified_at is not None}
 
 
-def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, Any]) -> None:
+def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, Any], *,
+               reverify: bool = False) -> None:
     """Apply an owner's changes (already checked by :func:`owned_bot` and, for a URL, probed).
-    A new URL is a new version of the bot (its rating carries on; matches record the version)."""
+    A new URL is a new version of the bot (its rating carries on; matches record the version)
+    and, with ``reverify`` (ownership proof on), makes an active bot unverified again: the
+    proof was of the old URL."""
     now = now_utc()
     values: dict[str, Any] = {k: v for k, v in changes.items()
                               if k in ("name", "description", "games", "max_concurrency",
                                        "status")}
     try:
         with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
-            row = conn.execute(select(Bot.url_normalized, Bot.version, Bot.owner_id)
-                               .where(Bot.id == bot_id)).one()
+            row = conn.execute(select(Bot.url_normalized, Bot.version, Bot.owner_id,
+                                      Bot.status).where(Bot.id == bot_id)).one()
             if row.owner_id != owner_id:  # pragma: no cover - checked by owned_bot
                 raise ForbiddenError(f"bot {bot_id} is not yours")
             if "url" in changes:
                 normalized = normalize_url(changes["url"])
                 if normalized != row.url_normalized:
-                    _check_url_free(conn, normalized, bot_id)
+                    _check_url_free(conn, normalized, owner_id, bot_id)
                     values.update(url=changes["url"], url_normalized=normalized, spec=normalized,
                                   version=row.version + 1, verified_at=None)
+                    if reverify and row.status == ACTIVE:
+                        values["status"] = UNVERIFIED
                 else:
                     values["url"] = changes["url"]
             values["updated_at"] = now
@@ -147,18 +159,28 @@ def retire_bot(engine: Engine, owner_id: int, bot_id: int) -> None:
                      .values(active=False, paused_reason="retired"))
 
 
-def mark_verified(engine: Engine, bot_id: int, status: str) -> None:
-    with translate_errors(engine), engine.begin() as conn:
-        conn.execute(update(Bot).where(Bot.id == bot_id)
-                     .values(verified_at=now_utc(), status=status, updated_at=now_utc()))
+def mark_verified(conn: Connection, bot_id: int, version: int) -> bool:
+    """An unverified bot whose version ``version`` passed a check becomes active; a bot whose
+    URL changed since (a newer version) stays unverified: what was checked is not its URL."""
+    now = now_utc()
+    return bool(conn.execute(update(Bot).where(
+        Bot.id == bot_id, Bot.version == version, Bot.status == UNVERIFIED,
+    ).values(verified_at=now, status=ACTIVE, updated_at=now)).rowcount)
 
 
 def record_health(engine: Engine, bot_id: int, ok: bool, latency_ms: float | None,
                   status: str, detail: str) -> None:
     with translate_errors(engine), engine.begin() as conn:
-        conn.execute(insert(HealthCheck).values(
-            bot_id=bot_id, at=now_utc(), ok=ok, latency_ms=latency_ms, status=status[:64],
-            detail=detail[:2000]))
+        add_health(conn, bot_id, ok, latency_ms, status, detail)
+
+
+def add_health(conn: Connection, bot_id: int, ok: bool, latency_ms: float | None,
+               status: str, detail: str) -> None:
+    """:func:`record_health` inside the caller's transaction (a check's result and its
+    health record are written together)."""
+    conn.execute(insert(HealthCheck).values(
+        bot_id=bot_id, at=now_utc(), ok=ok, latency_ms=latency_ms, status=status[:64],
+        detail=detail[:2000]))
 
 
 # -- reading ----------------------------------------------------------------------------------

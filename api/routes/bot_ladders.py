@@ -8,7 +8,9 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api.app import BEARER, owner_required, require_owner, service
-from api.schemas import ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut
+from api.schemas import (
+    ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body,
+)
 from ladder import NotFoundError, matchmaker, registry
 
 
@@ -31,12 +33,15 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.route(f"/bots/<{ID}:bot_id>/ladders/<string(maxlength=64):game>", methods=["PUT"])
     @limiter.limit("30 per minute")
     @owner_required
-    @blp.doc(security=BEARER)
+    @blp.doc(security=BEARER, **whole_body(LadderEntryBody, minProperties=1))
     @blp.arguments(LadderEntryBody)
     @blp.response(200, LadderEntryOut)
     def set_entry(body: dict[str, Any], bot_id: int, game: str) -> Any:
         """Join (`{"active": true}`), leave (`{"active": false}`), pause
         (`{"paused": true}`) or resume (`{"paused": false}`) your bot on a game's ladder.
+
+        The body needs `active`, `paused` or both.  `game` must be one of the bot's games
+        (409 otherwise: add it with `PATCH /bots/{id}`); an unknown game is a 404.
 
         Joining starts 10 placement games (a bot new to the game); leaving cancels its
         unstarted fixtures at the next tick (its history stays).  A pause keeps the entry and

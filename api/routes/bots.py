@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 from datetime import datetime, timezone
 from typing import Any
 
 import marshmallow as ma
+from flask import url_for
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api import execution
 from api.app import BEARER, owner_required, principal, require_owner, service
 from api.schemas import (
-    ID_RULE as ID, BotMatchPage, BotOut, BotPage, CheckArgs, CheckOut, HeadToHeadPage,
+    ID_RULE as ID, BotMatchPage, BotOut, BotPage, CheckOut, CheckPage, HeadToHeadPage, PageArgs,
     RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema,
-    bot_update_schema, head_to_head_args_schema, rating_args_schema,
+    bot_update_schema, check_args_schema, head_to_head_args_schema, rating_args_schema,
 )
 from ladder import pages_reads as more
-from ladder import matchmaker, reads, registry
+from ladder import checks, matchmaker, reads, registry
 from ladder.models import ACTIVE, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
+log = logging.getLogger("referee.api")
 
 
 def probe_or_422(url: str, games: list[str]) -> float:
@@ -48,8 +51,12 @@ def probe_or_422(url: str, games: list[str]) -> float:
 
 
 def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
-    blp = Blueprint("bots", __name__, url_prefix="/api/v1",
-                    description="HTTP bots and the house bots (random, greedy, mcts)")
+    blp = Blueprint("bots", __name__, url_prefix="/api/v1", description=(
+        "HTTP bots and the house bots (random, greedy, mcts). Where the service requires "
+        "ownership proof (by default whenever bot URLs must be public addresses), a new bot "
+        "is `unverified` and plays nothing until its `GET /` document carries "
+        "`\"verify\": \"<verify_nonce>\"` (the nonce its owner sees in the bot) and a check "
+        "(`POST /bots/{id}/check`) passes."))
 
     @blp.route("/bots", methods=["POST"])
     @limiter.limit("10 per hour")
@@ -63,12 +70,14 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         It joins the living ladder of each of its games (placement: 10 rated games), unless
         `ladder` is false; `PUT /bots/{id}/ladders/{game}` joins, leaves, pauses, resumes.
 
-        With ownership proof on, the bot stays `unverified` until its `GET /` echoes the
-        returned `verify_nonce` as `verify` (then run `POST /bots/{id}/check`)."""
+        With ownership proof on (the default when bot URLs must be public addresses), the bot
+        stays `unverified`, playing nothing, until its `GET /` echoes the returned
+        `verify_nonce` as `verify` and a check passes (`POST /bots/{id}/check`).  A URL
+        another owner's live bot uses is a 409."""
         who = require_owner()
         svc = service()
         ms = probe_or_422(body["url"], body["games"])
-        status = UNVERIFIED if svc.config.ownership_proof else ACTIVE
+        status = UNVERIFIED if svc.config.proves_ownership else ACTIVE
         bot_id = registry.register_bot(
             svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
             games=sorted(set(body["games"])), description=body["description"], status=status,
@@ -104,8 +113,10 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.response(200, BotOut)
     def update_bot(body: dict[str, Any], bot_id: int) -> Any:
         """Change your bot; a new URL is probed again and bumps the bot's version (it plays 5
-        placement games again).  A game taken off `games` leaves its ladder; a game added
-        joins its ladder if the bot is on one already."""
+        placement games again; with ownership proof on, it is `unverified` until a check of
+        the new URL passes).  A URL another owner's live bot uses is a 409.  A game taken off
+        `games` leaves its ladder; a game added joins its ladder if the bot is on one
+        already."""
         who = require_owner()
         svc = service()
         current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
@@ -115,7 +126,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             probe_or_422(changes["url"], changes.get("games", current["games"]))
         if "games" in changes:
             changes["games"] = sorted(set(changes["games"]))
-        registry.update_bot(svc.engine, who.owner_id, bot_id, changes)
+        registry.update_bot(svc.engine, who.owner_id, bot_id, changes,
+                            reverify=svc.config.proves_ownership)
         if "games" in changes:
             follow_games(bot_id, current["games"], changes["games"])
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
@@ -134,12 +146,23 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @limiter.limit("6 per minute")
     @owner_required
     @blp.doc(security=BEARER)
-    @blp.arguments(CheckArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
-    @blp.response(200, CheckOut)
+    @blp.arguments(check_args_schema(games), location="query", unknown=ma.RAISE,
+                   as_kwargs=True)
+    @blp.response(202, CheckOut, headers={"Location": {
+        "description": "the check, to poll", "schema": {"type": "string"}}})
+    @blp.alt_response(200, schema=CheckOut, success=True,
+                      description="the bot's check of this game still queued or running")
+    @blp.alt_response(409, response="CONFLICT")
     def check_bot(bot_id: int, game: str | None = None) -> Any:
-        """Check your bot now: `GET /`, `/start` and its first decisions of a real game
-        (per call: status, latency, what was wrong).  With ownership proof on, a passing check
-        that echoes the nonce verifies the bot."""
+        """Check your bot: `GET /`, then a whole match against `random` (per call: status
+        counts, latency, the first bad body; per decision kind: latency; the problems).
+
+        Answers at once with the check, queued (202, `Location`): a worker runs it; poll
+        `GET /bots/{id}/checks/{check_id}` until its `state` is `done` (its `report`) or
+        `failed` (its `error`).  A bot has one pending check at a time: asking again while
+        it is queued or running answers that one (200), or 409 if it checks another game.
+        With ownership proof on, a passing check whose `GET /` echoed the nonce verifies
+        the bot; every check keeps its `GET /` as a health record of the bot."""
         who = require_owner()
         svc = service()
         bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
@@ -147,19 +170,39 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         if game not in bot["games"]:
             abort(422, message=f"bot {bot_id} does not play {game!r} (it plays "
                                f"{', '.join(bot['games'])})")
-        try:
-            svc.policy.check(bot["url"])
-        except BlockedUrl as exc:
-            abort(422, message=f"bot URL refused: {exc}")
-        nonce = bot["nonce"] if svc.config.ownership_proof else None
-        report = execution.check(bot["url"], game, svc.policy, nonce=nonce)
-        info = report["calls"][0]  # GET /: what the bot's health record keeps
-        status = next(iter(info["statuses"]))
-        registry.record_health(svc.engine, bot_id, status == "ok", info["p50_ms"] or 0.0,
-                               status, info["bad_body"] or "")
-        if report["ok"] and bot["status"] == UNVERIFIED:
-            registry.mark_verified(svc.engine, bot_id, ACTIVE)
-        return {**report, "game": game}
+        check, created = checks.request(svc.engine, bot_id, game,
+                                        prove=svc.config.proves_ownership)
+        if created:
+            try:
+                svc.dispatcher.enqueue_checks([check["id"]])
+            except Exception:  # the broker is down: the sweeper enqueues it later
+                log.exception("enqueueing check %s", check["id"])
+        where = url_for("bots.get_check", bot_id=bot_id, check_id=check["id"])
+        return check, 202 if created else 200, {"Location": where}
+
+    @blp.route(f"/bots/<{ID}:bot_id>/checks", methods=["GET"])
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(PageArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, CheckPage)
+    def list_checks(bot_id: int, page: int, per_page: int) -> Any:
+        """Your bot's checks, newest first (the last 50 finished ones are kept)."""
+        who = require_owner()
+        engine = service().engine
+        registry.owned_bot(engine, who.owner_id, bot_id, allow_retired=True)
+        items, total = checks.list_checks(engine, bot_id, page, per_page)
+        return {"items": items, "total": total, "page": page, "per_page": per_page}
+
+    @blp.route(f"/bots/<{ID}:bot_id>/checks/<{ID}:check_id>", methods=["GET"])
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.response(200, CheckOut)
+    def get_check(bot_id: int, check_id: int) -> Any:
+        """One check of your bot: its state, and its report once done."""
+        who = require_owner()
+        engine = service().engine
+        registry.owned_bot(engine, who.owner_id, bot_id, allow_retired=True)
+        return checks.check_detail(engine, bot_id, check_id)
 
     @blp.route(f"/bots/<{ID}:bot_id>/ratings", methods=["GET"])
     @blp.arguments(rating_args_schema(games), location="query", unknown=ma.RAISE,

@@ -17,7 +17,7 @@ from ladder.store import open_db
 
 TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history", "owners",
           "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs",
-          "fixtures", "alerts", "ladder_pauses", "incidents"}
+          "fixtures", "alerts", "ladder_pauses", "incidents", "bot_checks"}
 
 
 def tables(engine) -> set[str]:

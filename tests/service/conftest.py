@@ -123,6 +123,24 @@ def drain(app: Any) -> list[str]:
     return outcomes
 
 
+def drain_checks(app: Any) -> list[str]:
+    """Run every check the app has queued so far, with the real runner; outcomes."""
+    from api.execution import run_check
+
+    svc = app.extensions["referee"]
+    sent, svc.dispatcher.checks = list(svc.dispatcher.checks), []
+    return [run_check(svc.engine, check_id, svc.policy, lease_s=30) for check_id in sent]
+
+
+def checked(client: Client, bot_id: int, query: str = "") -> Any:
+    """``POST /bots/{id}/check``, the check run by a worker, then its final state: what the
+    old synchronous check answered (its report) is the resource's ``report``."""
+    asked = client.post(f"/api/v1/bots/{bot_id}/check{query}")
+    assert asked.status_code == 202, asked.json
+    assert drain_checks(client.app) == ["done"]
+    return client.get(asked.headers["Location"]).json
+
+
 @pytest.fixture(scope="session")
 def bot_url() -> Iterator[str]:
     """A real HTTP bot (the built-in random bot) on loopback, for every game."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from service.conftest import checked
 
 from bots.server import BotApp, BotServer
 
@@ -59,6 +60,60 @@ def test_a_game_the_bot_does_not_list_is_refused(anon):
         server.stop()
     assert answer.status_code == 422
     assert "does not list 'doubletrack'" in str(answer.json["errors"])
+
+
+def test_a_taken_url_is_a_409_that_names_no_other_owners_bot(anon, bot_url, second_bot_url):
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    secret = register(alice, bot_url, name="alice-secret").json
+    bobs = register(bob, second_bot_url, name="bobs", games=["tokaido-duo"]).json
+    for answer in (register(bob, bot_url.upper().replace("HTTP", "http") + "/", name="copy"),
+                   bob.patch(f"/api/v1/bots/{bobs['id']}", json={"url": bot_url})):
+        assert answer.status_code == 409
+        assert answer.json["message"] == \
+            "this URL is registered to another owner's bot: one URL, one owner"
+        assert set(answer.json) <= {"code", "status", "message"}
+    own = register(alice, bot_url, name="again")
+    assert own.status_code == 409 and f"your bot {secret['id']}" in own.json["message"]
+    assert anon.get(f"/api/v1/bots/{bobs['id']}").json["version"] == 1  # nothing changed
+
+
+@pytest.mark.parametrize("env, networks, expected", [
+    (None, "", True), ("", "", True), (None, "127.0.0.0/8", False), ("1", "127.0.0.0/8", True),
+    ("on", "10.0.0.0/8", True), ("0", "", False), ("off", "", False), ("no", "", False),
+])
+def test_ownership_proof_is_on_by_default_when_bots_must_be_public(monkeypatch, env, networks,
+                                                                   expected):
+    from api.config import ServiceConfig
+
+    if env is None:
+        monkeypatch.delenv("REFEREE_OWNERSHIP_PROOF", raising=False)
+    else:
+        monkeypatch.setenv("REFEREE_OWNERSHIP_PROOF", env)
+    monkeypatch.setenv("REFEREE_ALLOW_NETWORKS", networks)
+    assert ServiceConfig.from_env().proves_ownership is expected
+
+
+def test_a_bad_ownership_proof_setting_is_a_one_line_error(monkeypatch):
+    from api.config import ServiceConfig
+
+    monkeypatch.setenv("REFEREE_OWNERSHIP_PROOF", "maybe")
+    with pytest.raises(ValueError, match="REFEREE_OWNERSHIP_PROOF must be 1 or 0"):
+        ServiceConfig.from_env()
+
+
+def test_a_public_service_asks_new_bots_for_the_proof(make_service, bot_url):
+    from referee.netpolicy import UrlPolicy, parse_networks
+    from service.conftest import Client
+
+    app = make_service(allow_networks="")  # public addresses only: the proof is on ...
+    svc = app.extensions["referee"]
+    svc.policy = UrlPolicy(parse_networks("127.0.0.0/8"))  # ... and this test's bot on loopback
+    alice = Client(app).owner("alice")
+    bot = register(alice, bot_url).json
+    assert bot["status"] == "unverified" and not bot["verified"] and bot["verify_nonce"]
+    report = checked(alice, bot["id"])["report"]
+    assert not report["ok"] and "ownership nonce" in report["problems"][0]
+    assert alice.get(f"/api/v1/bots/{bot['id']}").json["status"] == "unverified"
 
 
 def test_names_and_urls_are_unique_among_live_bots(anon, bot_url):
@@ -138,10 +193,10 @@ def test_list_filters_and_pagination(anon, bot_url):
 def test_check_reports_each_call(anon, bot_url):
     alice = anon.owner("alice")
     bot_id = register(alice, bot_url).json["id"]
-    report = alice.post(f"/api/v1/bots/{bot_id}/check?game=toy-race")
-    assert report.status_code == 200, report.json
-    doc = report.json
-    assert doc["ok"] and doc["game"] == "toy-race" and not doc["problems"]
+    check = checked(alice, bot_id, "?game=toy-race")
+    assert check["state"] == "done" and check["game"] == "toy-race" and check["bot_version"] == 1
+    doc = check["report"]
+    assert doc["ok"] and not doc["problems"]
     calls = {c["call"]: c for c in doc["calls"]}
     assert list(calls) == ["GET /", "/start", "/decide", "/end"]
     assert all(list(c["statuses"]) == ["ok"] for c in calls.values())
@@ -159,7 +214,7 @@ def test_check_shows_a_bad_answer(anon):
     try:
         alice = anon.owner("alice")
         bot_id = register(alice, server.url).json["id"]
-        doc = alice.post(f"/api/v1/bots/{bot_id}/check").json
+        doc = checked(alice, bot_id)["report"]
     finally:
         server.stop()
     assert not doc["ok"]
@@ -180,14 +235,22 @@ def test_ownership_proof(make_service):
             return {**super().info(), **({"verify": holder["nonce"]} if holder else {})}
 
     server = BotServer(Echo("random", None, 1)).start()
+    moved = BotServer(Echo("random", None, 2)).start()
     try:
         bot = register(alice, server.url).json
         assert bot["status"] == "unverified" and bot["verify_nonce"]
-        first = alice.post(f"/api/v1/bots/{bot['id']}/check").json
+        first = checked(alice, bot["id"])["report"]
         assert not first["ok"] and "verify" in first["problems"][0]
+        assert alice.get(f"/api/v1/bots/{bot['id']}").json["status"] == "unverified"
         holder["nonce"] = bot["verify_nonce"]
-        second = alice.post(f"/api/v1/bots/{bot['id']}/check").json
+        second = checked(alice, bot["id"])["report"]
         assert second["ok"]
+        assert alice.get(f"/api/v1/bots/{bot['id']}").json["status"] == "active"
+        # a new URL is proved again: the proof was of the old one
+        changed = alice.patch(f"/api/v1/bots/{bot['id']}", json={"url": moved.url}).json
+        assert changed["status"] == "unverified" and not changed["verified"]
+        assert checked(alice, bot["id"])["report"]["ok"]
     finally:
         server.stop()
+        moved.stop()
     assert alice.get(f"/api/v1/bots/{bot['id']}").json["status"] == "active"

@@ -166,6 +166,45 @@ def test_a_challenge_through_the_api_is_played_by_the_worker(stack, bot_url):
         app.extensions["referee"].dispatcher.close()
 
 
+def test_checks_are_run_by_the_workers_and_a_killed_one_frees_the_bot(stack):
+    """A check is a task of the same workers.  Its pool process SIGKILLed mid-check: the
+    lease lapses, the sweeper fails it with the reason, the redelivered task claims nothing,
+    and the next check of the bot is a new one that runs to the end."""
+    from api import create_app
+    from api.config import ServiceConfig
+    from support.http_bots import HostileServer
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,
+                                   ratelimit=False, allow_networks="127.0.0.0/8"))
+    try:
+        with HostileServer("sleep", delay=0.3) as slow:
+            alice = Client(app).owner(f"checker{secrets.token_hex(3)}")
+            bot_id = alice.post("/api/v1/bots", json={
+                "name": f"slow{secrets.token_hex(3)}", "url": slow.url, "games": ["toy-race"],
+                "ladder": False}).json["id"]
+
+            def state(path: str, wanted: tuple[str, ...], timeout: float = 30) -> Any:
+                give_up = time.monotonic() + timeout
+                while (doc := alice.get(path).json)["state"] not in wanted:
+                    assert time.monotonic() < give_up, doc
+                    time.sleep(0.05)
+                return doc
+
+            killed = alice.post(f"/api/v1/bots/{bot_id}/check").headers["Location"]
+            state(killed, ("running",))
+            for pid in stack.children():
+                os.kill(pid, signal.SIGKILL)
+            failed = state(killed, ("done", "failed"))
+            assert failed["state"] == "failed" and "worker stopped" in failed["error"]
+            asked = alice.post(f"/api/v1/bots/{bot_id}/check")
+            assert asked.status_code == 202
+            done = state(asked.headers["Location"], ("done", "failed"))
+            assert done["state"] == "done" and done["report"]["ok"], done
+            assert state(killed, ("failed",))["error"] == failed["error"]  # redelivered: no-op
+    finally:
+        app.extensions["referee"].dispatcher.close()
+
+
 def test_workers_killed_mid_match_lose_nothing_and_count_nothing_twice(stack):
     """20 trials: a pool process is SIGKILLed while it plays a match (at a random moment).
     The lease expires, beat's sweeper re-enqueues the match, another attempt plays it; a
