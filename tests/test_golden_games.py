@@ -1,8 +1,8 @@
 """The same seeds give the same games: digests of whole games, checked against golden files.
 
-For fixed seeds and seeded bots, every game's match log (less the match id and the timings)
-and every view a seat was shown are hashed. A refactor or a speed-up of an engine must leave
-them all unchanged; a change of the rules changes them on purpose, and then the golden file is
+For fixed seeds and seeded bots, every game's match log (less the match id and the timings:
+the bots' and the referee's own stalls) and every view a seat was shown are hashed. A refactor
+or a speed-up of an engine must leave them all unchanged; a change of the rules changes them on purpose, and then the golden file is
 regenerated with ``REFEREE_REGEN_GOLDEN=1 pytest tests/test_golden_games.py`` and the diff
 reviewed (and the game's ``rules_version`` raised).
 """
@@ -56,6 +56,7 @@ def game_digest(game_name: str, bots: list[str], options: dict[str, Any], seed: 
                  match_id="golden").run().log
     for d in log["decisions"]:
         d.pop("ms")
+        d.pop("stall_ms", None)  # the referee's own stalls: a timing too
     return hashlib.sha256(json.dumps(log, sort_keys=True).encode() + views.digest()).hexdigest()
 
 
