@@ -48,6 +48,7 @@ class DoubletrackGame(Game):
             raise GameOptionsError(
                 f"doubletrack: {num_players} players; this board allows "
                 f"{' or '.join(map(str, board.players))}")
+        # Version 3 made Trade Places and Steal A Gate Pass optional; version 2 forced them.
         return DoubletrackState(board, num_players, seed, may_decline=rules_version != "2")
 
     def determinize(self, view: Mapping[str, Any], seed: int,

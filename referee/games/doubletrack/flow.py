@@ -376,7 +376,7 @@ def answer_trade_target(st: S, step: AskTradeTarget, other: int | None) -> None:
     """Swap small pawns with the chosen opponent (no bump), or decline: the seed says *may*
     (「可將自家小棋子與其他任一玩家的小棋子交換位置」), and a swap with a pawn behind moves back."""
     seat = step.seat
-    if other is None:
+    if other is opt.DECLINE:
         st.events.append({"type": "card_declined", "seat": seat, "card": "trade_places"})
         return
     small = st.small
@@ -395,7 +395,7 @@ def answer_steal_target(st: S, step: AskStealTarget, g: int | None) -> None:
     """Steal A Gate Pass: take control of the chosen opponent's gate, or decline: the seed says
     *may* (「可取得其他任一玩家的匣門通道」), and a gate held forces its shortcut."""
     seat = step.seat
-    if g is None:
+    if g is opt.DECLINE:
         st.events.append({"type": "card_declined", "seat": seat, "card": "steal_a_gate_pass"})
         return
     st.events.append({"type": "gate_stolen", "seat": seat, "gate": st.board.colours[g],
