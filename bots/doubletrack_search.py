@@ -77,6 +77,7 @@ class DoubletrackSearchBot(Bot):
     def start(self, info: MatchInfo) -> None:
         board = info.board
         self.board = self.game.board_from_data(board) if board else self.game.load_board()
+        self.policy.start(info)
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> tuple[str, str]:
         view = dict(view)  # materialise once: determinize reads it every iteration

@@ -249,6 +249,10 @@ class Game(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     rules_version: ClassVar[str]
+    older_rules: ClassVar[tuple[str, ...]] = ()
+    """Earlier rules versions the engine still plays, only so that their logs replay under the
+    rules they were played by (:meth:`new_state_under`); matches are played under the current
+    ``rules_version``."""
     player_counts: ClassVar[tuple[int, ...]]
 
     def load_board(self, path: str | None = None) -> Any:
@@ -301,6 +305,17 @@ class Game(ABC):
         options: Mapping[str, Any] | None = None,
     ) -> State:
         """A new game. Raises :class:`GameOptionsError` for a bad seat count or option."""
+
+    def new_state_under(self, rules_version: str, num_players: int, seed: int,
+                        board: Any | None = None,
+                        options: Mapping[str, Any] | None = None) -> State:
+        """A new game under ``rules_version``: the current rules, or one of :attr:`older_rules`
+        (a game that keeps any overrides this). Raises :class:`GameOptionsError` for another
+        version, naming both."""
+        if rules_version != self.rules_version:
+            raise GameOptionsError(f"{self.name} rules version {rules_version!r}: this referee "
+                                   f"plays version {self.rules_version!r}")
+        return self.new_state(num_players, seed, board, options)
 
     @abstractmethod
     def determinize(self, view: Mapping[str, Any], seed: int, board: Any | None = None) -> State:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.core import Decision, Result, RulesError, State, UnknownGameError
+from referee.core import Decision, Game, Result, RulesError, State, UnknownGameError
 from referee.faults import FaultReason
 from referee.games import find_game
 from referee.match import apply_forfeits
@@ -80,18 +80,13 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
     seats = len(log["players"])
     seed = int(log["seed"])
-    state = game.new_state(seats, seed, board, log.get("options"))
+    state = start_state(log, game, board)
     steps = _steps(log["decisions"])
     faults = [_fault_key(f) for f in log.get("faults", [])]
     tally = _Tally(int(log.get("strike_limit", 3)), [0] * seats, [False] * seats)
     for _step, seat, kind, _reason in faults:
         if _step is None and kind in LIFECYCLE_STRIKES:
             tally.strike(seat)
-    played_under = log.get("rules_version")
-    if played_under != game.rules_version:
-        raise LogError(
-            f"this log was played under {game.name} rules version {played_under!r}; this "
-            f"referee plays version {game.rules_version!r}, so it cannot replay it")
     differences: list[str] = []
     expected_faults = [f for f in faults if f[0] is None and f[2] in LIFECYCLE_STRIKES]
     fallback = random.Random(f"{seed}:fallback")
@@ -111,6 +106,24 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
         if key in log and value.to_dict() != log[key]:
             differences.append(f"{key} differs: replay {value.to_dict()!r} vs logged {log[key]!r}")
     return ReplayOutcome(final, not differences, tuple(differences))
+
+
+def start_state(log: Mapping[str, Any], game: Game, board: Any) -> State:
+    """The logged game before its first decision, under the rules version it was played by:
+    the current one, or an older one the game still plays (``Game.older_rules``), so that a
+    log recorded before a rules change still replays (and shows) the game it recorded.
+
+    Raises :class:`LogError` naming both versions for a version the game does not play.
+    """
+    played_under = log.get("rules_version")
+    if played_under != game.rules_version and played_under not in game.older_rules:
+        kept = ", ".join(map(repr, game.older_rules))
+        older = f" (and replays {kept})" if kept else ""
+        raise LogError(
+            f"this log was played under {game.name} rules version {played_under!r}; this "
+            f"referee plays version {game.rules_version!r}{older}, so it cannot replay it")
+    return game.new_state_under(played_under, len(log["players"]), int(log["seed"]), board,
+                                log.get("options"))
 
 
 def _steps(decisions: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:

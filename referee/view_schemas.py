@@ -150,6 +150,7 @@ _DOUBLETRACK_EVENTS = _events({
     "lead_paid": ({"to": _SEAT, "amount": _NAT}, {}),
     "no_pass_to_sell": ({"seat": _SEAT}, {}),
     "no_effect": ({"seat": _SEAT, "card": _STR}, {}),
+    "card_declined": ({"seat": _SEAT, "card": _STR}, {}),
     "trade": ({"seat": _SEAT, "other": _SEAT}, {}),
     "home": ({"seat": _SEAT}, {}),
     "turn_limit": ({"turns": _NAT}, {}),

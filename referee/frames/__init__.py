@@ -33,7 +33,7 @@ from referee.frames.kits import Cast, kit_for
 from referee.games import find_game
 from referee.matchlog import FORFEITED, OK
 from referee.matchlog import LogError
-from referee.replay import replay
+from referee.replay import replay, start_state
 
 FRAMES_FORMAT = "referee-frames"
 FRAMES_VERSION = 1
@@ -78,7 +78,9 @@ def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
     try:
         game = find_game(log["game"])
         board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
-        state = game.new_state(len(log["players"]), int(log["seed"]), board, log.get("options"))
+        state = start_state(log, game, board)
+    except LogError:
+        raise
     except UnknownGameError as exc:
         raise LogError(f"match log of an unknown game: {exc}") from exc
     except KeyError as exc:

@@ -1,10 +1,11 @@
 """Doubletrack for spectators: seats by colour, both tracks as facts, events in plain words.
 
-Every event type of the engine (``docs/games/doubletrack.md``, Events) has a sentence here, and
-so does ``pass_left`` (left at an optional TAKE PASS square). One answer is secret: which card a seller puts face down (``sell_card_choice``); a spectator
-learns it when the card is played. The options of ``play_card`` and ``sell_card_choice`` are
-the distinct cards of a hand, so frames do not count them. Hands are never shown, not even at
-the end (the game does not reveal them).
+Every event type of the engine (``docs/games/doubletrack.md``, Events) has a sentence here,
+``pass_left`` (left at an optional TAKE PASS square) and ``card_declined`` (Trade Places or
+Steal A Gate Pass declined) among them. One answer is secret: which card a seller puts face
+down (``sell_card_choice``); a spectator learns it when the card is played. The options of
+``play_card`` and ``sell_card_choice`` are the distinct cards of a hand, so frames do not count
+them. Hands are never shown, not even at the end (the game does not reveal them).
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ _WORDS: dict[str, Words] = {
     "lead_paid": _w("{to}, last, receives the ${amount} of bids"),
     "no_pass_to_sell": _w("{who} holds no gate pass to sell"),
     "no_effect": _w("{who}'s {card} has no effect"),
+    "card_declined": _w("{who} declines {card}: nothing happens"),
     "trade": _w("{who} trades places with {other}"),
     "home": _w("{who} reaches HOME and wins"),
     "turn_limit": _w("{turns} turns played without a pawn at HOME: the game ends"),

@@ -56,13 +56,14 @@ def make_state(
     n: int = 4, *, active: int = 0, small: Sequence[int] | None = None,
     big: Sequence[int] | None = None, money: Sequence[int] | None = None,
     hands: Sequence[Sequence[str]] | None = None, gates: Sequence[int] | None = None,
-    dice: Sequence[int] = (), at: str = "turn", turns: int = 0,
+    dice: Sequence[int] = (), at: str = "turn", turns: int = 0, may_decline: bool = True,
 ) -> DoubletrackState:
     """A position, run to its first question. ``at="turn"`` plays one turn of ``active`` from
     the route step; ``at="square"`` only resolves the square its big pawn stands on. Either way
     the engine stops after that turn (no end of turn), so tests see the turn's outcome alone.
-    Hands default to Number cards; the pile holds the rest of the deck (30 cards conserved)."""
-    st = DoubletrackState(BOARD, n, 0, deal=False)
+    Hands default to Number cards; the pile holds the rest of the deck (30 cards conserved).
+    ``may_decline=False``: rules version 2 (no ``decline`` for Trade Places and Steal)."""
+    st = DoubletrackState(BOARD, n, 0, deal=False, may_decline=may_decline)
     st.active, st.turns = active, turns
     if small is not None:
         st.small = list(small)

@@ -50,9 +50,41 @@ def test_bumped_onto_a_purple_circle_goes_on_along_the_path():
 
 def test_trade_places_swaps_with_a_chosen_opponent_without_bump():
     st = play("trade_places", [3, 40, 0, 22])
-    assert only(st).kind == "card_target" and ids(st) == ["seat:1", "seat:2", "seat:3"]
+    assert only(st).kind == "card_target"
+    assert ids(st) == ["seat:1", "seat:2", "seat:3", "decline"]
     answer(st, s0="seat:1")
     assert st.small == [40, 3, 0, 22]
+
+
+def test_trade_places_may_be_declined_by_a_leader_who_must_play_it():
+    """Seed 003, §4(2): 「當玩家打出此張卡牌後，可將自家小棋子與其他任一玩家的小棋子交換位置」 (*may*
+    swap); PLAY A CARD: 「須從手牌中打出1張卡牌」 (*must* play one). A leader holding only bad
+    cards plays Trade Places and keeps its lead; the card still goes under the pile and one is
+    drawn."""
+    hands = hands_with("trade_places", "back_10", "go_farthest_back")
+    st = make_state(big=BIG, small=[40, 3, 0, 22], hands=hands, at="square")
+    answer(st, s0="card:trade_places")
+    assert only(st).kind == "card_target" and ids(st)[-1] == "decline"
+    answer(st, s0="decline")
+    assert st.pending() == [] and st.small == [40, 3, 0, 22]
+    assert {"type": "card_declined", "seat": 0, "card": "trade_places"} in st.events
+    assert st.pile[0] == "trade_places" and st.pile_known == 1
+    assert len(st.hands[0]) == 3 and st.events[-1] == {"type": "draw", "seat": 0}
+
+
+def test_trade_places_bought_at_auction_must_be_played_but_may_be_declined():
+    """SELL A CARD: 「得標玩家須立即將此張卡牌打出」 (the buyer *must* play it at once); its effect
+    is still a *may*. The seller draws."""
+    st = make_state(big=[CARD, 14, 28, 42], small=[3, 40, 10, 22],
+                    hands=hands_with("trade_places"), at="square")
+    answer(st, s0="card:trade_places")
+    answer(st, s1="bid:20", s2="bid:5", s3="bid:5")
+    d = only(st)
+    assert (d.kind, d.seat) == ("card_target", 1)
+    assert ids(st) == ["seat:0", "seat:2", "seat:3", "decline"]
+    answer(st, s1="decline")
+    assert st.small == [3, 40, 10, 22] and st.played[-1] == (1, "trade_places")
+    assert st.pile[0] == "trade_places" and len(st.hands[0]) == 3
 
 
 def test_take_the_lead_goes_just_ahead_of_the_leader():
@@ -97,14 +129,49 @@ def test_go_farthest_back_when_already_last_stays():
 def test_steal_a_gate_pass_chosen_opponent_gate():
     st = play("steal_a_gate_pass", [0, 0, 0, 0])
     assert only(st).kind == "card_target"
-    assert ids(st) == ["gate:yellow", "gate:blue", "gate:green"]
+    assert ids(st) == ["gate:yellow", "gate:blue", "gate:green", "decline"]
     answer(st, s0="gate:blue")
     assert st.gates == [RED, YELLOW, RED, GREEN]
+    assert st.events[-2] == {"type": "gate_stolen", "seat": 0, "gate": "blue", "was": BLUE}
 
 
-def test_steal_a_gate_pass_single_opponent_gate_is_not_asked():
+def test_steal_a_gate_pass_may_be_declined_even_with_a_single_opponent_gate():
+    """Seed 003, §4(6): 「當玩家打出此張卡牌後，可取得其他任一玩家的匣門通道」 (*may* take); a gate
+    held forces its shortcut (§2(1) 「必須行駛捷徑車道」), so taking one can hurt. With one
+    opponent gate the choice is still asked: take it or decline."""
     st = play("steal_a_gate_pass", [0, 0, 0, 0], gates=[RED, RED, BLUE, RED])
+    assert only(st).kind == "card_target" and ids(st) == ["gate:blue", "decline"]
+    answer(st, s0="decline")
+    assert st.pending() == [] and st.gates == [RED, RED, BLUE, RED]
+    assert {"type": "card_declined", "seat": 0, "card": "steal_a_gate_pass"} in st.events
+    assert st.pile[0] == "steal_a_gate_pass" and len(st.hands[0]) == 3
+
+
+def test_under_rules_version_2_both_effects_are_forced():
+    """Version 2 (kept to replay its logs) offered no ``decline``: a single opponent gate was
+    taken without asking, and Trade Places named an opponent."""
+    st = play("steal_a_gate_pass", [0, 0, 0, 0], gates=[RED, RED, BLUE, RED], may_decline=False)
     assert st.pending() == [] and st.gates == [RED, RED, RED, RED]
+    st = play("trade_places", [40, 3, 0, 22], may_decline=False)
+    assert ids(st) == ["seat:1", "seat:2", "seat:3"]
+
+
+@pytest.mark.parametrize("card, small, after", [
+    ("number-3", [20, 0, 0, 0], [23, 0, 0, 0]),
+    ("take_the_lead", [3, 40, 0, 22], [41, 40, 0, 22]),
+    ("back_10", [25, 15, 16, 0], [17, 15, 16, 0]),
+    ("go_farthest_back", [30, 12, 20, 25], [11, 12, 20, 25]),
+])
+def test_cards_that_never_gain_by_declining_or_say_must_are_applied_unasked(card, small, after):
+    """Number and Take The Lead only move ahead (可, but declining never helps); Back 10 and Go
+    Farthest Back say 須 (must): none is asked."""
+    st = play(card, small)
+    assert st.pending() == [] and st.small == after
+
+
+def test_take_25_asks_which_opponent_only():
+    st = make_state(big=[square_at("TAKE_25"), 14, 28, 42], at="square")
+    assert only(st).kind == "take25_target" and ids(st) == ["seat:1", "seat:2", "seat:3"]
 
 
 def test_steal_a_gate_pass_without_opponent_gate_has_no_effect():

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dt_support import GREEN, RED, YELLOW, answer, hands_with, make_state, only, square_at
+import pytest
+from dt_support import (
+    BLUE, GREEN, RED, YELLOW, answer, hands_with, make_state, only, square_at,
+)
 
 from bots.doubletrack_greedy import DoubletrackGreedyBot
 
@@ -72,3 +75,32 @@ def test_takes_25_from_the_richest_and_refuses_a_gate_to_a_runaway_leader():
     assert decide(st, 0) == "ask"
     answer(st, s0="ask")
     assert decide(st, 1) == "refuse"
+
+
+def test_declines_a_trade_that_would_move_it_back():
+    st = make_state(big=[square_at("PLAY_A_CARD"), 14, 28, 42], small=[40, 3, 10, 20],
+                    hands=hands_with("trade_places", "back_10", "back_10"), at="square")
+    assert decide(st, 0) == "card:trade_places"  # worth nothing now, the Back 10s cost 10
+    answer(st, s0="card:trade_places")
+    assert decide(st, 0) == "decline"
+
+
+def steal_from_play_a_card(hand: tuple[str, ...], gates: list[int]):  # type: ignore[no-untyped-def]
+    """Seat 0 plays Steal A Gate Pass on red's PLAY A CARD (square 6): its next move reaches
+    the yellow fork (square 14, 8 ahead), the blue one (28) is out of reach."""
+    st = make_state(big=[square_at("PLAY_A_CARD"), 14, 28, 42], small=[30, 0, 0, 0],
+                    hands=hands_with("steal_a_gate_pass", *hand), gates=gates, at="square")
+    answer(st, s0="card:steal_a_gate_pass")
+    return st
+
+
+@pytest.mark.parametrize("hand, gates, choice", [
+    # Holding yellow forces its shortcut, whose PLAY A CARD would make it play a Back 10:
+    (("back_10", "back_10"), [RED, YELLOW, RED, RED], "decline"),
+    (("back_10", "back_10"), [RED, YELLOW, BLUE, RED], "gate:blue"),  # out of reach: no cost
+    # With a Number 8 in hand the shortcut (Number 6, PLAY A CARD) beats the corner:
+    (("number-8", "number-7"), [RED, YELLOW, RED, RED], "gate:yellow"),
+])
+def test_declines_a_steal_whose_forced_shortcut_makes_the_next_move_worse(hand, gates, choice):
+    st = steal_from_play_a_card(hand, gates)
+    assert only(st).kind == "card_target" and decide(st, 0) == choice

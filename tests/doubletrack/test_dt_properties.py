@@ -136,3 +136,27 @@ def test_ranking_ties_share_a_rank():
     assert result is not None
     assert [s.rank for s in result.seats] == [2, 2, 4, 1] and result.winners == (3,)
     assert result.seats[3].score == 60 and result.reason == "seat 3 (green) reached HOME"
+
+
+@settings(max_examples=150)
+@given(seed=SEEDS, n=SEATS, version=hs.sampled_from(["2", "3"]))
+def test_decline_is_offered_last_in_every_card_target_from_version_3_and_changes_nothing(
+        seed: int, n: int, version: str):
+    """Trade Places and Steal A Gate Pass say 可 (may): from rules version 3 `decline` ends every
+    `card_target` menu, and declining does nothing but put the card under the pile and draw one;
+    version 2 never offers it."""
+    st = GAME.new_state_under(version, n, seed)
+    rng = random.Random(seed)
+    while st.pending():
+        d = st.pending()[0]
+        if d.kind == "card_target" and version == "2":
+            assert "decline" not in d.option_ids()
+        if d.kind == "card_target" and version == "3":
+            assert d.option_ids()[-1] == "decline"
+            card = d.options[-1].data["card"]
+            other = st.clone()
+            other.apply({d.seat: "decline"})
+            declined, drawn = other.events[len(st.events):][:2]
+            assert declined == {"type": "card_declined", "seat": d.seat, "card": card}
+            assert drawn["type"] == "draw" and other.pile[0] == card
+        st.apply({d.seat: rng.choice(d.options).id for d in st.pending()})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dt_support import GAME, make_state, random_positions, square_at
+from dt_support import GAME, answer, hands_with, make_state, random_positions, square_at
 
 from bots import UnknownBotError, find_bot
 from bots.doubletrack_greedy import DoubletrackGreedyBot
@@ -68,6 +68,18 @@ def test_the_search_matches_the_top_bid_since_the_active_seat_wins_ties():
     choice, note = find_bot("mcts:playouts=10", "doubletrack", 3).decide(mine, st.view(0))
     assert choice == "bid:30"
     assert "10 iterations" in note and "over greedy's bid:80" in note
+
+
+def test_the_search_plays_out_decline_with_the_targets_and_keeps_a_leader_in_front():
+    """A leader at 40 must play Trade Places (its other cards are Back 10s): every opponent and
+    `decline` are played out from the same samples; swapping back never pays."""
+    st = make_state(4, small=[40, 3, 10, 20], big=[square_at("PLAY_A_CARD"), 14, 28, 42],
+                    hands=hands_with("trade_places", "back_10", "back_10"), at="square")
+    answer(st, s0="card:trade_places")
+    d = st.pending()[0]
+    assert d.option_ids()[-1] == "decline"
+    choice, note = find_bot("mcts:playouts=10", "doubletrack", 3).decide(d, st.view(0))
+    assert choice == "decline" and "10 iterations x 4 candidates" in note
 
 
 def departures_from_greedy(spec: str, decisions: int = 25) -> int:

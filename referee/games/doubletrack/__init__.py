@@ -21,8 +21,11 @@ __all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
 class DoubletrackGame(Game):
     name = "doubletrack"
     title = "Doubletrack"
-    rules_version = "2"
-    """2: the seed-003 corrections (minimum bid $5, SELL THE LEAD tie, optional TAKE PASS)."""
+    rules_version = "3"
+    """2: the seed-003 corrections (minimum bid $5, SELL THE LEAD tie, optional TAKE PASS).
+    3: Trade Places and Steal A Gate Pass may be declined (the seed's 可, may)."""
+    older_rules = ("2",)
+    """Version 2 still plays, so that its logs replay: the two cards' effects are forced."""
     player_counts = (3, 4)
 
     def board_from_data(self, data: Mapping[str, Any]) -> Board:
@@ -30,13 +33,23 @@ class DoubletrackGame(Game):
 
     def new_state(self, num_players: int, seed: int, board: Board | None = None,
                   options: Mapping[str, Any] | None = None) -> DoubletrackState:
+        return self.new_state_under(self.rules_version, num_players, seed, board, options)
+
+    def new_state_under(self, rules_version: str, num_players: int, seed: int,
+                        board: Board | None = None,
+                        options: Mapping[str, Any] | None = None) -> DoubletrackState:
+        if rules_version not in (self.rules_version, *self.older_rules):
+            raise GameOptionsError(
+                f"doubletrack rules version {rules_version!r}: this referee plays version "
+                f"{self.rules_version!r} and replays {', '.join(map(repr, self.older_rules))}")
         self.validate_options(options)
         board = board if board is not None else self.load_board()
         if num_players not in board.players:
             raise GameOptionsError(
                 f"doubletrack: {num_players} players; this board allows "
                 f"{' or '.join(map(str, board.players))}")
-        return DoubletrackState(board, num_players, seed)
+        # Version 3 made Trade Places and Steal A Gate Pass optional; version 2 forced them.
+        return DoubletrackState(board, num_players, seed, may_decline=rules_version != "2")
 
     def determinize(self, view: Mapping[str, Any], seed: int,
                     board: Board | None = None) -> DoubletrackState:

@@ -372,9 +372,13 @@ def go_farthest_back(st: S, seat: int) -> None:
         st.place(seat, max(0, last - 1))
 
 
-def answer_trade_target(st: S, step: AskTradeTarget, other: int) -> None:
-    """Swap small pawns with the chosen opponent (no bump)."""
+def answer_trade_target(st: S, step: AskTradeTarget, other: int | None) -> None:
+    """Swap small pawns with the chosen opponent (no bump), or decline: the seed says *may*
+    (「可將自家小棋子與其他任一玩家的小棋子交換位置」), and a swap with a pawn behind moves back."""
     seat = step.seat
+    if other is opt.DECLINE:
+        st.events.append({"type": "card_declined", "seat": seat, "card": "trade_places"})
+        return
     small = st.small
     small[seat], small[other] = small[other], small[seat]
     st.events.append({"type": "trade", "seat": seat, "other": other})
@@ -384,12 +388,16 @@ def answer_trade_target(st: S, step: AskTradeTarget, other: int) -> None:
 def ask_trade_target(st: S, step: AskTradeTarget) -> bool:
     seat = step.seat
     return st.ask(step, seat, "card_target", "trade places with which opponent?",
-                  opt.seat_options(st.board, st.opponents(seat)))
+                  opt.trade_options(st.board, st.opponents(seat), st.may_decline))
 
 
-def answer_steal_target(st: S, step: AskStealTarget, g: int) -> None:
-    """Steal A Gate Pass: take control of the chosen opponent's gate."""
+def answer_steal_target(st: S, step: AskStealTarget, g: int | None) -> None:
+    """Steal A Gate Pass: take control of the chosen opponent's gate, or decline: the seed says
+    *may* (「可取得其他任一玩家的匣門通道」), and a gate held forces its shortcut."""
     seat = step.seat
+    if g is opt.DECLINE:
+        st.events.append({"type": "card_declined", "seat": seat, "card": "steal_a_gate_pass"})
+        return
     st.events.append({"type": "gate_stolen", "seat": seat, "gate": st.board.colours[g],
                       "was": st.gates[g]})
     st.gates[g] = seat
@@ -399,7 +407,7 @@ def answer_steal_target(st: S, step: AskStealTarget, g: int) -> None:
 def ask_steal_target(st: S, step: AskStealTarget) -> bool:
     seat = step.seat
     return st.ask(step, seat, "card_target", "steal which opponent's gate pass?",
-                  opt.gate_options(st.board, st.opponent_gates(seat)))
+                  opt.steal_options(st.board, st.opponent_gates(seat), st.may_decline))
 
 
 # -- SELL A CARD, SELL A PASS, SELL THE LEAD ------------------------------------------------------

@@ -185,6 +185,35 @@ def gate_options(board: Board, gates: tuple[tuple[int, int], ...], /) -> Menu:
                {"gate": colours[g], "controller": c}) for g, c in gates])
 
 
+DECLINE = None
+"""The value of ``decline``: the card's effect is not applied."""
+DECLINED = {"trade_places": "keep both small pawns where they are",
+            "steal_a_gate_pass": "leave every gate with its holder"}
+
+
+@_by_shape
+def trade_options(board: Board, seats: tuple[int, ...], may_decline: bool, /) -> Menu:
+    """Trade Places: ``seat:<n>`` per opponent, then ``decline`` (value None) where the rules
+    offer it (seed 003: 可, *may* swap)."""
+    return _declinable(seat_options(board, seats), "trade_places", may_decline)
+
+
+@_by_shape
+def steal_options(board: Board, gates: tuple[tuple[int, int], ...], may_decline: bool, /
+                  ) -> Menu:
+    """Steal A Gate Pass: ``gate:<colour>`` per opponent gate, then ``decline`` (value None)
+    where the rules offer it (seed 003: 可, *may* take)."""
+    return _declinable(gate_options(board, gates), "steal_a_gate_pass", may_decline)
+
+
+def _declinable(menu: Menu, card: str, may_decline: bool) -> Menu:
+    """``menu`` with ``decline`` last (data: the card whose effect is declined)."""
+    if not may_decline:
+        return menu
+    return Menu((*menu.values, DECLINE), lambda: [
+        *menu.options, Option("decline", f"decline: {DECLINED[card]}", {"card": card})])
+
+
 def card_label(card: str) -> str:
     if card.startswith("number-"):
         return f"Number {card[7:]}"

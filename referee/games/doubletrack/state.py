@@ -44,10 +44,14 @@ Asked = tuple[int, str, str, opt.Menu]
 class DoubletrackState(State):
     """A Doubletrack game. Seats are 0..n-1, seat i plays colour i; gates are colour indexes."""
 
-    def __init__(self, board: Board, num_players: int, seed: int, deal: bool = True) -> None:
+    def __init__(self, board: Board, num_players: int, seed: int, deal: bool = True,
+                 may_decline: bool = True) -> None:
         """A new game from ``seed``; ``deal=False`` leaves an empty table for a position to be
-        built by hand (``determinize``, tests), to be started with :meth:`resume`."""
+        built by hand (``determinize``, tests), to be started with :meth:`resume`.
+        ``may_decline=False`` plays rules version 2 (to replay its logs): Trade Places and
+        Steal A Gate Pass offer no ``decline``."""
         self.board = board
+        self.may_decline = may_decline
         self.num_players = num_players
         self.rng = random.Random(seed)
         n = num_players

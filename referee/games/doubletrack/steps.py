@@ -134,13 +134,13 @@ class FinishCard(NamedTuple):
 
 
 class AskTradeTarget(NamedTuple):
-    """Trade Places With Any Player: ``seat`` picks the opponent."""
+    """Trade Places With Any Player: ``seat`` picks the opponent (or declines)."""
     name: Literal["ask_trade_target"]
     seat: int
 
 
 class AskStealTarget(NamedTuple):
-    """Steal A Gate Pass: ``seat`` picks the opponent's gate."""
+    """Steal A Gate Pass: ``seat`` picks the opponent's gate (or declines)."""
     name: Literal["ask_steal_target"]
     seat: int
 
