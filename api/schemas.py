@@ -707,6 +707,8 @@ class QueueOut(ma.Schema):
     scheduled = fields.Integer(required=True)
     running = fields.Integer(required=True)
     oldest_scheduled_s = fields.Float(allow_none=True)
+    incidents_1h = fields.Integer(required=True, metadata={
+        "description": "failures of the referee's own in the last hour (GET /admin/incidents)"})
 
 
 class HealthzOut(ma.Schema):

@@ -319,14 +319,6 @@ def incidents(engine: Engine, page: int = 1, per_page: int = 50
             for r in rows], int(total)
 
 
-def recent_incidents(engine: Engine, seconds: float = 3600.0) -> int:
-    """How many failures of the referee's own there were in the last ``seconds``."""
-    since = now_utc() - timedelta(seconds=seconds)
-    with translate_errors(engine), reader(engine) as conn:
-        return int(conn.execute(select(func.count()).select_from(Incident)
-                                .where(Incident.at >= since)).scalar_one())
-
-
 @dataclass(frozen=True)
 class SweepPolicy:
     requeue_after_s: float = 120.0
@@ -363,16 +355,21 @@ def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
 
 
 def queue_stats(engine: Engine) -> dict[str, Any]:
-    """Matches waiting and running, and the age of the oldest waiting one (for /healthz)."""
+    """Matches waiting and running, the age of the oldest waiting one, and the referee's own
+    failures in the last hour (for /healthz)."""
+    now = now_utc()
     with translate_errors(engine), reader(engine) as conn:
         counts = dict(conn.execute(select(Match.state, func.count()).where(
             Match.state.in_((SCHEDULED, RUNNING))).group_by(Match.state)).all())
         oldest = conn.execute(select(func.min(Match.recorded_at))
                               .where(Match.state == SCHEDULED)).scalar_one()
+        failures = conn.execute(select(func.count()).select_from(Incident).where(
+            Incident.at >= now - timedelta(seconds=3600))).scalar_one()
     since = utc(oldest)
-    age = (now_utc() - since).total_seconds() if since is not None else None
+    age = (now - since).total_seconds() if since is not None else None
     return {"scheduled": counts.get(SCHEDULED, 0), "running": counts.get(RUNNING, 0),
-            "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3)}
+            "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3),
+            "incidents_1h": int(failures)}
 
 
 def pending_ids(engine: Engine) -> list[int]:

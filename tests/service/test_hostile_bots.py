@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 
 from ladder import matchmaker as mm
 from ladder import work
-from ladder.models import Bot, MatchSeat
+from ladder.models import Bot, MatchSeat, Owner
 from service.conftest import Client, drain, fast_bot
 from support.http_bots import HOSTILE_MATRIX, HostileServer
 
@@ -127,3 +127,11 @@ def test_the_referees_failure_is_retried_then_voided_and_never_struck(site):
     with engine.connect() as conn:
         struck = conn.execute(select(MatchSeat.strikes).where(MatchSeat.match_pk == pk)).all()
     assert all(not s.strikes for s in struck)
+    assert anon.get("/healthz").json["queue"]["incidents_1h"] == work.MAX_ATTEMPTS
+    root, alice = anon.owner("root"), anon.owner("alice")
+    with engine.begin() as conn:
+        conn.execute(update(Owner).where(Owner.name == "root").values(is_admin=True))
+    assert alice.get("/api/v1/admin/incidents").status_code == 403
+    listed = root.get("/api/v1/admin/incidents?per_page=2").json
+    assert listed["total"] == work.MAX_ATTEMPTS and len(listed["items"]) == 2
+    assert [i["attempt"] for i in listed["items"]] == [3, 2] and listed["items"][0]["match_id"] == pk
