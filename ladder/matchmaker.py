@@ -267,13 +267,8 @@ def _latest_round(conn: Connection, game: str) -> int:
 
 # -- the tick ---------------------------------------------------------------------------------
 
-def ladder_games(engine: Engine) -> list[str]:
-    """The games with a living ladder (any entry)."""
-    with translate_errors(engine), reader(engine) as conn:
-        return _ladder_games(conn)
-
-
 def _ladder_games(conn: Connection) -> list[str]:
+    """The games with a living ladder (any entry)."""
     return list(conn.execute(select(LadderEntry.game).distinct().order_by(LadderEntry.game))
                 .scalars())
 
