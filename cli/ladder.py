@@ -99,7 +99,8 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
 
 
 @ladder.command()
-@click.option("--game", "-g", default=None, help="Only this game (default: every ladder).")
+@click.option("--game", "-g", default=None,
+              help="Checked, then ignored: every tick covers every ladder (they share bots).")
 @db_option()
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else 16).")

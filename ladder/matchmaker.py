@@ -1,10 +1,11 @@
 """The living ladder's scheduler: rounds of fixtures, kept topped up by an idempotent tick.
 
 :func:`tick` is run by ``referee beat`` (every 20 s), after every finished match, by
-``referee ladder tick`` and by the embedded server's ticker thread.  Each run, per game, in
-one transaction holding the matchmaker's lock (``pg_advisory_xact_lock`` on PostgreSQL; on
-SQLite the transaction's ``BEGIN IMMEDIATE`` is the lock), so two ticks at once never
-schedule more than one tick's worth:
+``referee ladder tick`` and by the embedded server's ticker thread.  Each run covers every
+ladder (a bot's slots are shared by its ladders, so only a tick that sees them all can share
+them fairly), in one transaction holding the matchmaker's lock (``pg_advisory_xact_lock`` on
+PostgreSQL; on SQLite the transaction's ``BEGIN IMMEDIATE`` is the lock), so two ticks at
+once never schedule more than one tick's worth:
 
 1. **cancel** what can no longer be played as planned: a planned fixture with a bot that is
    no longer eligible is cancelled (so is a not-yet-released game of a dispatched pair); the
@@ -15,13 +16,24 @@ schedule more than one tick's worth:
    orphans instead;
 3. **orphans** of a round are seated together (pairs or tables, one owner per table) as
    make-ups; those left when nothing else of their round waits take a bye;
-4. **release and dispatch**: a fixture's matches are created together (a pair shares one
-   seed, so both rows must exist before either log is public), the first released to the
-   workers and the others *held* until the bots have room; a fixture is dispatched only when
-   each of its bots has fewer than ``max_concurrency`` matches in flight, and the ladder as
-   a whole has fewer than ``depth`` (workers x slots); make-ups and older rounds first;
-5. **open** round r+1 once every fixture of round r is dispatched, with at most two rounds
-   open, from the eligible bots under their daily cap (:mod:`ladder.pairing` plans it);
+4. **release and dispatch**, every ladder at once: a fixture's matches are created together
+   (a pair shares one seed, so both rows must exist before either log is public), the first
+   released to the workers and the others *held* until the bots have room; a fixture is
+   dispatched only when each of its bots has fewer than ``max_concurrency`` matches in
+   flight, and the ladders as a whole have fewer than ``depth`` (workers x slots).  The
+   waiting fixtures of all ladders are served in the order they became due (fixture ids grow
+   with time; a make-up is due since the fixture it makes up), and one that cannot start yet
+   *claims* its bots' free slots, so nothing behind it takes them: a table of four is not
+   starved by pairs that need only two bots free at once, nor one ladder by another whose
+   matches end more often;
+5. **open** round r+1 once every fixture of round r has started, with at most two rounds
+   open, from the eligible bots under their daily cap that have no fixture waiting to start
+   (:mod:`ladder.pairing` plans it).  A fixture *waiting on a retry* (a match of it lost an
+   attempt: its lease ran out, or a later attempt is playing; or it has not started and one
+   of its bots sits in such a match, of any game) is treated like a make-up: round r+1 does
+   not wait for it, a round left with only such fixtures does not count as open (it stays
+   open until they are over), and it claims no slot (its bots sit new rounds out until it
+   starts, then it goes first on them);
 6. **close** rounds whose fixtures are all over.
 
 Eligible (service.md §4.4): bot active, ladder entry active and not paused, owner not
@@ -35,13 +47,19 @@ differ by at most one and their rated games by at most ``k (1 + |byes(x) - byes(
 (k = 2 for a pair, 1 for a table), a voided game counting while its make-up is due; pairs
 play both seat orders, tables even out seat counts; no rated table holds two bots of one
 owner; nothing is released for a bot that is not eligible; no bot has more matches in flight
-than its ``max_concurrency``; a second tick right after one does nothing.
+than its ``max_concurrency``, nor more than one fixture waiting to start; a second tick right
+after one does nothing.  A fixture waits only for those due before it on its bots (of the
+other ladders: at most one per open round and bot, each of its games): no ladder starves
+another (``tests/service/test_matchmaker_fairness.py``, which also plays a match in retry).
 
 Deviations from service.md §4.4, and why:
 
 * Make-ups are filed under the round whose slot they fill (not "the next round"), and that
-  round stays open until they are over: the evenness bound then holds per round, and the
-  two-open-rounds limit makes them go first anyway (they are dispatched before new fixtures).
+  round stays open until they are over: the evenness bound then holds per round, and being
+  due since the fixture they make up, they go before the fixtures of later rounds.
+* A match whose attempt was lost is retried under its own id and seed, not made up, but the
+  round treats it like a make-up (above).  A frozen worker cannot be told from a slow match
+  until its lease runs out: until then the round waits for it as for any match in play.
 * Byes rotate least-recently-rested first (joining and resuming count as a rest) rather than
   "most rated games first": the same intent, and "byes differ by at most one over any window"
   becomes a theorem.  A bye given to an orphan (a bot whose fixture was cancelled because of
@@ -249,36 +267,36 @@ def _latest_round(conn: Connection, game: str) -> int:
 
 # -- the tick ---------------------------------------------------------------------------------
 
-def ladder_games(engine: Engine) -> list[str]:
+def _ladder_games(conn: Connection) -> list[str]:
     """The games with a living ladder (any entry)."""
-    with translate_errors(engine), reader(engine) as conn:
-        return list(conn.execute(select(LadderEntry.game).distinct().order_by(LadderEntry.game))
-                    .scalars())
+    return list(conn.execute(select(LadderEntry.game).distinct().order_by(LadderEntry.game))
+                .scalars())
 
 
 def tick(engine: Engine, game: str | None = None, now: datetime | None = None,
          config: MatchmakerConfig = MatchmakerConfig(),
          rng: random.Random | None = None, wait: bool = True) -> TickResult:
-    """One run of the scheduler over ``game`` (None: every ladder); see the module docstring.
-    Idempotent: a second run right after the first finds nothing to do.
+    """One run of the scheduler over every ladder, in one transaction; see the module
+    docstring.  Idempotent: a second run right after the first finds nothing to do.
 
-    ``wait=False`` (the trigger after every match): on PostgreSQL, skip a game whose tick
-    another process is running instead of queueing behind it (the beat's next tick picks up
-    whatever that one could not see yet); SQLite always waits for its write lock."""
+    ``game`` names the ladder that asked for the tick (the finished match's game, ``referee
+    ladder tick --game``) and narrows nothing: a bot's slots are shared by its ladders, and
+    only a tick that sees every ladder's waiting fixtures can hand them out fairly, whoever
+    calls it.  ``wait=False`` (the trigger after every match): on PostgreSQL, skip the tick
+    while another process runs one instead of queueing behind it (the beat's next tick picks
+    up whatever that one could not see yet); SQLite always waits for its write lock."""
     result = TickResult()
     rng = rng or random.Random(secrets.randbits(64))
-    for name in [game] if game is not None else ladder_games(engine):
-        with translate_errors(engine), engine.begin() as conn:
-            # one lock for every game: the caps and the depth are global
-            if not wait and conn.dialect.name == "postgresql":
-                if not conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
-                                    {"key": lock_key(LOCK)}).scalar_one():
-                    continue
-            else:
-                lock_ladder(conn, LOCK)
-            if ladder_paused(conn, name):  # an admin stopped it: nothing new starts
-                continue
-            _Tick(conn, name, now or now_utc(), config, rng, result).run()
+    with translate_errors(engine), engine.begin() as conn:
+        if not wait and conn.dialect.name == "postgresql":
+            if not conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
+                                {"key": lock_key(LOCK)}).scalar_one():
+                return result
+        else:
+            lock_ladder(conn, LOCK)
+        # an admin's pause stops a ladder: nothing of it is settled, opened or released
+        games = [name for name in _ladder_games(conn) if not ladder_paused(conn, name)]
+        _Tick(conn, games, now or now_utc(), config, rng, result).run()
     return result
 
 
@@ -306,37 +324,133 @@ def placement_due(remaining: int, placed: int | None, version: int,
     return remaining or 0
 
 
-class _Tick:
-    """One game's tick inside one transaction."""
+class _Slots:
+    """The bots' free slots, shared by every ladder: the released matches not over (every
+    game and challenge count against a bot's ``max_concurrency``), the ladder matches in
+    flight against ``depth``, and the bots held by a match in retry."""
 
-    def __init__(self, conn: Connection, game: str, now: datetime, config: MatchmakerConfig,
-                 rng: random.Random, result: TickResult) -> None:
-        self.conn, self.game, self.now, self.config = conn, game, now, config
-        self.rng, self.result = rng, result
-        self.big = big_table(game)
-        self.k = games_per_fixture(self.big)
+    def __init__(self, conn: Connection, now: datetime, depth: int) -> None:
+        live = and_(Match.state.in_((SCHEDULED, RUNNING)),
+                    or_(Match.enqueued_at.is_(None), Match.enqueued_at < HELD))
+        rows = conn.execute(
+            select(MatchSeat.bot_id, Match.id, Match.round_id, Match.state, Match.attempt,
+                   Match.lease_until).join(Match, Match.id == MatchSeat.match_pk).where(live)
+        ).all()
+        self.busy: Counter[int] = Counter(r.bot_id for r in rows)
+        self.depth, self.depth_used = depth, len({r.id for r in rows if r.round_id is not None})
+        self.held = {r.bot_id for r in rows if _in_retry(r.state, r.attempt, r.lease_until, now)}
+        """Bots seated in a match whose attempt was lost: their slot waits for the retry."""
+        self.cap: dict[int, int] = {}
+        """Each eligible bot's ``max_concurrency`` (filled in by the ladders)."""
+        self.claimed: Counter[int] = Counter()
+        """Free slots promised to a fixture that waits for its other bots (one pass)."""
+
+    def full(self) -> bool:
+        return self.depth_used >= self.depth
+
+    def free(self, bot: int) -> bool:
+        return self.busy[bot] + self.claimed[bot] < self.cap.get(bot, 0)
+
+    def room(self, bots: Sequence[int]) -> bool:
+        return not self.full() and all(self.free(b) for b in bots)
+
+    def reserve(self, bots: Sequence[int]) -> None:
+        for b in bots:
+            self.busy[b] += 1
+        self.depth_used += 1
+
+    def claim(self, bots: Sequence[int]) -> None:
+        """Keep the free slots of ``bots`` from any fixture later in the order."""
+        for b in bots:
+            if self.free(b):
+                self.claimed[b] += 1
+
+
+class _Tick:
+    """One tick over every ladder inside one transaction."""
+
+    def __init__(self, conn: Connection, games: Sequence[str], now: datetime,
+                 config: MatchmakerConfig, rng: random.Random, result: TickResult) -> None:
+        self.slots = _Slots(conn, now, config.depth)
+        self.ladders = [_Ladder(conn, game, now, config, rng, result, self.slots)
+                        for game in games]
+
+    def changes(self) -> int:
+        return sum(ladder.changes for ladder in self.ladders)
 
     def run(self) -> None:
         """The steps, repeated until a pass changes nothing (a step may make work for an
         earlier one: a cancelled fixture's orphans, a closed round): so a second tick right
         after this one has nothing to do."""
-        self.eligible = self._eligible()
-        self.changes = 0
-        self._load_in_flight()
-        self._load_open_rounds()
         for _ in range(8):  # the in-memory state is kept up to date by every step
-            before = self.changes
-            self._cancel()
-            self._settle()
-            self._seat_orphans()
-            self._dispatch()
-            while self._may_open():
-                if not self._open_round():
-                    break
-                self._dispatch()
-            self._close()
-            if self.changes == before:
+            before = self.changes()
+            for ladder in self.ladders:
+                ladder.cancel()
+                ladder.settle()
+                ladder.seat_orphans()
+            self.dispatch()
+            while self.open_rounds():
+                self.dispatch()
+            for ladder in self.ladders:
+                ladder.close()
+            if self.changes() == before:
                 return
+
+    def open_rounds(self) -> bool:
+        """Open the next round of every ladder that may; whether one did.  Called until none
+        does, which comes: a new round's fixtures either start (and its ladder reaches its
+        open rounds) or wait (and their bots are left out of the next round)."""
+        opened = False
+        for ladder in self.ladders:
+            if ladder.may_open() and ladder.open_round():
+                opened = True
+        return opened
+
+    def dispatch(self) -> None:
+        """Hand the free slots out, every ladder's waiting fixtures in one order: the one
+        that has waited longest first (a make-up waits since the fixture it makes up).  A
+        fixture that cannot start yet claims the free slots of its bots, so no fixture behind
+        it takes them: a table of four is not starved by pairs that need only two bots free
+        at once.  A fixture waiting on a retry claims nothing (it may wait for minutes)."""
+        self.slots.claimed.clear()
+        order = sorted(((ladder.since(f), f["id"], ladder, f) for ladder in self.ladders
+                        for f in ladder.waiting()), key=lambda item: item[:2])
+        chosen: dict[str, list[tuple[dict[str, Any], int]]] = defaultdict(list)
+        for _, _, ladder, f in order:
+            if self.slots.full():
+                break
+            if not all(b in ladder.eligible for b in f["bots"]):
+                continue
+            if self.slots.room(f["bots"]):
+                if f["state"] == DISPATCHED:
+                    ladder.release(f)
+                else:
+                    released = 0
+                    while released < f["games"] and self.slots.room(f["bots"]):
+                        self.slots.reserve(f["bots"])
+                        released += 1
+                    chosen[ladder.game].append((f, released))
+            elif not ladder.lagging(f):
+                self.slots.claim(f["bots"])
+        for ladder in self.ladders:
+            if chosen[ladder.game]:
+                ladder.create_matches(chosen[ladder.game])
+
+
+class _Ladder:
+    """One game's ladder within a tick: its rounds, fixtures and matches in memory."""
+
+    def __init__(self, conn: Connection, game: str, now: datetime, config: MatchmakerConfig,
+                 rng: random.Random, result: TickResult, slots: _Slots) -> None:
+        self.conn, self.game, self.now, self.config = conn, game, now, config
+        self.rng, self.result, self.slots = rng, result, slots
+        self.big = big_table(game)
+        self.k = games_per_fixture(self.big)
+        self.changes = 0
+        self.eligible = self._eligible()
+        for bot in self.eligible.values():
+            slots.cap[bot.bot_id] = bot.cap
+        self._load_open_rounds()
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -386,17 +500,6 @@ class _Tick:
             .having(and_(func.count() == 3,
                          func.sum(case((ranked.c.ok.is_(True), 1), else_=0)) == 0))).scalars())
 
-    def _load_in_flight(self) -> None:
-        """Released matches not over, per bot (every game and challenge: the cap is the
-        bot's) and of the ladders as a whole."""
-        live = and_(Match.state.in_((SCHEDULED, RUNNING)),
-                    or_(Match.enqueued_at.is_(None), Match.enqueued_at < HELD))
-        self.busy: Counter[int] = Counter(dict(self.conn.execute(
-            select(MatchSeat.bot_id, func.count()).join(Match, Match.id == MatchSeat.match_pk)
-            .where(live).group_by(MatchSeat.bot_id)).all()))
-        self.depth_used = int(self.conn.execute(select(func.count()).select_from(Match).where(
-            live, Match.round_id.is_not(None))).scalar_one())
-
     def _load_open_rounds(self) -> None:
         rows = self.conn.execute(select(Round.id, Round.number).where(
             Round.game == self.game, Round.closed_at.is_(None)).order_by(Round.number)).all()
@@ -411,7 +514,8 @@ class _Tick:
             self.fixtures[f["id"]] = dict(f)
         for m in self.conn.execute(
                 select(Match.id, Match.pair_key, Match.state, Match.void_reason,
-                       Match.enqueued_at).where(Match.round_id.in_(ids)).order_by(Match.id)
+                       Match.enqueued_at, Match.attempt, Match.lease_until)
+                .where(Match.round_id.in_(ids)).order_by(Match.id)
         ).mappings():
             key = m["pair_key"] or ""
             if key.startswith("fx"):
@@ -419,7 +523,7 @@ class _Tick:
 
     # -- steps -------------------------------------------------------------------------------------
 
-    def _cancel(self) -> None:
+    def cancel(self) -> None:
         """Cancel planned fixtures with a bot gone; void held games of a bot gone."""
         for f in list(self.fixtures.values()):
             if f["kind"] not in (FIXTURE, MAKEUP, ORPHAN) or f["state"] not in (PLANNED,
@@ -446,7 +550,7 @@ class _Tick:
                     m["state"], m["enqueued_at"] = VOIDED, None
                     m["void_reason"] = CANCEL_PREFIX
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
         """Fixtures whose matches are all over: done, placement counted, voids made up."""
         for f in list(self.fixtures.values()):
             if f["state"] != DISPATCHED:
@@ -507,7 +611,7 @@ class _Tick:
             self._add_fixture(f["round_id"], ORPHAN, [bot], games,
                               reason=f"fixture {f['id']} was cancelled", makeup_of=f["id"])
 
-    def _seat_orphans(self) -> None:
+    def seat_orphans(self) -> None:
         """Seat each round's orphans together; a bye for those who cannot be, once nothing
         else of their round waits to be dispatched."""
         by_round: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
@@ -537,52 +641,48 @@ class _Tick:
                                          reason="orphan")
                     self._rest(bot, None)  # not a rotation bye: the rotation is untouched
 
-    def _dispatch(self) -> None:
-        """Release held games, then create the matches of planned fixtures, while the bots
-        and the ladder have room: make-ups first, then by round and id."""
-        order = sorted(
-            (f for f in self.fixtures.values()
-             if f["kind"] in (FIXTURE, MAKEUP) and f["state"] in (PLANNED, DISPATCHED)),
-            key=lambda f: (f["state"] != DISPATCHED, f["kind"] != MAKEUP,
-                           self.rounds[f["round_id"]].number, f["id"]))
-        chosen: list[tuple[dict[str, Any], int]] = []
-        for f in order:
-            if self.depth_used >= self.config.depth:
-                break
-            if f["state"] == DISPATCHED:
-                self._release(f)
-            elif self._room(f["bots"]):
-                released = 0
-                while released < f["games"] and self.depth_used < self.config.depth \
-                        and self._room(f["bots"]):
-                    self._reserve(f["bots"])
-                    released += 1
-                chosen.append((f, released))
-        if chosen:
-            self._create_matches(chosen)
+    # -- waiting fixtures (the tick hands the slots out over every ladder) -------------------
 
-    def _room(self, bots: Sequence[int]) -> bool:
-        return all(b in self.eligible and self.busy[b] < self.eligible[b].cap for b in bots)
+    def waiting(self) -> list[dict[str, Any]]:
+        """Fixtures that want slots: planned ones, and dispatched ones with games held."""
+        return [f for f in self.fixtures.values() if f["kind"] in (FIXTURE, MAKEUP) and (
+            f["state"] == PLANNED
+            or (f["state"] == DISPATCHED and any(_held(m) for m in self.matches[f["id"]])))]
 
-    def _reserve(self, bots: Sequence[int]) -> None:
-        for b in bots:
-            self.busy[b] += 1
-        self.depth_used += 1
+    def since(self, f: dict[str, Any]) -> int:
+        """Since when ``f`` has been owed, as a fixture id (ids grow with time, across
+        ladders): a make-up's is that of the fixture it makes up, first of its chain."""
+        while f["kind"] == MAKEUP and f["makeup_of"] in self.fixtures:
+            f = self.fixtures[f["makeup_of"]]
+        return int(f["id"])
 
-    def _release(self, f: dict[str, Any]) -> None:
+    def lagging(self, f: dict[str, Any]) -> bool:
+        """Whether ``f`` waits on a retry: a match of it lost an attempt, or it has not
+        started and one of its bots sits in such a match (of any ladder or challenge).  Until
+        the retry is over it is treated like a make-up: the next round does not wait for it."""
+        if f["kind"] not in (FIXTURE, MAKEUP) or f["state"] not in (PLANNED, DISPATCHED):
+            return False
+        ms = self.matches[f["id"]]
+        if any(_in_retry(m["state"], m["attempt"], m["lease_until"], self.now) for m in ms):
+            return True
+        unstarted = f["state"] == PLANNED or any(_held(m) for m in ms)
+        return unstarted and any(b in self.slots.held for b in f["bots"])
+
+    def release(self, f: dict[str, Any]) -> None:
+        """Release ``f``'s held games while its bots and the ladders have room."""
         for m in self.matches[f["id"]]:
-            if not _held(m) or m["state"] != SCHEDULED:
+            if not _held(m):
                 continue
-            if self.depth_used >= self.config.depth or not self._room(f["bots"]):
+            if not self.slots.room(f["bots"]):
                 return
             self.conn.execute(update(Match).where(Match.id == m["id"]).values(
                 enqueued_at=self.now))
             m["enqueued_at"] = self.now
-            self._reserve(f["bots"])
+            self.slots.reserve(f["bots"])
             self.result.enqueue.append(m["id"])
             self._update_fixture(f, made=f["made"] + 1)
 
-    def _create_matches(self, chosen: list[tuple[dict[str, Any], int]]) -> None:
+    def create_matches(self, chosen: list[tuple[dict[str, Any], int]]) -> None:
         """All the matches of the chosen fixtures in one batch: the first ``released`` of
         each go to the workers, the rest are held."""
         from referee.games import find_game
@@ -614,26 +714,37 @@ class _Tick:
         for pk, (f, released, _) in zip(ids, seatings):
             self.matches[f["id"]].append({"id": pk, "pair_key": f"fx{f['id']}",
                                           "state": SCHEDULED, "void_reason": None,
+                                          "attempt": 0, "lease_until": None,
                                           "enqueued_at": self.now if released else HELD})
             if released:
                 self.result.enqueue.append(pk)
         for f, released in chosen:
             self._update_fixture(f, state=DISPATCHED, dispatched_at=self.now, made=released)
 
-    def _may_open(self) -> bool:
-        if len(self.rounds) >= self.config.max_open_rounds:
+    def may_open(self) -> bool:
+        """Round r+1 opens once every fixture of round r has started, with at most
+        ``max_open_rounds`` rounds open; a fixture waiting on a retry holds neither back (a
+        round left with only such fixtures does not count as open)."""
+        if sum(not self._behind(r) for r in self.rounds) >= self.config.max_open_rounds:
             return False
         if not self.rounds:
             return True
         latest = max(self.rounds.values(), key=lambda r: r.number)
         return not any(f["round_id"] == latest.id and f["state"] == PLANNED
-                       and f["kind"] in (FIXTURE, MAKEUP) for f in self.fixtures.values())
+                       and f["kind"] in (FIXTURE, MAKEUP) and not self.lagging(f)
+                       for f in self.fixtures.values())
 
-    def _open_round(self) -> bool:
+    def _behind(self, round_id: int) -> bool:
+        """Whether everything of the round not over waits on a retry."""
+        return all(self.lagging(f) for f in self.fixtures.values()
+                   if f["round_id"] == round_id and f["state"] in (PLANNED, DISPATCHED))
+
+    def open_round(self) -> bool:
         """Plan and store the next round; False when too few bots are eligible."""
         capped = self._daily_counts()
-        bots = [b for b in self.eligible.values()
-                if capped[b.bot_id] + self.k <= self.config.daily_cap]
+        pending = {b for f in self.fixtures.values() if f["state"] == PLANNED for b in f["bots"]}
+        bots = [b for b in self.eligible.values() if b.bot_id not in pending
+                and capped[b.bot_id] + self.k <= self.config.daily_cap]
         if not table_sizes(len(bots), self.big):
             return False
         number = _latest_round(self.conn, self.game) + 1
@@ -658,7 +769,7 @@ class _Tick:
         self._record_seats(plan, number)
         return True
 
-    def _close(self) -> None:
+    def close(self) -> None:
         for round_id in list(self.rounds):
             mine = [f for f in self.fixtures.values() if f["round_id"] == round_id]
             if all(f["state"] in (DONE, CANCELLED) for f in mine):
@@ -759,6 +870,17 @@ class _RoundRow:
 def _held(m: Mapping[str, Any]) -> bool:
     at = utc(m["enqueued_at"])
     return m["state"] == SCHEDULED and at is not None and at >= HELD
+
+
+def _in_retry(state: str, attempt: int | None, lease_until: datetime | None,
+              now: datetime) -> bool:
+    """Whether a match not over has lost an attempt: a later one is playing or due, or the
+    lease of the current one ran out (its worker died or froze; the sweeper hands it on)."""
+    if state not in (SCHEDULED, RUNNING) or not attempt:
+        return False
+    until = utc(lease_until)
+    lapsed = state == RUNNING and until is not None and until < now
+    return attempt >= 2 or state == SCHEDULED or lapsed
 
 
 def runnable(engine: Engine, ids: Sequence[int]) -> list[int]:

@@ -8,6 +8,7 @@ import random
 import tempfile
 import threading
 from collections import Counter, defaultdict
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,11 @@ from sqlalchemy import select, update
 from support.ladder_db import sqlite_head_url
 
 from ladder import matchmaker as mm
+from ladder.accounts import now_utc
 from ladder.matchmaker import HELD, MatchmakerConfig
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED, Fixture, LadderEntry, Rating, Round
 from ladder.store import open_db
-from ladder.work import void
+from ladder.work import claim, void
 
 from service.matchmaking_support import add_bot, add_owner, finish_match, match_rows, seats_of
 
@@ -135,6 +137,15 @@ class Ladder(RuleBasedStateMachine):
         if live:
             void(self.engine, live[index % len(live)].id, "no result after 3 attempts")
 
+    @rule(index=st.integers(0, 50))
+    def attempt_dies(self, index: int) -> None:
+        """A worker dies mid-match: the attempt's lease runs out, the match is in retry (a
+        third lost attempt voids it, as the sweeper would)."""
+        live = self.released()
+        if live:
+            claim(self.engine, live[index % len(live)].id, "dead-worker", lease_s=60,
+                  now=now_utc() - timedelta(minutes=5))
+
     @rule(times=st.integers(1, 4))
     def ticks_and_every_released_match_finishes(self, times: int) -> None:
         """Rounds go by (a window long enough for the evenness bound to mean something)."""
@@ -190,6 +201,21 @@ class Ladder(RuleBasedStateMachine):
         busy = Counter(b for m in self.released() for b in seats[m.id])
         for bot, n in busy.items():
             assert n <= self.bots[bot]["cap"], (bot, n)
+
+    @invariant()
+    def a_bot_waits_on_one_fixture_at_most(self) -> None:
+        """A bot is given a new round's fixture only once its last one started: its fixtures
+        not over are those it plays (its cap) and one waiting, whatever is in retry."""
+        _, fixtures = self.load()
+        planned: Counter[int] = Counter()
+        open_: Counter[int] = Counter()
+        for f in fixtures:
+            if f.kind == mm.FIXTURE and f.state in (mm.PLANNED, mm.DISPATCHED):
+                for b in f.bots:
+                    open_[b] += 1
+                    planned[b] += f.state == mm.PLANNED
+        for bot, n in open_.items():
+            assert planned[bot] <= 1 and n <= self.bots[bot]["cap"] + 1, (bot, n, planned[bot])
 
     @invariant()
     def seats_balance(self) -> None:
