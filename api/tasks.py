@@ -65,6 +65,7 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         task_serializer="json",
         accept_content=["json"],
         broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # ride out a broker outage of any length
         broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600)},
         worker_hijack_root_logger=False,
         beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},

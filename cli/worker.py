@@ -2,7 +2,8 @@
 
 A worker plays matches (``run_match`` tasks carry only a match id; the database decides who
 plays what).  Beat runs the periodic jobs (the sweeper, the matchmaker, the health probes); run
-exactly one.
+exactly one.  Each command keeps its Celery process running: it is started again whenever it
+ends on its own (:mod:`cli.supervise`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ BROKER_OPTION = click.option("--broker", "broker_url", default=None, metavar="UR
                              help="Celery broker, redis://… (default: REFEREE_BROKER).")
 QUEUE_OPTION = click.option("--queue", "-Q", default=None,
                             help="Queue name (default: REFEREE_QUEUE, else 'referee').")
+SUPERVISE_OPTION = click.option("--supervise/--no-supervise", default=True, hidden=True,
+                                help="Start the Celery process again when it ends on its own.")
 
 
 def prepare(db_url: str | None, broker_url: str | None, queue: str | None) -> None:
@@ -47,12 +50,17 @@ def prepare(db_url: str | None, broker_url: str | None, queue: str | None) -> No
               help="Matches played at once (worker processes).")
 @click.option("--loglevel", "-l", default="info", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]))
+@SUPERVISE_OPTION
 def worker(db_url: str | None, broker_url: str | None, queue: str | None, concurrency: int,
-           loglevel: str) -> None:
+           loglevel: str, supervise: bool) -> None:
     """Play matches from the broker's queue (Celery prefork worker)."""
     from api.tasks import app_from_env
 
     prepare(db_url, broker_url, queue)
+    if supervise:
+        from cli.supervise import supervise
+
+        raise SystemExit(supervise("worker"))
     app = app_from_env()
     name = f"referee-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(["worker", "--pool", "prefork", "--concurrency", str(concurrency),
@@ -68,14 +76,19 @@ def worker(db_url: str | None, broker_url: str | None, queue: str | None, concur
               default=None, help="Beat's state file (default: in the user data directory).")
 @click.option("--loglevel", "-l", default="info", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]))
+@SUPERVISE_OPTION
 def beat(db_url: str | None, broker_url: str | None, queue: str | None,
-         schedule_file: Path | None, loglevel: str) -> None:
+         schedule_file: Path | None, loglevel: str, supervise: bool) -> None:
     """Send the periodic jobs (sweeper, matchmaker tick, health probes); run one beat per service."""
     import platformdirs
 
     from api.tasks import app_from_env
 
     prepare(db_url, broker_url, queue)
+    if supervise:
+        from cli.supervise import supervise
+
+        raise SystemExit(supervise("beat"))
     if schedule_file is None:
         folder = Path(platformdirs.user_data_dir("referee", appauthor=False))
         folder.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,19 @@ def redis_ok() -> None:
         pytest.skip(reason)
 
 
+def child_pids(parent: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            if f"\nPPid:\t{parent}\n" in status:
+                found.add(int(entry.name))
+    return found
+
+
 class Stack:
     """A worker and a beat on a private queue, and the test's own view of the database."""
 
@@ -67,17 +80,9 @@ class Stack:
                                 start_new_session=True)
 
     def children(self) -> set[int]:
-        """The worker's pool processes."""
-        found = set()
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    status = (entry / "status").read_text()
-                except OSError:
-                    continue
-                if f"\nPPid:\t{self.worker.pid}\n" in status:
-                    found.add(int(entry.name))
-        return found
+        """The worker's pool processes: the children of the Celery process that ``referee
+        worker`` supervises."""
+        return {pid for main in child_pids(self.worker.pid) for pid in child_pids(main)}
 
     def states(self, ids: list[int]) -> dict[int, tuple[str, int, str | None]]:
         with self.engine.connect() as conn:
