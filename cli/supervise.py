@@ -31,7 +31,7 @@ PR_SET_PDEATHSIG = 1
 CHILD_FLAG = "--no-supervise"
 
 
-def supervise(what: str, args: Sequence[str] | None = None,
+def keep_running(what: str, args: Sequence[str] | None = None,
               pauses: Sequence[float] = RESTART_PAUSES_S) -> int:
     """Run ``args`` (default: this very command, with :data:`CHILD_FLAG`) until it ends
     because it was asked to (a forwarded signal) or by itself with status 0; its status."""

@@ -58,9 +58,9 @@ def worker(db_url: str | None, broker_url: str | None, queue: str | None, concur
 
     prepare(db_url, broker_url, queue)
     if supervise:
-        from cli.supervise import supervise
+        from cli.supervise import keep_running
 
-        raise SystemExit(supervise("worker"))
+        raise SystemExit(keep_running("worker"))
     app = app_from_env()
     name = f"referee-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(["worker", "--pool", "prefork", "--concurrency", str(concurrency),
@@ -86,9 +86,9 @@ def beat(db_url: str | None, broker_url: str | None, queue: str | None,
 
     prepare(db_url, broker_url, queue)
     if supervise:
-        from cli.supervise import supervise
+        from cli.supervise import keep_running
 
-        raise SystemExit(supervise("beat"))
+        raise SystemExit(keep_running("beat"))
     if schedule_file is None:
         folder = Path(platformdirs.user_data_dir("referee", appauthor=False))
         folder.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from cli.supervise import supervise
+from cli.supervise import keep_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,15 +20,15 @@ def test_a_child_that_fails_is_started_again_until_it_ends_well(tmp_path, capsys
     script = (f"import pathlib, sys; p = pathlib.Path({str(runs)!r}); "
               "n = len(p.read_text()) if p.exists() else 0; p.write_text('x' * (n + 1)); "
               "sys.exit(0 if n == 2 else 3)")
-    assert supervise("worker", [sys.executable, "-c", script], pauses=(0.01,)) == 0
+    assert keep_running("worker", [sys.executable, "-c", script], pauses=(0.01,)) == 0
     assert runs.read_text() == "xxx"
     said = capsys.readouterr().err
     assert said.count("the Celery worker ended (exit status 3); starting it again") == 2
 
 
 def run_supervisor(child: str) -> subprocess.Popen[bytes]:
-    code = ("import sys; from cli.supervise import supervise; "
-            f"sys.exit(supervise('beat', [sys.executable, '-c', {child!r}]))")
+    code = ("import sys; from cli.supervise import keep_running; "
+            f"sys.exit(keep_running('beat', [sys.executable, '-c', {child!r}]))")
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
 
