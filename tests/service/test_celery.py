@@ -27,6 +27,7 @@ from ladder.store import claim_names, leaderboard, open_db, recompute
 from ladder.work import rotations, schedule
 
 from service.conftest import Client
+from support.processes import grandchild_pids
 
 TESTS = Path(__file__).resolve().parent.parent
 REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -43,19 +44,6 @@ def redis_ok() -> None:
         if os.environ.get("CI"):
             pytest.fail(reason + " (CI must run the Celery tests)")
         pytest.skip(reason)
-
-
-def child_pids(parent: int) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            if f"\nPPid:\t{parent}\n" in status:
-                found.add(int(entry.name))
-    return found
 
 
 class Stack:
@@ -82,7 +70,7 @@ class Stack:
     def children(self) -> set[int]:
         """The worker's pool processes: the children of the Celery process that ``referee
         worker`` supervises."""
-        return {pid for main in child_pids(self.worker.pid) for pid in child_pids(main)}
+        return grandchild_pids(self.worker.pid)
 
     def states(self, ids: list[int]) -> dict[int, tuple[str, int, str | None]]:
         with self.engine.connect() as conn:

@@ -33,7 +33,8 @@ from ladder.models import Incident, Match, MatchSeat
 from ladder.store import leaderboard, open_db, recompute
 
 from service.conftest import Client
-from service.test_celery import TESTS, child_pids, redis_ok
+from service.test_celery import TESTS, redis_ok
+from support.processes import child_pids
 from service.test_living_ladder_e2e import free_port
 
 GAMES = ("tokaido-duo", "doubletrack")

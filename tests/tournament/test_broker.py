@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from support.cli import assert_clean_error
+from support.processes import grandchild_pids
 
 from cli import main
 
@@ -50,17 +51,13 @@ class Worker:
                 env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
     def child(self, timeout: float = 60) -> int:
-        """The pid of the worker's pool process (waiting for it to start)."""
+        """The pid of the worker's pool process (waiting for it to start): a child of the
+        Celery process that ``referee worker`` supervises."""
         give_up = time.monotonic() + timeout
         while time.monotonic() < give_up:
-            for entry in Path("/proc").iterdir():
-                if entry.name.isdigit():
-                    try:
-                        status = (entry / "status").read_text()
-                    except OSError:
-                        continue
-                    if f"\nPPid:\t{self.proc.pid}\n" in status:
-                        return int(entry.name)
+            pool = grandchild_pids(self.proc.pid)
+            if pool:
+                return pool.pop()
             assert self.proc.poll() is None, self.log.read_text(errors="replace")
             time.sleep(0.05)
         raise AssertionError(f"no pool process: {self.log.read_text(errors='replace')}")
