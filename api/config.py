@@ -4,6 +4,8 @@ Environment: ``REFEREE_DB`` (database URL), ``REFEREE_BROKER`` (Celery broker; n
 embedded in-process pool), ``REFEREE_QUEUE`` (Celery queue name), ``REFEREE_RATELIMIT_STORAGE``
 (Flask-Limiter storage URI; default: the broker if it is Redis, else memory),
 ``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
+``REFEREE_BOT_PORTS`` (the ports bot URLs may use, comma-separated ports and ranges; default
+``80,443,1024-65535``, so never ssh's 22 or smtp's 25; empty: the default),
 ``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
 benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it plays),
 ``REFEREE_LEASE_S`` (a running match's lease), ``REFEREE_SWEEP_S`` (how often the sweeper
@@ -24,7 +26,9 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.netpolicy import Resolver, UrlPolicy, parse_networks, system_resolver
+from referee.netpolicy import (
+    DEFAULT_PORTS, PortRanges, Resolver, UrlPolicy, env_ports, parse_networks, system_resolver,
+)
 
 
 def _env_float(name: str, default: float) -> float:
@@ -55,6 +59,8 @@ class ServiceConfig:
     ratelimit: bool = True
     ratelimit_storage: str | None = None
     allow_networks: str = ""
+    bot_ports: PortRanges = DEFAULT_PORTS
+    """The ports bot URLs may use (:func:`referee.netpolicy.parse_ports` reads the setting)."""
     ownership_proof: bool = False
     workers: int = 2
     """Embedded mode: threads playing matches in the server's process."""
@@ -94,6 +100,7 @@ class ServiceConfig:
                                                                               "no", "off"),
             ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
             allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
+            bot_ports=env_ports(env),
             ownership_proof=env.get("REFEREE_OWNERSHIP_PROOF", "") in ("1", "true", "yes"),
             lease_s=_env_float("REFEREE_LEASE_S", 60.0),
             sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
@@ -118,7 +125,7 @@ class ServiceConfig:
         return MatchmakerConfig(depth=depth, daily_cap=self.daily_cap)
 
     def policy(self) -> UrlPolicy:
-        return UrlPolicy(parse_networks(self.allow_networks), self.resolver)
+        return UrlPolicy(parse_networks(self.allow_networks), self.resolver, self.bot_ports)
 
     def limiter_storage(self) -> str:
         if self.ratelimit_storage:
