@@ -193,15 +193,14 @@ class UrlPolicy:
 
     def blocked_reason(self, address: IPAddress) -> str | None:
         """Why ``address`` may not be reached, or None."""
-        if isinstance(address, ipaddress.IPv6Address):
-            address = ipaddress.IPv6Address(int(address))  # without a scope (%eth0)
+        if isinstance(address, ipaddress.IPv6Address):  # a scope (%eth0) changes nothing
             for prefix, name, routable, inner in _EMBEDDING:
                 if address in prefix:
                     return self._embedded_reason(address, prefix, name, routable, inner)
         if self._allowed(address):
             return None
         for net, why in _BLOCKED:
-            if address.version == net.version and address in net:
+            if address in net:  # never across versions: ::7f00:1 is not in 127.0.0.0/8
                 return f"{address} is in a blocked range ({net}: {why})"
         return None
 
@@ -218,8 +217,7 @@ class UrlPolicy:
         return f"{address} is in a blocked range ({prefix}: {name})"
 
     def _allowed(self, address: IPAddress) -> bool:
-        # The version test matters: ``::7f00:1 in 127.0.0.0/8`` compares the integers.
-        return any(address.version == net.version and address in net for net in self.allow)
+        return any(address in net for net in self.allow)
 
     def port_allowed(self, port: int) -> bool:
         return any(low <= port <= high for low, high in self.ports)
@@ -235,10 +233,10 @@ class UrlPolicy:
             port = parts.port
         except ValueError as exc:
             raise BlockedUrl(f"bad URL {url!r}: {exc}") from None
-        scheme = parts.scheme.lower()
+        scheme = parts.scheme  # lower case already
         if scheme not in ("http", "https"):
             raise BlockedUrl(f"bad URL {url!r}: only http:// and https:// bots are allowed")
-        if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        if "@" in parts.netloc:
             raise BlockedUrl("a bot URL may not carry credentials (user:password@)")
         host = parts.hostname or ""
         if not host:

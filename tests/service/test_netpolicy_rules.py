@@ -160,6 +160,16 @@ def test_a_name_idna_cannot_encode_is_refused_cleanly(host):
         UrlPolicy().check(f"http://{host}/")
 
 
+@pytest.mark.parametrize("answer, needle", [
+    ([], "resolves to no address"),
+    (["bot.example"], "not an address"),
+    ([PUBLIC, "93.184.216"], "not an address"),
+])
+def test_a_resolver_answer_that_gives_no_checked_address_is_refused(answer, needle):
+    with pytest.raises(BlockedUrl, match=needle):
+        UrlPolicy(resolver=lambda host, port: answer).check("http://bot.example/")
+
+
 def test_registration_refuses_a_name_idna_cannot_encode(make_service):
     from service.conftest import Client
 
