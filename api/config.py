@@ -7,6 +7,8 @@ unreachable the limits are counted in each process's memory), ``REFEREE_TRUSTED_
 (how many proxies in front set ``X-Forwarded-For``; default 0: the peer's address is the
 client's, and the header is ignored),
 ``REFEREE_ALLOW_NETWORKS`` (ranges bot URLs may reach despite the SSRF policy),
+``REFEREE_BOT_PORTS`` (the ports bot URLs may use, comma-separated ports and ranges; default
+``80,443,1024-65535``, so never ssh's 22 or smtp's 25; empty: the default),
 ``REFEREE_RATELIMIT`` (``0``: no rate limits, e.g. behind a proxy that limits, or for a
 benchmark), ``REFEREE_OWNERSHIP_PROOF`` (``1``: a bot's ``GET /`` must echo its nonce before it
 plays; ``0``: it need not; unset: on unless ``REFEREE_ALLOW_NETWORKS`` opens ranges, a local or
@@ -29,7 +31,9 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.netpolicy import Resolver, UrlPolicy, parse_networks, system_resolver
+from referee.netpolicy import (
+    DEFAULT_PORTS, PortRanges, Resolver, UrlPolicy, env_ports, parse_networks, system_resolver,
+)
 
 
 def _env_float(name: str, default: float) -> float:
@@ -85,6 +89,8 @@ class ServiceConfig:
     address is read that many entries from the right.  0 (no proxy): the header is ignored,
     since any client could write it and so pick its own rate-limit bucket."""
     allow_networks: str = ""
+    bot_ports: PortRanges = DEFAULT_PORTS
+    """The ports bot URLs may use (:func:`referee.netpolicy.parse_ports` reads the setting)."""
     ownership_proof: bool | None = None
     """A bot must echo its nonce in ``GET /`` before it plays: True, False, or None for the
     default, :attr:`proves_ownership`."""
@@ -127,6 +133,7 @@ class ServiceConfig:
             ratelimit_storage=env.get("REFEREE_RATELIMIT_STORAGE") or None,
             trusted_proxies=_count("REFEREE_TRUSTED_PROXIES", 0),
             allow_networks=env.get("REFEREE_ALLOW_NETWORKS", ""),
+            bot_ports=env_ports(env),
             ownership_proof=_switch("REFEREE_OWNERSHIP_PROOF"),
             lease_s=_env_float("REFEREE_LEASE_S", 60.0),
             sweep_s=_env_float("REFEREE_SWEEP_S", 30.0),
@@ -161,7 +168,7 @@ class ServiceConfig:
         return MatchmakerConfig(depth=depth, daily_cap=self.daily_cap)
 
     def policy(self) -> UrlPolicy:
-        return UrlPolicy(parse_networks(self.allow_networks), self.resolver)
+        return UrlPolicy(parse_networks(self.allow_networks), self.resolver, self.bot_ports)
 
     def limiter_storage(self) -> str:
         if self.ratelimit_storage:

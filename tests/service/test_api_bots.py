@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from service.conftest import checked
 
@@ -34,7 +36,9 @@ def test_register_a_live_bot(anon, bot_url):
 
 def test_a_dead_url_is_refused_with_the_reason(anon):
     alice = anon.owner("alice")
-    answer = register(alice, "http://127.0.0.1:9")
+    with socket.socket() as closed:  # bound, never listening: a connection is refused
+        closed.bind(("127.0.0.1", 0))
+        answer = register(alice, f"http://127.0.0.1:{closed.getsockname()[1]}")
     assert answer.status_code == 422
     assert "connection" in answer.json["message"]
 

@@ -83,8 +83,8 @@ def test_a_public_name_passes_and_allowed_ranges_open_up():
     assert policy.check("https://bot.example/v1") == ("bot.example", 443, [PUBLIC])
     allowed = UrlPolicy(parse_networks("10.0.0.0/8, 127.0.0.0/8"),
                         resolver=stub({"lan.example": ["10.1.2.3"]}))
-    assert allowed.check("http://lan.example:81")[2] == ["10.1.2.3"]
-    assert allowed.check("http://[::ffff:127.0.0.1]:81")[2] == ["::ffff:7f00:1"]
+    assert allowed.check("http://lan.example:8081")[2] == ["10.1.2.3"]
+    assert allowed.check("http://[::ffff:127.0.0.1]:8081")[2] == ["::ffff:7f00:1"]
     with pytest.raises(BlockedUrl):
         allowed.check("http://192.168.0.1/")  # still blocked
     with pytest.raises(ValueError, match="not a network"):
@@ -121,7 +121,7 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 def recorder():
     Recorder.hosts = []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield server.server_address[1]
     server.shutdown()
@@ -185,7 +185,7 @@ def test_a_slow_resolver_counts_against_the_deadline():
         return ["127.0.0.1"]
 
     policy = UrlPolicy(parse_networks("127.0.0.0/8"), resolver=slow)
-    transport = Transport("http://slow.example:9", guard=policy.pin)
+    transport = Transport("http://slow.example:9999", guard=policy.pin)
     began = time.monotonic()
     try:
         outcome = transport.call("POST", "/decide", b"{}", 300)
