@@ -162,18 +162,23 @@ class InProcessPlayer(Player):
         """:meth:`decide` from the decision and the view's builder alone: the runner's fast
         path for a seat played in-process, which needs no request (its id, deadline and bank
         are for a bot behind HTTP). A bot held to the clock is charged its time less the
-        referee's stalls, as an HTTP bot is (:mod:`referee.stall`)."""
+        referee's stalls, as an HTTP bot is (:mod:`referee.stall`), but never less than the
+        CPU time of its own thread."""
         if not self.clocked:
             return self._answer(decision, view)
         CLOCK.hold()
         try:
-            stalled = CLOCK.stalled()
+            stalled, cpu = CLOCK.stalled(), time.thread_time()
             answer = self._answer(decision, view)
             stall_ms = (CLOCK.stalled() - stalled) * 1000
+            cpu_ms = (time.thread_time() - cpu) * 1000
         finally:
             CLOCK.release()
-        answer.elapsed_ms = max(0.0, answer.elapsed_ms - stall_ms)
-        answer.stall_ms = stall_ms
+        # a bot holding the interpreter in one long C call looks like a stall to the clock's
+        # thread: whatever else stalled, the bot is charged the CPU its own thread used
+        charged = max(answer.elapsed_ms - stall_ms, min(cpu_ms, answer.elapsed_ms))
+        answer.stall_ms = answer.elapsed_ms - charged
+        answer.elapsed_ms = charged
         return answer
 
     def _answer(self, decision: Decision, view: Callable[[], dict[str, Any]]) -> Answer:

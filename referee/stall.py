@@ -7,25 +7,34 @@ to the bot, that is a timeout strike for the referee's hiccup, and a bot already
 strikes forfeits for it.
 
 So while anything is being timed, one daemon thread ticks every :data:`TICK_S` and notes how
-late each tick came. A tick later than :data:`TOLERANCE_S` beyond its interval means the
-process was not running: the lateness is *stall*, and :meth:`StallClock.awake` (the monotonic
-clock less every stall so far) is the clock deadlines are kept on. A bot is charged its
+late each tick came. Lateness beyond :data:`TOLERANCE_S` means the process was not running:
+that excess is *stall*, and :meth:`StallClock.awake` (the monotonic clock less every stall so
+far) is the clock deadlines are kept on; it never runs backwards. A bot is charged its
 wall-clock time less the stall during its call; deadlines are aborted in awake time, so a
 frozen referee never cuts off a bot when it wakes up. A late tick is noticed by whichever runs
 first after a freeze, the ticking thread or a reader asking :meth:`StallClock.stalled` (the
 gap since the last tick counts at once), so there is no race between the two.
 
 Lateness within the tolerance is ordinary scheduling (a thread waits up to the interpreter's
-switch interval for the GIL) and counts for nothing. Nothing ticks while nothing is timed.
+switch interval for the GIL) and counts for nothing. Nothing ticks while nothing is timed. A
+process forked from one that timed something starts with a clock of its own.
+
+The clock cannot tell a frozen process from one whose own thread holds the interpreter for
+long (a bot's C call in the referee's process): in-process bots are therefore charged at
+least the CPU time their own thread used (``referee.players``).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import logging
+import os
 import threading
 import time
 from collections.abc import Callable
+
+log = logging.getLogger("referee.stall")
 
 TICK_S = 0.01
 """How often the clock looks while something is timed: a wake-up, not work."""
@@ -49,8 +58,11 @@ class StallClock:
     """The process's awake clock and its timers (one per process: :data:`CLOCK`)."""
 
     def __init__(self, tick_s: float = TICK_S, tolerance_s: float = TOLERANCE_S,
-                 now: Callable[[], float] = time.monotonic) -> None:
+                 now: Callable[[], float] = time.monotonic, ticking: bool = True) -> None:
+        """``now`` and ``ticking=False`` are for tests: a clock of their own, looked at only
+        when they call :meth:`look`."""
         self.tick_s, self.tolerance_s, self._now = tick_s, tolerance_s, now
+        self._ticking = ticking
         self._cond = threading.Condition()
         self._timers: list[tuple[float, int, Timer]] = []
         self._seq = itertools.count()
@@ -78,8 +90,7 @@ class StallClock:
         """The stall since the last tick, counted before the ticking thread notices it."""
         if not self._active:
             return 0.0
-        gap = now - self._last - self.tick_s
-        return gap if gap > self.tolerance_s else 0.0
+        return max(0.0, now - self._last - self.tick_s - self.tolerance_s)
 
     # -- timing ---------------------------------------------------------------------------
 
@@ -105,24 +116,22 @@ class StallClock:
     def _activate(self) -> None:
         if not self._active:
             self._active, self._last = True, self._now()
-        if self._thread is None:
+        if self._ticking and (self._thread is None or not self._thread.is_alive()):
             self._thread = threading.Thread(target=self._run, name="stall-clock", daemon=True)
             self._thread.start()
         self._cond.notify()
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's thread, timers and holds are not this process's."""
+        self._cond = threading.Condition()
+        self._timers, self._holds, self._active, self._thread = [], 0, False, None
 
     def _run(self) -> None:
         with self._cond:
             while True:
                 if self._active:
                     self._look(self._now())
-                timers = self._timers
-                while timers and not timers[0][2].live:
-                    heapq.heappop(timers)
-                if not timers and not self._holds:
-                    self._active = False
-                    self._cond.wait()
-                else:
-                    self._cond.wait(self.tick_s)
+                self._cond.wait(self.tick_s if self._active else None)
 
     def look(self) -> None:
         """Book the stall since the last look, then run the timers that are due. The clock's
@@ -132,16 +141,24 @@ class StallClock:
                 self._look(self._now())
 
     def _look(self, now: float) -> None:
+        """Book the stall since the last look, run the timers that are due, and go idle when
+        nothing is timed any more."""
         self._stalled += self._pending(now)
         self._last = now
         awake = now - self._stalled
         timers = self._timers
-        while timers and timers[0][0] <= awake:
+        while timers and (timers[0][0] <= awake or not timers[0][2].live):
             timer = heapq.heappop(timers)[2]
             if timer.live:
                 timer.live = False
-                timer.action()
+                try:
+                    timer.action()
+                except Exception:  # one broken action must not stop every deadline
+                    log.exception("a timed action failed")
+        if not timers and not self._holds:
+            self._active = False
 
 
 CLOCK = StallClock()
 """The process's clock: every timed call of the referee keeps its deadline on it."""
+os.register_at_fork(after_in_child=CLOCK._forget)

@@ -32,7 +32,7 @@ class FakeTime:
 
 
 def clock_on(fake: FakeTime) -> StallClock:
-    return StallClock(TICK, TOLERANCE, now=fake)
+    return StallClock(TICK, TOLERANCE, now=fake, ticking=False)
 
 
 def test_ticks_on_time_are_no_stall():
@@ -52,11 +52,27 @@ def test_a_late_tick_is_a_stall_counted_at_once_and_once():
     clock.hold()
     before = clock.awake()
     fake.t += 3.0  # frozen for three seconds
-    assert clock.stalled() == pytest.approx(3.0 - TICK)  # before the clock's thread noticed
+    stall = 3.0 - TICK - TOLERANCE  # what ordinary scheduling would not explain
+    assert clock.stalled() == pytest.approx(stall)  # before the clock's thread noticed
     clock.look()
     clock.look()
-    assert clock.stalled() == pytest.approx(3.0 - TICK)
-    assert clock.awake() - before == pytest.approx(TICK)
+    assert clock.stalled() == pytest.approx(stall)
+    assert clock.awake() - before == pytest.approx(TICK + TOLERANCE)
+    clock.release()
+
+
+def test_the_awake_clock_never_runs_backwards():
+    fake = FakeTime()
+    clock = clock_on(fake)
+    clock.hold()
+    readings = []
+    for step in [0.001] * 40 + [0.5] + [0.003] * 20 + [2.0, 0.0, 0.02]:
+        fake.t += step
+        readings.append(clock.awake())
+        if step > 0.1:
+            clock.look()
+            readings.append(clock.awake())
+    assert readings == sorted(readings)
     clock.release()
 
 
@@ -80,13 +96,43 @@ def test_a_cancelled_timer_never_fires_and_nothing_ticks_when_idle():
     timer = clock.call_at(clock.awake() + 0.05, lambda: pytest.fail("cancelled timer fired"))
     timer.cancel()
     fake.t += 1.0
-    clock.look()
-    deadline = time.monotonic() + 5
-    while clock._active and time.monotonic() < deadline:  # the thread goes idle by itself
-        time.sleep(0.01)
-    assert not clock._active
+    clock.look()  # the stall of that second is booked, then the clock goes idle
+    booked = clock.stalled()
+    assert booked == pytest.approx(1.0 - TICK - TOLERANCE)
     fake.t += 10.0  # idle time is nobody's stall
-    assert clock.stalled() == pytest.approx(0.0, abs=1.0 + 1e-9) and clock.awake() > 0
+    assert clock.stalled() == booked
+
+
+def test_a_broken_action_does_not_stop_the_other_deadlines():
+    fake = FakeTime()
+    clock = clock_on(fake)
+    fired = []
+    clock.call_at(clock.awake() + 0.01, lambda: 1 / 0)
+    clock.call_at(clock.awake() + 0.02, lambda: fired.append(True))
+    for _ in range(3):
+        fake.t += TICK
+        clock.look()
+    assert fired == [True]
+
+
+def test_a_forked_child_has_a_clock_of_its_own():
+    """A deadline the parent was keeping when it forked is not the child's: the child's clock
+    starts idle and times its own calls."""
+    from referee.stall import CLOCK
+
+    CLOCK.hold()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: its clock must tick and fire by itself
+            import threading
+            done = threading.Event()
+            ok = not CLOCK._active
+            CLOCK.call_at(CLOCK.awake() + 0.05, done.set)
+            os._exit(0 if ok and done.wait(10) else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        CLOCK.release()
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 # -- for real: a process frozen while the bot's answer waits in its socket ----------------------
@@ -202,3 +248,20 @@ def test_a_referee_starved_of_cpu_does_not_strike_a_prompt_bot():
     assert log["faults"] == []
     mine = [d for d in log["decisions"] if d["seat"] == 0]
     assert all(d["ms"] <= deadline_ms for d in mine)
+
+
+def test_an_in_process_bot_holding_the_interpreter_is_charged_its_own_time():
+    """A clocked in-process bot whose one C call keeps the clock's thread from running: that is
+    the bot's time, not a stall of the referee."""
+    from referee.core import Decision, Option
+    from referee.players import Bot, InProcessPlayer
+
+    class Hog(Bot):
+        def decide(self, decision, view):
+            sum(range(20_000_000))  # one long call that holds the GIL
+            return "a"
+
+    decision = Decision(0, "pick", "pick", (Option("a", "a", {}), Option("b", "b", {})))
+    answer = InProcessPlayer(name="hog", bot=Hog()).answer(decision, dict)
+    assert answer.choice == "a"
+    assert answer.elapsed_ms >= 0.8 * (answer.elapsed_ms + answer.stall_ms)
