@@ -70,12 +70,12 @@ READ_SLACK_S = 30.0
 """The socket's own read timeout beyond the budget: a last resort only, since the clock thread
 cuts a call off at its deadline in awake time, which a frozen referee's wall clock overtakes."""
 PEER_ERRORS: tuple[type[BaseException], ...] = (
-    OSError, http.client.HTTPException, urllib3.exceptions.HTTPError,
-    requests.RequestException, ValueError, EOFError,
+    OSError, http.client.HTTPException, urllib3.exceptions.HTTPError, ValueError, EOFError,
 )
 """What bytes from a peer (or its absence) can make the HTTP stack raise: the bot's fault.
-``ValueError`` covers bad encodings and numbers in the status line, headers or chunk sizes,
-and the service's address policy refusing where the bot's host now points."""
+``OSError`` covers sockets, TLS and every ``requests`` error; ``ValueError`` bad encodings and
+numbers in the status line, headers or chunk sizes, and the service's address policy refusing
+where the bot's host now points."""
 HEADERS = {
     "Content-Type": "application/json",
     "Accept": "application/json",
@@ -359,7 +359,7 @@ class Transport:
     def call(self, method: str, path: str, body: bytes | None, budget_ms: float) -> Exchange:
         """One request, answered completely within ``budget_ms`` or cut off as a timeout."""
         if self._closed:
-            return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
+            return _closed()
         if self.inline:
             return self._call_inline(method, path, body, budget_ms)
         return self._call_on_worker(method, path, body, budget_ms)
@@ -380,25 +380,24 @@ class Transport:
     def _call_on_worker(self, method: str, path: str, body: bytes | None,
                         budget_ms: float) -> Exchange:
         call, watch = _Call(), _Stopwatch(budget_ms)
-        timer = CLOCK.call_at(watch.due, call.abort)
         try:
             future: Future[Exchange] = self._pool().submit(
                 self._work, call, method, path, body, budget_ms / 1000
             )
-            while True:  # until the deadline in awake time: a stall moves it
-                try:
-                    outcome = future.result(timeout=max(0.0, watch.due - CLOCK.awake()))
+        except RuntimeError:  # the pool was shut down: the player is closed
+            return _closed()
+        while True:  # until the deadline in awake time: a stall of the referee moves it
+            try:
+                outcome = future.result(timeout=max(0.0, watch.due - CLOCK.awake()))
+                break
+            except FutureTimeout:
+                if CLOCK.awake() >= watch.due:
+                    call.abort()
+                    future.cancel()
+                    outcome = _timeout(call, budget_ms)
                     break
-                except FutureTimeout:
-                    if CLOCK.awake() >= watch.due:
-                        call.abort()
-                        future.cancel()
-                        outcome = _timeout(call, budget_ms)
-                        break
-        except (RuntimeError, CancelledError):  # the pool was shut down: the player is closed
-            return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
-        finally:
-            timer.cancel()
+            except CancelledError:  # closed meanwhile (a referee's failure raises as itself)
+                return _closed()
         return watch.stop(outcome)
 
     def close(self) -> None:
@@ -510,6 +509,10 @@ def _is_ip(host: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _closed() -> Exchange:
+    return Exchange(None, Fault(FaultReason.CONNECTION_ERROR, "the player was closed"), 0.0)
 
 
 def _timeout(call: _Call, budget_ms: float) -> Exchange:

@@ -235,3 +235,29 @@ def test_https_to_a_silent_plain_http_bot_times_out_with_the_hint():
         info, fault = fetch_info(f"https://127.0.0.1:{server.getsockname()[1]}", 300)
     assert info is None and fault is not None
     assert fault.reason == "timeout" and "TLS handshake" in fault.detail and "http://" in fault.detail
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"], ids=["inline", "worker-thread"])
+@pytest.mark.parametrize("bug", [AttributeError, RecursionError])
+def test_a_bug_of_the_referee_raises_and_is_never_a_bots_strike(monkeypatch, caplog, host, bug):
+    """An exception no peer can provoke (a library upgrade breaking the hooks the transport
+    overrides) is the referee's: logged with its traceback and raised, on either path."""
+    from referee.core import Decision, Option
+    from referee.players import DecisionRequest
+    from referee.transport import Transport
+
+    def broken(self, call, response):
+        raise bug("a hook changed under us")
+
+    monkeypatch.setattr(Transport, "_read", broken)
+    decision = Decision(0, "pick", "pick", (Option("a", "a", {}), Option("b", "b", {})))
+    with HostileServer("ok") as bot:
+        player = HttpPlayer(name="ok", url=bot.url.replace("127.0.0.1", host))
+        try:
+            with pytest.raises(bug):
+                player.decide(DecisionRequest("m", "toy-race", 0, "m:0:0", decision,
+                                              lambda: {}, 500, 0))
+        finally:
+            player.close()
+    assert any(r.exc_info and "the referee failed, not the bot" in r.getMessage()
+               for r in caplog.records)
