@@ -379,26 +379,31 @@ class Transport:
 
     def _call_on_worker(self, method: str, path: str, body: bytes | None,
                         budget_ms: float) -> Exchange:
-        call, watch = _Call(), _Stopwatch(budget_ms)
+        call = _Call()
+        CLOCK.hold()  # the clock measures stalls while the call is timed
         try:
-            future: Future[Exchange] = self._pool().submit(
-                self._work, call, method, path, body, budget_ms / 1000
-            )
-        except RuntimeError:  # the pool was shut down: the player is closed
-            return _closed()
-        while True:  # until the deadline in awake time: a stall of the referee moves it
+            watch = _Stopwatch(budget_ms)
             try:
-                outcome = future.result(timeout=max(0.0, watch.due - CLOCK.awake()))
-                break
-            except FutureTimeout:
-                if CLOCK.awake() >= watch.due:
-                    call.abort()
-                    future.cancel()
-                    outcome = _timeout(call, budget_ms)
-                    break
-            except CancelledError:  # closed meanwhile (a referee's failure raises as itself)
+                future: Future[Exchange] = self._pool().submit(
+                    self._work, call, method, path, body, budget_ms / 1000
+                )
+            except RuntimeError:  # the pool was shut down: the player is closed
                 return _closed()
-        return watch.stop(outcome)
+            while True:  # until the deadline in awake time: a stall of the referee moves it
+                try:
+                    outcome = future.result(timeout=max(0.0, watch.due - CLOCK.awake()))
+                    break
+                except FutureTimeout:
+                    if CLOCK.awake() >= watch.due:
+                        call.abort()
+                        future.cancel()
+                        outcome = _timeout(call, budget_ms)
+                        break
+                except CancelledError:  # closed meanwhile (a referee's failure raises as is)
+                    return _closed()
+            return watch.stop(outcome)
+        finally:
+            CLOCK.release()
 
     def close(self) -> None:
         self._closed = True
