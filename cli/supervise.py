@@ -7,8 +7,10 @@ A container's restart policy covers that where there is one; this covers every o
 running ``referee worker`` and ``referee beat``: the command runs the Celery process as its
 child, starts it again (after a pause that grows while it keeps failing) whenever it ends on
 its own, and passes SIGTERM, SIGINT and SIGHUP on to it, ending with it when asked to stop.
-The child is told to stop too if the supervisor is killed outright (Linux: the kernel's
-parent-death signal), so no Celery process outlives it.
+The child runs in a process group of its own, so a terminal's Ctrl-C reaches it once, through
+the supervisor (a second SIGINT would make Celery cut its running matches off), and it is told
+to stop if the supervisor is killed outright (Linux: the kernel's parent-death signal), so no
+Celery process outlives it.
 """
 
 from __future__ import annotations
@@ -49,7 +51,9 @@ def keep_running(what: str, args: Sequence[str] | None = None,
         failures = 0
         while True:
             began = time.monotonic()
-            child = subprocess.Popen(args, preexec_fn=_die_with_parent())
+            child = subprocess.Popen(args, preexec_fn=_die_with_parent(), process_group=0)
+            if stop.is_set():  # asked to stop while the child was starting
+                child.terminate()
             code = child.wait()
             if stop.is_set() or code == 0:
                 return code if code >= 0 else 128 - code

@@ -71,3 +71,35 @@ def test_the_child_never_outlives_a_killed_supervisor():
     supervisor.kill()
     supervisor.wait(timeout=20)
     assert gone(child)
+
+
+def test_a_stop_request_while_the_child_starts_is_not_lost(monkeypatch):
+    """SIGTERM lands after the child was started but before the supervisor knows its pid (the
+    handler has no child to pass it to): the child is stopped all the same."""
+    import cli.supervise as supervise_module
+
+    real = subprocess.Popen
+
+    def started_then_signalled(*args, **kwargs):
+        child = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # handled before the caller gets the child
+        return child
+
+    monkeypatch.setattr(supervise_module.subprocess, "Popen", started_then_signalled)
+    began = time.monotonic()
+    code = keep_running("worker", [sys.executable, "-c", "import time; time.sleep(120)"])
+    assert code == 128 + signal.SIGTERM
+    assert time.monotonic() - began < 60  # not the child's two minutes
+
+
+def test_the_child_has_a_process_group_of_its_own():
+    """A terminal's Ctrl-C goes to the supervisor's group only: the child hears it once,
+    forwarded (twice would make a Celery worker cut its running matches off)."""
+    supervisor = run_supervisor(SLEEPER)
+    child = wait_for_child(supervisor)
+    try:
+        assert os.getpgid(child) == child != os.getpgid(supervisor.pid)
+    finally:
+        supervisor.send_signal(signal.SIGINT)
+        assert supervisor.wait(timeout=20) == 128 + signal.SIGINT
+    assert gone(child)
