@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from ladder import LadderError
 from ladder.work import Claim, claim, fail_attempt, finish, renew
 from referee.netpolicy import UrlPolicy
 
@@ -108,11 +109,12 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
 
 
 def _finish(engine: Engine, held: Claim, record: dict[str, Any]) -> bool:
-    """:func:`ladder.work.finish`, tried again after a pause when storage fails."""
+    """:func:`ladder.work.finish`, tried again after a pause when storage fails (a bug fails
+    at once: trying it again would only fail again)."""
     for pause in FINISH_TRIES:
         try:
             return finish(engine, held, record)
-        except Exception:
+        except LadderError:
             log.warning("finishing match %s attempt %s failed; trying again in %.1f s",
                         held.match_pk, held.attempt, pause, exc_info=True)
             time.sleep(pause)

@@ -46,6 +46,10 @@ from ladder.ratings import standings
 from ladder.store import apply_rating
 
 MAX_ATTEMPTS = 3
+REFEREE_FAILURE = (f"the referee failed on {MAX_ATTEMPTS} attempts (no bot's fault; the "
+                   "operator was told)")
+"""The public void reason: what failed is the incident's, for the operator only (an error's
+text may name a database or a path)."""
 MAX_INCIDENT_DETAIL = 8000
 """Characters of a traceback an incident keeps (its end: where it was raised)."""
 MAX_CHALLENGE_GAMES = 10
@@ -294,8 +298,7 @@ def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
         if last:
             changed = conn.execute(update(Match).where(*owned).values(
                 state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
-                void_reason=f"referee failure after {MAX_ATTEMPTS} attempts: {error}"[:NAME_LEN]
-            )).rowcount
+                void_reason=REFEREE_FAILURE)).rowcount
         else:
             changed = conn.execute(update(Match).where(*owned).values(
                 state=SCHEDULED, lease_owner=None, lease_until=None, enqueued_at=now)).rowcount

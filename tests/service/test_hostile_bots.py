@@ -135,3 +135,34 @@ def test_the_referees_failure_is_retried_then_voided_and_never_struck(site):
     listed = root.get("/api/v1/admin/incidents?per_page=2").json
     assert listed["total"] == work.MAX_ATTEMPTS and len(listed["items"]) == 2
     assert [i["attempt"] for i in listed["items"]] == [3, 2] and listed["items"][0]["match_id"] == pk
+
+
+def test_storage_lost_while_finishing_is_tried_again_before_a_replay(site, monkeypatch):
+    import api.runner as runner
+    from api.runner import run_match
+    from ladder import LadderError
+
+    app, _ = site
+    engine = app.extensions["referee"].engine
+    real, failures = runner.finish, []
+
+    def flaky(*args):
+        if len(failures) < 2:
+            failures.append(1)
+            raise LadderError("database: connection lost")
+        return real(*args)
+
+    monkeypatch.setattr(runner, "finish", flaky)
+    monkeypatch.setattr(runner, "FINISH_TRIES", (0.0, 0.0, 0.0))
+    [pk] = work.schedule(engine, "toy-race", [([1, fast_bot(engine)], 6, None)], rated=False)
+    assert run_match(engine, pk, app.extensions["referee"].policy, lease_s=30) == "finished"
+    assert len(failures) == 2 and work.incidents(engine)[1] == 0
+
+    def buggy(*args):
+        raise KeyError("a bug in finishing")
+
+    monkeypatch.setattr(runner, "finish", buggy)
+    [pk] = work.schedule(engine, "toy-race", [([1, fast_bot(engine, "random-c")], 7, None)],
+                         rated=False)
+    assert run_match(engine, pk, app.extensions["referee"].policy, lease_s=30) == "retry"
+    assert work.incidents(engine)[0][0]["error"] == "KeyError: 'a bug in finishing'"
