@@ -20,6 +20,12 @@ from ladder.work import SweepPolicy, pending_ids, sweep
 from referee.netpolicy import UrlPolicy
 
 log = logging.getLogger("referee.dispatch")
+PUBLISH_SOCKET = {"socket_timeout": 1, "socket_connect_timeout": 1}
+PUBLISH: dict[str, Any] = {
+    "ignore_result": True,  # else Celery subscribes to the result first (its backend is Redis)
+    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
+                     "interval_max": 0.5},
+}
 MATCH, CHECK = "match", "check"
 
 
@@ -45,14 +51,18 @@ class CeleryDispatcher:
         from api.tasks import make_celery
 
         self.app = make_celery(broker_url, queue_name)
+        # it publishes from a request thread: a broker down or hanging costs seconds, and a
+        # lost id is enqueued again by the sweeper
+        self.app.conf.broker_transport_options = {
+            **self.app.conf.broker_transport_options, **PUBLISH_SOCKET}
 
     def enqueue(self, ids: Sequence[int]) -> None:
         for match_pk in ids:
-            self.app.send_task("referee.run_match", args=[match_pk])
+            self.app.send_task("referee.run_match", args=[match_pk], **PUBLISH)
 
     def enqueue_checks(self, ids: Sequence[int]) -> None:
         for check_id in ids:
-            self.app.send_task("referee.run_check", args=[check_id])
+            self.app.send_task("referee.run_check", args=[check_id], **PUBLISH)
 
     def close(self) -> None:
         self.app.close()

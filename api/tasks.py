@@ -31,6 +31,9 @@ from api.config import ServiceConfig
 from ladder.checks import MAX_CHECK_S
 
 _engine: tuple[int, Engine] | None = None
+BROKER_SOCKET = {"socket_timeout": 10, "socket_connect_timeout": 5}
+"""A broker that hangs (accepts, then never answers) costs a call this long, not for ever;
+the consumer's own blocking reads are much shorter (kombu's BRPOP waits a second)."""
 
 
 def config() -> ServiceConfig:
@@ -66,7 +69,10 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         accept_content=["json"],
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # ride out a broker outage of any length
-        broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600)},
+        broker_transport_options={"visibility_timeout": int(cfg.max_match_s + 600),
+                                  **BROKER_SOCKET},
+        redis_socket_timeout=BROKER_SOCKET["socket_timeout"],
+        redis_socket_connect_timeout=BROKER_SOCKET["socket_connect_timeout"],
         worker_hijack_root_logger=False,
         beat_schedule={"referee-sweep": {"task": "referee.sweep", "schedule": cfg.sweep_s},
                        "referee-ladder-tick": {"task": "referee.ladder_tick",

@@ -96,13 +96,20 @@ def gunicorn_available() -> bool:
     return True
 
 
+BODY_READ_LIMIT = 1024 * 1024
+"""The most of a request body the embedded server reads (the API takes 64 KiB)."""
+
+
 def run_waitress(app: Any, host: str, port: int, threads: int) -> None:
     from waitress import serve as waitress_serve
 
     try:
-        # every connection a client keeps alive holds a slot: allow plenty
+        # every connection a client keeps alive holds a slot: allow plenty. waitress reads a
+        # whole body before the app sees it: past BODY_READ_LIMIT it refuses it itself (413,
+        # in its own words); below, the app answers its JSON 413 past its own limit
         waitress_serve(app, host=host, port=port, threads=threads, connection_limit=1000,
-                       channel_timeout=60, ident="referee")
+                       channel_timeout=60, ident="referee",
+                       max_request_body_size=BODY_READ_LIMIT)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:

@@ -4,11 +4,18 @@ It answers 503 when the service cannot do its job: the database does not answer,
 mode) the broker that carries matches to the workers does not.  The rate limits' storage is
 reported but never makes it a 503: while it is down the limits are counted in each process's
 memory.  An answer names no host, URL or database: the log has the detail.
+
+It is open to everyone and never rate-limited (load balancers poll it), so each dependency is
+probed by one request at a time per process: a request arriving while a probe of the broker
+runs (up to its timeout, against a broker that hangs) gets the last answer instead of tying
+up one more request thread.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from flask import current_app
@@ -57,10 +64,31 @@ def healthz_answer() -> tuple[dict[str, Any], int]:
         log.error("healthz: %s", exc)
         checks["database"] = UNREACHABLE
     if svc.config.broker_url:
-        checks["broker"] = broker_state(svc.config.broker_url)
-    checks["ratelimit"] = ratelimit_state()
+        checks["broker"] = probed("broker", lambda: broker_state(svc.config.broker_url or ""))
+    checks["ratelimit"] = probed("ratelimit", ratelimit_state)
     ok = all(checks[name] == OK for name in ("database", "broker") if name in checks)
     return {"ok": ok, "mode": svc.mode, "checks": checks, "queue": queue}, 200 if ok else 503
+
+
+class _Probe:
+    """One dependency's probe, run by one request at a time; the others read its last state."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last: str | None = None
+
+
+def probed(name: str, probe: Callable[[], str]) -> str:
+    probes: dict[str, _Probe] = current_app.extensions.setdefault("referee_health", {})
+    state = probes.setdefault(name, _Probe())
+    if not state.lock.acquire(blocking=state.last is None):
+        assert state.last is not None
+        return state.last  # probed right now by another request: its last answer
+    try:
+        state.last = probe()
+        return state.last
+    finally:
+        state.lock.release()
 
 
 def broker_state(url: str) -> str:

@@ -5,10 +5,12 @@ no database named in any answer, and a limiter and a `/healthz` that survive Red
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -505,3 +507,55 @@ def test_healthz_reports_the_broker_in_celery_mode(make_service, broker_up):
     assert str(port) not in health.get_data(as_text=True)
     assert anon.get("/api/v1/games").status_code == 200
     assert anon.owner("alice").get("/api/v1/me").status_code == 200
+
+
+@contextlib.contextmanager
+def hung_broker() -> Iterator[str]:
+    """A broker that takes connections and never answers (a frozen Redis, a dead NAT entry)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def test_a_hung_broker_costs_a_request_seconds_not_for_ever(make_service, bot_url):
+    """Enqueueing a challenge on a broker that never answers gives up within its socket
+    timeouts (the sweeper enqueues the ids later; a check is enqueued the same way); /healthz
+    says the broker is down."""
+    with hung_broker() as url:
+        from api.dispatch import CeleryDispatcher
+
+        queue = f"referee-hung-{time.monotonic_ns()}"
+        app = make_service(broker_url=url, queue=queue)
+        app.extensions["referee"].dispatcher = CeleryDispatcher(url, queue)  # publishes for real
+        alice = Client(app).owner("alice")
+        mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                                "games": ["toy-race"], "ladder": False})
+        assert mine.status_code == 201, mine.json
+        began = time.monotonic()
+        answer = alice.post("/api/v1/challenges", json={"game": "toy-race",
+                                                        "bots": [mine.json["id"], 1], "games": 2})
+        assert answer.status_code == 202, answer.json
+        assert time.monotonic() - began < 30  # its socket timeouts, not for ever
+        health = Client(app).get("/healthz")
+        assert health.status_code == 503 and health.json["checks"]["broker"] == "unreachable"
