@@ -4,7 +4,9 @@ A check plays a whole match against a built-in bot, so it never runs inside a re
 row goes ``queued → running → done | failed``:
 
 * :func:`request` queues one for a bot, unless one is queued or running already: a bot has at
-  most one pending check, and asking again gets that one back;
+  most one pending check, and asking again gets that one back; an owner has at most
+  :data:`MAX_PENDING_PER_OWNER` (each takes a worker for up to a match: the workers are the
+  ladders' too);
 * :func:`claim` moves a ``queued`` row to ``running`` under a lease (compare-and-swap): a
   duplicate delivery gets ``None``.  A check is tried once: when its worker dies the lease
   lapses and the check is failed with the reason, for the owner to ask again;
@@ -27,13 +29,15 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import reader, translate_errors
-from ladder.models import DONE, FAILED, QUEUED, RETIRED, RUNNING, Bot, BotCheck
+from ladder.models import DONE, FAILED, QUEUED, RETIRED, RUNNING, Bot, BotCheck, Owner
 from ladder.registry import add_health, mark_verified
 
 PENDING = (QUEUED, RUNNING)
 MAX_CHECK_S = 900.0
 """The longest a check may run.  A check plays one match with 1 s decisions: about 180 of
 the bot's decisions in Tokaido Duo, three minutes for a bot that uses all of its time."""
+MAX_PENDING_PER_OWNER = 2
+"""Checks an owner may have queued or running at once, over all of their bots."""
 KEEP_PER_BOT = 50
 """Finished checks kept per bot (the oldest beyond these are deleted)."""
 
@@ -70,7 +74,8 @@ def request(engine: Engine, bot_id: int, game: str, *, prove: bool) -> tuple[dic
     ``GET /`` must echo its ownership nonce."""
     now = now_utc()
     with translate_errors(engine), engine.begin() as conn:
-        conn.execute(select(Bot.id).where(Bot.id == bot_id).with_for_update())  # one at a time
+        owner = conn.execute(select(Bot.owner_id).where(Bot.id == bot_id)).scalar_one_or_none()
+        conn.execute(select(Owner.id).where(Owner.id == owner).with_for_update())  # one at a time
         _expire(conn, now, bot_id)
         pending = conn.execute(select(BotCheck.__table__).where(
             BotCheck.bot_id == bot_id, BotCheck.state.in_(PENDING))).first()
@@ -79,6 +84,11 @@ def request(engine: Engine, bot_id: int, game: str, *, prove: bool) -> tuple[dic
                 raise ConflictError(f"check {pending.id} of {pending.game} is still "
                                     f"{pending.state}: ask for {game} when it is over")
             return _doc(pending), False
+        others = conn.execute(select(BotCheck.id).join(Bot, Bot.id == BotCheck.bot_id).where(
+            Bot.owner_id == owner, BotCheck.state.in_(PENDING))).scalars().all()
+        if owner is not None and len(others) >= MAX_PENDING_PER_OWNER:
+            raise ConflictError(f"your checks {', '.join(map(str, others))} are still pending: "
+                                f"at most {MAX_PENDING_PER_OWNER} at once")
         check_id = conn.execute(insert(BotCheck).values(
             bot_id=bot_id, game=game, state=QUEUED, prove=prove, created_at=now,
             enqueued_at=now).returning(BotCheck.id)).scalar_one()
