@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import flask_smorest
-import orjson
 from apispec import APISpec
 from flask import Flask, current_app, g, request
 from flask_limiter import Limiter
@@ -29,6 +28,7 @@ from api.dispatch import Dispatcher
 from ladder import ConflictError, ForbiddenError, InvalidError, LadderError, NotFoundError
 from ladder.accounts import Principal, authenticate
 from referee.netpolicy import UrlPolicy
+from referee.protocol import decode_json
 
 log = logging.getLogger("referee.api")
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -267,10 +267,10 @@ def require_json_body() -> None:
 
     webargs parses with the standard library, which recurses (a RecursionError, so a 500,
     past about 1,000 levels) and refuses integers of over 4,300 digits with a ValueError (a
-    500 too).  orjson reads the body first: it stops at 1,024 levels by itself, refuses a
-    number beyond a double's range (so any integer of over 309 digits), NaN and invalid
-    Unicode; then :data:`MAX_JSON_DEPTH` bounds the nesting.  The pages' forms are not API
-    operations: they post form data."""
+    500 too).  :func:`referee.protocol.decode_json` reads the body first, as it reads a bot's
+    answers: strict JSON (no NaN, no invalid Unicode, no number beyond a double's range, so
+    no integer of over 309 digits), at most :data:`MAX_JSON_DEPTH` levels deep.  The pages'
+    forms are not API operations: they post form data."""
     if request.routing_exception is not None or request.method not in ("POST", "PUT", "PATCH"):
         return
     if api_operation() is None:
@@ -285,24 +285,9 @@ def require_json_body() -> None:
     if not body:
         return  # an empty chunked body: the schemas say whether one is needed
     try:
-        document = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        abort(400, message=f"the body is not valid JSON: {exc}")
-    if json_depth(document) > MAX_JSON_DEPTH:
-        abort(400, message=f"the body's JSON nests deeper than {MAX_JSON_DEPTH} levels")
-
-
-def json_depth(document: Any) -> int:
-    """How many arrays and objects deep ``document`` nests (without recursing: it may be
-    1,024 deep)."""
-    deepest, stack = 0, [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            deepest = max(deepest, depth)
-            children = value.values() if isinstance(value, dict) else value
-            stack.extend((child, depth + 1) for child in children)
-    return deepest
+        decode_json(body, max_depth=MAX_JSON_DEPTH)
+    except ValueError as exc:
+        abort(400, message=f"the body is not JSON this service reads: {exc}")
 
 
 def refuse_undeclared_query() -> None:

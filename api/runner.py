@@ -45,34 +45,6 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:200]
 
 
-class LeaseKeeper:
-    """Renews a claim's lease every third of its length until stopped or the row is lost."""
-
-    def __init__(self, engine: Engine, held: Claim, lease_s: float) -> None:
-        self.engine, self.held, self.lease_s = engine, held, lease_s
-        self.lost = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"lease-m{held.match_pk}",
-                                        daemon=True)
-
-    def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.lease_s / 3):
-            try:
-                if not renew(self.engine, self.held, self.lease_s):
-                    self.lost.set()
-                    return
-            except Exception:  # a database hiccup: try again at the next beat
-                log.exception("renewing the lease of match %s", self.held.match_pk)
-
-
 def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: float,
               play: Play | None = None, worker: str | None = None,
               after: Callable[[str], object] | None = None) -> str:
@@ -81,14 +53,15 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
     failed this attempt: enqueue the match again) or ``voided`` (it failed the last one).
     ``after`` is called with the game once the match is over (finished or voided: its bots
     are free again), to run the matchmaker; its failures are logged, never the match's."""
-    from api.execution import play as default_play
+    from api.execution import Heartbeat, play as default_play
 
     began = time.perf_counter()
     held = claim(engine, match_pk, worker or worker_name(), lease_s)
     if held is None:
         return "nothing"
     try:
-        with LeaseKeeper(engine, held, lease_s):
+        with Heartbeat(lambda: renew(engine, held, lease_s), lease_s / 3,
+                       f"lease-m{held.match_pk}"):
             claimed, cpu = time.perf_counter(), time.process_time()
             record = (play or default_play)(held, policy)
             played, cpu = time.perf_counter(), time.process_time() - cpu

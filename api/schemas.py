@@ -15,13 +15,13 @@ from marshmallow import fields, validate
 
 from ladder.checks import MAX_CHECK_S
 from ladder.models import (
-    ACTIVE, DONE, FAILED, FINISHED, PAUSED, QUEUED, RETIRED, RUNNING, SCHEDULED, UNVERIFIED,
-    VOIDED,
+    ACTIVE, DONE, FAILED, FINISHED, MAX_ID, PAUSED, QUEUED, RETIRED, RUNNING, SCHEDULED,
+    UNVERIFIED, VOIDED,
 )
 from ladder.registry import MAX_BOTS_PER_OWNER
 from ladder.work import MAX_CHALLENGE_GAMES
 
-ID_MAX = 2**31 - 1
+ID_MAX = MAX_ID
 ID_RULE = f"int(min=1, max={ID_MAX})"
 """The URL converter of ids: what the database stores, so a huge id is a 404, not a 500."""
 URL_PATTERN = r"^https?://[^\s/?#@]+(/[^\s?#]*)?$"

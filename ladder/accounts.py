@@ -22,12 +22,9 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder import ConflictError, NotFoundError
 from ladder.db import reader, translate_errors
-from ladder.models import ApiToken, Owner
+from ladder.models import MAX_ID, ApiToken, Owner
 
 TOKEN_RE = re.compile(r"rk_([0-9]{1,10})_([A-Za-z0-9_-]{20,100})")
-MAX_TOKEN_ID = 2**31 - 1
-"""The largest id the tokens' column holds (an ``INTEGER``, 32 bits on PostgreSQL): a larger
-one in a presented token is no token, not a query the database refuses."""
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 """``last_used_at`` is written at most this often per token: not one write per request."""
 MAX_TOKENS = 10
@@ -131,7 +128,7 @@ def authenticate(engine: Engine, presented: str) -> Principal | None:
     """The principal of a live token, or None (malformed, unknown, wrong secret, revoked,
     suspended owner): the caller answers 401 without saying which."""
     match = TOKEN_RE.fullmatch(presented)
-    if match is None or int(match.group(1)) > MAX_TOKEN_ID:
+    if match is None or int(match.group(1)) > MAX_ID:
         return None
     token_id, secret = int(match.group(1)), match.group(2)
     with translate_errors(engine), reader(engine) as conn:

@@ -37,6 +37,9 @@ NAMING_CONVENTION = {
 
 GAME_LEN = 64
 NAME_LEN = 200
+MAX_ID = 2**31 - 1
+"""The largest id an ``INTEGER`` key holds (32 bits on PostgreSQL): a larger one asked for is
+no row, never a query the database refuses."""
 MATCH_ID_LEN = 200
 SPEC_LEN = 2000
 STATE_LEN = 16

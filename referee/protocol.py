@@ -183,30 +183,31 @@ an equality, a ``repr``) would hit Python's recursion limit."""
 _BOM = b"\xef\xbb\xbf"
 
 
-def decode_json(body: bytes) -> Any:
+def decode_json(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
     """The JSON document ``body`` holds, or ``ValueError`` saying why it is not one we read.
 
     Strict JSON in UTF-8: no NaN or Infinity, no lone surrogate (it could be neither printed
     nor stored), no number beyond a double (a 100,000-digit integer would cost seconds to
-    convert), at most :data:`MAX_DEPTH` levels deep. A UTF-8 byte order mark is skipped, as
+    convert), at most ``max_depth`` levels deep. A UTF-8 byte order mark is skipped, as
     RFC 8259 allows (some platforms write one by default). orjson checks all of it but the
-    depth without recursion, and refuses anything deeper than 1024 levels itself.
+    depth without recursion, and refuses anything deeper than 1024 levels itself; the API
+    reads its requests with it too, before its schemas' parser (which recurses) sees them.
     """
     doc = orjson.loads(body[3:] if body.startswith(_BOM) else body)
     if isinstance(doc, (dict, list)):
-        _check_depth(doc)
+        _check_depth(doc, max_depth)
     return doc
 
 
-def _check_depth(doc: dict[str, Any] | list[Any]) -> None:
+def _check_depth(doc: dict[str, Any] | list[Any], max_depth: int) -> None:
     level: list[Any] = [doc]
-    for depth in range(1, MAX_DEPTH + 1):
+    for _ in range(max_depth):
         level = [child for node in level
                  for child in (node.values() if isinstance(node, dict) else node)
                  if isinstance(child, (dict, list))]
         if not level:
             return
-    raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    raise ValueError(f"nested deeper than {max_depth} levels")
 
 
 class ParsedAnswer(NamedTuple):
