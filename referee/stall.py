@@ -114,8 +114,11 @@ class StallClock:
             self._holds -= 1
 
     def _activate(self) -> None:
-        if not self._active:
-            self._active, self._last = True, self._now()
+        """Start ticking if idle. A ticking clock is not woken: it looks again within a tick,
+        and waking it for every call would cost a thread switch per decision."""
+        if self._active:
+            return
+        self._active, self._last = True, self._now()
         if self._ticking and (self._thread is None or not self._thread.is_alive()):
             self._thread = threading.Thread(target=self._run, name="stall-clock", daemon=True)
             self._thread.start()
