@@ -15,7 +15,9 @@ once never schedule more than one tick's worth:
    order, fresh seed) filed under the same round; when a bot of it is gone, the others are
    orphans instead;
 3. **orphans** of a round are seated together (pairs or tables, one owner per table) as
-   make-ups; those left when nothing else of their round waits take a bye;
+   make-ups; those left take a bye when nothing else of their round waits, or at the latest
+   when the next round opens (so they play it: a bot is never left out of a round because it
+   was waiting for a partner);
 4. **release and dispatch**, every ladder at once: a fixture's matches are created together
    (a pair shares one seed, so both rows must exist before either log is public), the first
    released to the workers and the others *held* until the bots have room; a fixture is
@@ -613,7 +615,7 @@ class _Ladder:
 
     def seat_orphans(self) -> None:
         """Seat each round's orphans together; a bye for those who cannot be, once nothing
-        else of their round waits to be dispatched."""
+        else of their round waits to be dispatched (another orphan could come from it)."""
         by_round: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
         for f in self.fixtures.values():
             if f["kind"] == ORPHAN and f["state"] == PLANNED:
@@ -637,9 +639,13 @@ class _Ladder:
                     self._update_fixture(o, state=DONE, finished_at=self.now,
                                          reason="seated in a make-up")
                 elif not waiting:
-                    self._update_fixture(o, state=DONE, kind=BYE, finished_at=self.now,
-                                         reason="orphan")
-                    self._rest(bot, None)  # not a rotation bye: the rotation is untouched
+                    self._orphan_rests(o)
+
+    def _orphan_rests(self, o: dict[str, Any]) -> None:
+        """An orphan no make-up seated rests in its round: a bye, not a rotation one (the
+        rotation is untouched)."""
+        self._update_fixture(o, state=DONE, kind=BYE, finished_at=self.now, reason="orphan")
+        self._rest(o["bots"][0], None)
 
     # -- waiting fixtures (the tick hands the slots out over every ladder) -------------------
 
@@ -740,7 +746,13 @@ class _Ladder:
                    if f["round_id"] == round_id and f["state"] in (PLANNED, DISPATCHED))
 
     def open_round(self) -> bool:
-        """Plan and store the next round; False when too few bots are eligible."""
+        """Plan and store the next round; False when too few bots are eligible.  Orphans
+        still waiting for a partner rest first, in their own round, and play this one: one
+        left pending would sit it out (its bot has a fixture waiting), a round lost through
+        no doing of its own, that the evenness bound does not allow."""
+        for o in list(self.fixtures.values()):
+            if o["kind"] == ORPHAN and o["state"] == PLANNED:
+                self._orphan_rests(o)
         capped = self._daily_counts()
         pending = {b for f in self.fixtures.values() if f["state"] == PLANNED for b in f["bots"]}
         bots = [b for b in self.eligible.values() if b.bot_id not in pending

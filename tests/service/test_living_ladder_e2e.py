@@ -9,9 +9,12 @@ on without it; restarted on the same port, two good probes resume it and it is s
 Then every owner leaves the ladder and the last matches are played or cancelled.
 
 Checked at the end: every match finished or voided; no fixture or match for the killed bot
-while it was paused; among the four other bots, over the rounds all four were eligible in,
-planned fixtures at most one apart (byes rotate); only the killed bot's owner got alerts; the
-leaderboard's provisional section is the bots with placement games left.
+while it was paused; the four other bots, eligible until they leave, are in every round opened
+before that (none of them waits on a make-up or a retry here; the one whose fixture with the
+killed bot was cancelled rests in that round and plays the next, it does not sit it out), and
+over the rounds all four were in, their planned fixtures are at most one apart (byes rotate);
+only the killed bot's owner got alerts; the leaderboard's provisional section is the bots with
+placement games left.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from ladder.accounts import utc
+from ladder.accounts import now_utc, utc
 from ladder.models import Alert, Fixture, LadderEntry, Match, MatchSeat, Round
 
 from service.conftest import Client
@@ -219,6 +222,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
         drive(lambda: closed_rounds(since=resumed_at) >= 1 and fixtures_of(victim, resumed_at),
               "a round after the resume, with it", 40)
 
+        leaving = now_utc()  # a round opened before this snapshotted every bot still on
         for owner, bot in zip(owners, bots):  # everyone leaves: the last matches end
             answer = owner.http.put(f"/api/v1/bots/{bot}/ladders/{DUO}",
                                     json={"active": False}, headers=owner.headers())
@@ -255,6 +259,10 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
 
         established = set(bots[1:])
         shared = {r.id for r in rounds.values() if established <= set(r.eligible)}
+        left_out = sorted((r.number, sorted(established - set(r.eligible)))
+                          for r in rounds.values()
+                          if utc(r.opened_at) < leaving and r.id not in shared)
+        assert not left_out, left_out  # (round, the bots that sat it out)
         assert len(shared) >= 3
         planned = Counter({b: 0 for b in established})
         for f in fixtures:

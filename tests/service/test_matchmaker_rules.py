@@ -131,6 +131,39 @@ def test_the_daily_cap_keeps_a_bot_out_of_new_rounds(db_url):
         engine.dispose()
 
 
+def test_an_orphan_rests_before_the_next_round_and_plays_it(db_url):
+    """A bot whose fixture was cancelled (its opponent paused) while another fixture of the
+    round still waited for its bots keeps waiting for a partner; the tick that starts that
+    fixture opens the next round, and the orphan must rest first and be in it, not sit it
+    out as a bot with a fixture waiting."""
+    engine, bots = ladder(db_url, 5)
+    rng = random.Random(5)
+    try:
+        first = mm.tick(engine, GAME)  # round 1 plays; round 2 is planned, its bots busy
+        assert len(first.opened) == 2
+        with engine.connect() as conn:
+            fixtures = conn.execute(select(Fixture.round_id, Fixture.kind, Fixture.bots)
+                                    .order_by(Fixture.id)).all()
+        [rested] = [f.bots[0] for f in fixtures if f.round_id == first.opened[0]
+                    and f.kind == mm.BYE]
+        # its round-2 opponent is the orphan: it was busy in round 1, so was the other pair
+        [(victim, orphan)] = [(rested, next(b for b in f.bots if b != rested))
+                              for f in fixtures if f.round_id == first.opened[1]
+                              and f.kind == mm.FIXTURE and rested in f.bots]
+        mm.pause(engine, victim, GAME, "3 failed probes")
+        assert mm.tick(engine, GAME).opened == []  # the other pair of round 2 still waits
+        for pk in first.enqueue:
+            finish_match(engine, pk, rng)
+        play_out(engine, 3, rng)
+        assert snapshot(engine, 3) == sorted(set(bots) - {victim})
+        with engine.connect() as conn:
+            [bye] = conn.execute(select(Fixture.round_id, Fixture.bots).where(
+                Fixture.kind == mm.BYE, Fixture.reason == "orphan")).all()
+        assert tuple(bye) == (first.opened[1], [orphan])  # its rest is in its own round
+    finally:
+        engine.dispose()
+
+
 def test_cli_tick(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
     engine, bots = ladder(url, 4)
