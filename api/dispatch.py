@@ -37,13 +37,6 @@ class Dispatcher(Protocol):
     def close(self) -> None: ...
 
 
-def sweep_checks(engine: Engine, policy: SweepPolicy) -> list[int]:
-    """The checks' sweep with the service's bounds: a check not taken is offered again like a
-    match, and fails when nothing took it within a match's age cap."""
-    return checks.sweep(engine, requeue_after_s=policy.requeue_after_s,
-                        max_wait_s=policy.max_age_s)
-
-
 class CeleryDispatcher:
     """Sends ``run_match(id)`` tasks to the broker (the workers are ``referee worker``)."""
 
@@ -170,6 +163,8 @@ class EmbeddedPool:
                 return
 
     def _sweep(self) -> None:
+        from api.execution import sweep_checks
+
         while not self._stop.wait(self.sweep_s):
             try:
                 self.enqueue(sweep(self.engine, self.sweep_policy))

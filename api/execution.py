@@ -10,6 +10,8 @@ inside a request).
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from sqlalchemy import Engine
 from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
 from ladder import checks
-from ladder.work import Claim
+from ladder.work import Claim, SweepPolicy
 from referee.faults import Fault
 from referee.netpolicy import BlockedUrl, UrlPolicy
 
@@ -116,8 +118,6 @@ def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: floa
     meanwhile, and the check failed), ``done``, ``failed`` (it could not run; the check says
     why) or ``lost`` (it was failed meanwhile, its lease having lapsed).  The lease is renewed
     while the bot plays, with no transaction open."""
-    from api.runner import worker_name
-
     held = checks.claim(engine, check_id, worker or worker_name(), lease_s)
     if held is None:
         return "nothing"
@@ -141,6 +141,18 @@ def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: floa
                                   info["bad_body"] or "")
     return "done" if checks.finish(engine, held, report, passed=report["ok"],
                                    info=probe_kept) else "lost"
+
+
+def sweep_checks(engine: Engine, policy: SweepPolicy) -> list[int]:
+    """The checks' sweep with the service's bounds: a check not taken is offered again like a
+    match, and fails when nothing took it within a match's age cap."""
+    return checks.sweep(engine, requeue_after_s=policy.requeue_after_s,
+                        max_wait_s=policy.max_age_s)
+
+
+def worker_name() -> str:
+    """Who holds a lease: host, process and thread (several threads share a process)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:200]
 
 
 class Heartbeat:

@@ -17,9 +17,6 @@ hiccup there would otherwise cost a whole replay.
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -40,11 +37,6 @@ RETRY_DELAY_S = 2.0
 """How long a caller waits before the next attempt of a match the referee failed."""
 
 
-def worker_name() -> str:
-    """Who holds a lease: host, process and thread (several threads share a process)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:200]
-
-
 def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: float,
               play: Play | None = None, worker: str | None = None,
               after: Callable[[str], object] | None = None) -> str:
@@ -53,7 +45,7 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
     failed this attempt: enqueue the match again) or ``voided`` (it failed the last one).
     ``after`` is called with the game once the match is over (finished or voided: its bots
     are free again), to run the matchmaker; its failures are logged, never the match's."""
-    from api.execution import Heartbeat, play as default_play
+    from api.execution import Heartbeat, play as default_play, worker_name
 
     began = time.perf_counter()
     held = claim(engine, match_pk, worker or worker_name(), lease_s)

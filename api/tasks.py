@@ -126,7 +126,7 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
     @app.task(name="referee.sweep")
     def sweep_task() -> int:
-        from api.dispatch import sweep_checks
+        from api.execution import sweep_checks
         from ladder.work import SweepPolicy, sweep
 
         settings = config()

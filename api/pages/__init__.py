@@ -24,7 +24,8 @@ from werkzeug.exceptions import (
     UnprocessableEntity,
 )
 
-from api.app import RefApi, service
+from api.errors import ErrorShape
+from api.context import service
 from ladder import ConflictError, ForbiddenError, InvalidError, LadderError, NotFoundError
 
 log = logging.getLogger("referee.pages")
@@ -42,7 +43,7 @@ PAGE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
 }
 
 
-def register(app: Flask, api: RefApi, limiter: Limiter) -> None:
+def register(app: Flask, api: ErrorShape, limiter: Limiter) -> None:
     from api.pages.views import blueprint
 
     blp = blueprint(limiter)

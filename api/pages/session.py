@@ -16,7 +16,7 @@ from typing import Any
 from flask import g, request, session
 from werkzeug.exceptions import BadRequest
 
-from api.app import service
+from api.context import service
 from ladder.pages_reads import live_session
 
 CSRF_FIELD = "csrf"

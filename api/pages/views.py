@@ -16,7 +16,7 @@ from flask_limiter import Limiter
 from werkzeug.exceptions import BadRequest, NotFound
 from werkzeug.wrappers import Response
 
-from api.app import service
+from api.context import service
 from api.pages import session as login
 from api.pages.charts import rating_chart
 from api.pages.query import bot_ref, one_of, query, whole, yes_no

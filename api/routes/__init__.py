@@ -6,7 +6,7 @@ from flask import Flask
 from flask_limiter import Limiter
 from flask_smorest import Api
 
-from api.app import service
+from api.context import service
 
 
 def register(app: Flask, api: Api, limiter: Limiter) -> None:

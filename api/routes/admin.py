@@ -9,7 +9,8 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api.app import BEARER, admin_required, require_owner, service
+from api.auth import BEARER, admin_required, require_owner
+from api.context import service
 from api.schemas import ID_RULE as ID
 from api.schemas import (
     IncidentPage, LadderOut, LadderPauseBody, PageArgs, RecomputeOut, VoidBody, VoidOut,

@@ -7,7 +7,8 @@ from typing import Any
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api.app import BEARER, owner_required, require_owner, service
+from api.auth import BEARER, owner_required, require_owner
+from api.context import service
 from api.schemas import (
     ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body,
 )

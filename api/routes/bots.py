@@ -13,7 +13,8 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
 from api import execution
-from api.app import BEARER, owner_required, principal, require_owner, service
+from api.auth import BEARER, owner_required, principal, require_owner
+from api.context import service
 from api.schemas import (
     ID_RULE as ID, BotMatchPage, BotOut, BotPage, CheckOut, CheckPage, HeadToHeadPage, PageArgs,
     RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema,

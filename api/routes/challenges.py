@@ -8,7 +8,8 @@ from typing import Any
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import BEARER, owner_required, require_owner, service
+from api.auth import BEARER, owner_required, require_owner
+from api.context import service
 from api.schemas import ID_RULE as ID, ChallengeOut, challenge_create_schema
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge

@@ -8,7 +8,7 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import service
+from api.context import service
 from api.schemas import ExportOut, export_args_schema
 from ladder import reads
 

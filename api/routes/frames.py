@@ -10,7 +10,7 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import service
+from api.context import service
 from api.replays import FRAMES
 from api.schemas import ID_RULE as ID
 

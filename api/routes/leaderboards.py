@@ -7,7 +7,7 @@ from typing import Any
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api.app import service
+from api.context import service
 from api.schemas import GamesOut, LeaderboardOut
 from ladder.reads import leaderboard_page
 from ladder.work import DEFAULT_SETTINGS

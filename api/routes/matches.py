@@ -10,7 +10,8 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import BEARER, owner_required, require_owner, service
+from api.auth import BEARER, owner_required, require_owner
+from api.context import service
 from api.schemas import ID_RULE as ID, MatchOut, MatchPage, SeatLogOut, match_filter_schema
 from ladder import reads
 

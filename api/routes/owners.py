@@ -8,7 +8,8 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api.app import BEARER, address_key, owner_required, require_owner, service
+from api.auth import BEARER, address_key, owner_required, require_owner
+from api.context import service
 from api.schemas import (
     ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated,
     TokenCreate, TokenOut,

@@ -9,7 +9,7 @@ from flask_limiter import Limiter
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from api.app import service
+from api.context import service
 from api.schemas import ID_RULE as ID, Page, PageArgs, Ref, game_field
 from ladder.matchmaker import list_rounds, round_detail
 

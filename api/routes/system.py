@@ -22,7 +22,7 @@ from flask import current_app
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
-from api.app import service
+from api.context import service
 from api.schemas import HealthzOut
 from ladder import LadderError
 from ladder.work import queue_stats

@@ -26,8 +26,9 @@ from sqlalchemy.engine import make_url
 from support.http_bots import free_port
 from support.ladder_db import pg_base_url
 
-from api.app import MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_LISTED_ERRORS, cap_errors
 from api.config import ServiceConfig
+from api.errors import MAX_LISTED_ERRORS, cap_errors
+from api.guards import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from bots.server import BotApp, BotServer
 from ladder import ConflictError, accounts
 from ladder.models import ApiToken

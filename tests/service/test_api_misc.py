@@ -83,7 +83,7 @@ def test_apps_share_the_openapi_document_of_their_games_only(make_service, monke
     configuration in it: an app with other settings shares it, one with other games does not,
     and a shared document is what a fresh build gives."""
     import referee.games
-    from api.app import RefApi
+    from api.openapi import RefApi
 
     def document(**settings):
         app = make_service(**settings)
@@ -106,6 +106,65 @@ def test_apps_share_the_openapi_document_of_their_games_only(make_service, monke
     other_spec, other = document()
     assert other_spec is not spec and games(other) == fewer and games(built) == [*fewer, "toy-race"]
     assert fresh()[1] == other
+
+
+def test_a_shared_document_leaves_the_app_as_flask_smorest_would(make_service, monkeypatch):
+    """An app that shares a document skips part of two methods of flask-smorest (what builds
+    a document, see ``api.openapi``): it must be left in the state a fresh build leaves, and
+    those methods must be the ones that copy was read from.  After an upgrade changes them,
+    mirror the change in ``RefApi`` before recording their new digests here."""
+    import hashlib
+    import inspect
+    from importlib.metadata import version
+
+    import flask_smorest
+    from flask_smorest.spec import APISpecMixin
+
+    from api.openapi import RefApi
+
+    def state(app):
+        api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+        routing = app.extensions["flask-smorest"]["blp_name_to_api"]
+        return {"rules": sorted((rule.rule, rule.endpoint, sorted(rule.methods or ()))
+                                for rule in app.url_map.iter_rules()),
+                "blueprints": sorted(app.blueprints), "commands": sorted(app.cli.commands),
+                "routing": {name: owner is api for name, owner in routing.items()},
+                "api": sorted(vars(api)), "plugins": [type(p) for p in api.spec.plugins],
+                "has plugins": (api.flask_plugin, api.ma_plugin) == tuple(api.spec.plugins)}
+
+    monkeypatch.setattr(RefApi, "documents", {})
+    built, shared = make_service(), make_service()
+    assert shared.extensions["flask-smorest"]["apis"][""]["ext_obj"].shared is not None
+    assert state(shared) == state(built)
+    assert all(state(built)["routing"].values()) and state(built)["has plugins"]
+    digests = {method.__qualname__: hashlib.sha256(inspect.getsource(method).encode())
+               .hexdigest()[:16]
+               for method in (APISpecMixin._init_spec, flask_smorest.Api.register_blueprint)}
+    assert digests == {"APISpecMixin._init_spec": "5f5d940520b7ffe7",
+                       "Api.register_blueprint": "fed3261c1d875574"}, version("flask-smorest")
+
+
+def test_http_edges_are_json(anon):
+    missing = anon.get("/api/v1/nothing-here")
+    assert missing.status_code == 404 and missing.json["message"]
+    wrong = anon.http.put("/api/v1/bots")
+    assert wrong.status_code == 405 and "GET" in wrong.headers["Allow"]
+    assert wrong.json["code"] == 405
+    form = anon.owner("alice").http.post(
+        "/api/v1/owners", data="name=bob", content_type="application/x-www-form-urlencoded")
+    assert form.status_code == 415 and "JSON" in form.json["message"]
+    broken = anon.http.post("/api/v1/owners", data="{bad", content_type="application/json")
+    assert broken.status_code == 400 and broken.json["code"] == 400
+    assert anon.get("/api/v1/games?x=1").status_code == 422
+
+
+def test_rate_limits_answer_429_with_retry_after(make_service):
+    app = make_service(ratelimit=True)
+    anon = Client(app)
+    answers = [anon.http.post("/api/v1/owners", json={"name": f"o{i}"}) for i in range(6)]
+    assert [a.status_code for a in answers] == [201] * 5 + [429]
+    assert int(answers[-1].headers["Retry-After"]) > 0
+    assert answers[-1].json["code"] == 429 and answers[-1].headers["X-RateLimit-Limit"] == "5"
 
 
 def test_http_edges_are_json(anon):
