@@ -1,6 +1,8 @@
-"""The app factory: the service's parts put together into a Flask app.
+"""The app factory: the service's parts put together into a Flask app, and nothing else.
 
-The parts: the request context (:mod:`api.context`), the
+Building an app reads and writes no database and starts no thread, so a test or a shell may
+build as many as it likes; a server prepares the database and starts the workers as steps of
+their own (:mod:`api.startup`).  The parts: the request context (:mod:`api.context`), the
 authentication (:mod:`api.auth`), the request guards (:mod:`api.guards`), the error shape
 (:mod:`api.errors`), the OpenAPI document (:mod:`api.openapi`), the resources
 (:mod:`api.routes`) and the pages (:mod:`api.pages`).
@@ -33,16 +35,13 @@ API_DESCRIPTION = (
 
 def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = None,
                dispatcher: Dispatcher | None = None) -> Flask:
-    """The service app.  ``engine`` and ``dispatcher`` default to what ``config`` names
-    (a database URL; a Celery broker, or the embedded thread pool)."""
-    from ladder.registry import ensure_house_bots, join_house_bots
-    from ladder.store import open_db
+    """The service app.  ``engine`` and ``dispatcher`` default to what ``config`` names (a
+    database URL; a Celery broker, or the embedded thread pool, not started)."""
+    from ladder.db import default_url, make_engine
     from referee.games import game_names
 
     config = config or ServiceConfig.from_env()
-    engine = engine or open_db(config.db_url)
-    ensure_house_bots(engine)
-    join_house_bots(engine, config.house_ladders)  # the ladders owners' bots are on
+    engine = engine or make_engine(config.db_url or default_url())  # connects when used
     policy = config.policy()
     mode = "celery" if config.broker_url else "embedded"
     if dispatcher is None:
@@ -81,7 +80,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
 
 
 def _dispatcher(config: ServiceConfig, engine: Engine, policy: UrlPolicy) -> Dispatcher:
-    """What ``config`` names: Celery's when it names a broker, else the embedded pool."""
+    """What ``config`` names: Celery's when it names a broker, else the embedded pool, built
+    but not started (:func:`api.startup.start` starts it)."""
     if config.broker_url:
         from api.dispatch import CeleryDispatcher
 
@@ -92,5 +92,5 @@ def _dispatcher(config: ServiceConfig, engine: Engine, policy: UrlPolicy) -> Dis
     return EmbeddedPool(engine, policy, workers=config.workers, lease_s=config.lease_s,
                         sweep_s=config.sweep_s,
                         sweep_policy=SweepPolicy(config.requeue_after_s, config.max_match_s),
-                        start=config.start_pool, tick_s=config.tick_s, matchmaker=config.matchmaker(),
+                        start=False, tick_s=config.tick_s, matchmaker=config.matchmaker(),
                         health_s=config.health_s, probe_interval_s=config.probe_interval_s)

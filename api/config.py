@@ -105,8 +105,6 @@ class ServiceConfig:
     probe_interval_s: float = 1800.0
     """How often each entrant bot is probed (``GET /`` and one decision)."""
     resolver: Resolver = field(default=system_resolver, compare=False)
-    start_pool: bool = True
-    """Embedded mode: start the worker threads and the sweeper (tests may drive them)."""
     secret_key: str | None = field(default=None, repr=False)
     """Signs the pages' session cookie; every server process of a service needs the same."""
     secure_cookies: bool = False

@@ -30,6 +30,10 @@ MATCH, CHECK = "match", "check"
 
 
 class Dispatcher(Protocol):
+    def start(self) -> None:
+        """Begin delivering: the embedded pool starts its threads (a server's step, never
+        the app factory's); Celery has nothing to start."""
+
     def enqueue(self, ids: Sequence[int]) -> None: ...
 
     def enqueue_checks(self, ids: Sequence[int]) -> None: ...
@@ -48,6 +52,9 @@ class CeleryDispatcher:
         # lost id is enqueued again by the sweeper
         self.app.conf.broker_transport_options = {
             **self.app.conf.broker_transport_options, **PUBLISH_SOCKET}
+
+    def start(self) -> None:
+        pass
 
     def enqueue(self, ids: Sequence[int]) -> None:
         for match_pk in ids:
@@ -189,6 +196,9 @@ class NoDispatcher:
     def __init__(self) -> None:
         self.sent: list[int] = []
         self.checks: list[int] = []
+
+    def start(self) -> None:
+        pass
 
     def enqueue(self, ids: Sequence[int]) -> None:
         self.sent.extend(ids)

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from api import create_app  # noqa: E402
 from api.config import ServiceConfig  # noqa: E402
 from api.dispatch import NoDispatcher  # noqa: E402
+from api.startup import prepare_database  # noqa: E402
 from api.replays import FRAMES  # noqa: E402
 from ladder.store import record_match  # noqa: E402
 from referee.games import find_game  # noqa: E402
@@ -33,8 +34,8 @@ from arena import MatchDescription, Seat, play_match  # noqa: E402
 
 
 def build(url: str, matches: int, bots: int) -> None:
-    app = create_app(ServiceConfig(db_url=url, ratelimit=False, start_pool=False),
-                     dispatcher=NoDispatcher())
+    config = ServiceConfig(db_url=url, ratelimit=False)
+    app = create_app(config, engine=prepare_database(config), dispatcher=NoDispatcher())
     engine = app.extensions["referee"].engine
     rng = random.Random(1)
     names = [f"bot{n}" for n in range(bots)]
@@ -66,7 +67,8 @@ def main() -> None:
         build(url, args.matches, args.bots)
         print(f"ladder: {args.matches} matches, {args.bots} bots, built in "
               f"{time.perf_counter() - started:.0f} s")
-        app = create_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
+        config = ServiceConfig(db_url=url, ratelimit=False)
+        app = create_app(config, engine=prepare_database(config), dispatcher=NoDispatcher())
         client = app.test_client()
 
         def get(path: str) -> Callable[[], object]:

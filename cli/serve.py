@@ -76,9 +76,10 @@ def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
 
 
 def build(config: Any) -> Any:
-    from api import create_app
+    """The app this process serves: the database prepared, the embedded pool started."""
+    from api.startup import serving_app
 
-    return create_app(config)
+    return serving_app(config)
 
 
 def describe(url: str | None) -> str:
@@ -117,7 +118,8 @@ def run_waitress(app: Any, host: str, port: int, threads: int) -> None:
 
 
 def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) -> None:
-    """gunicorn with an app built in each worker process (engines never cross a fork)."""
+    """gunicorn with an app built in each worker process (engines never cross a fork), on
+    the database this process prepared."""
     from gunicorn.app.base import BaseApplication
 
     class Server(BaseApplication):  # type: ignore[misc]
@@ -132,11 +134,15 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) 
                 self.cfg.set(key, value)
 
         def load(self) -> Any:
-            return build(config)
+            from api import create_app
+            from api.startup import start
+
+            return start(create_app(config))
 
     try:
-        from ladder.store import open_db
-        open_db(config.db_url).dispose()  # fail here, in one line, not in every worker
+        from api.startup import prepare_database
+        # once, before the workers start; failing here, in one line, not in every worker
+        prepare_database(config).dispose()
     except Exception as exc:
         raise click.ClickException(str(exc)) from exc
     Server().run()

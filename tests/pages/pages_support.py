@@ -16,7 +16,8 @@ from typing import Any
 
 from sqlalchemy import insert, update
 
-from api import create_app
+from support.apps import prepared_app
+
 from api.config import ServiceConfig
 from api.dispatch import NoDispatcher
 from ladder import registry
@@ -218,5 +219,5 @@ def make_site(url: str) -> Site:
         engine = make_engine(url)
         migrate(engine)
         engine.dispose()
-    app = create_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
+    app = prepared_app(ServiceConfig(db_url=url, ratelimit=False), dispatcher=NoDispatcher())
     return Site(app, build_ladder(app))

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.apps import prepared_app
 from support.ladder_db import (  # noqa: F401 (fixtures)
     db_url, empty_db_url, pg_admin, pg_head_template, pg_head_url, pg_session_prefix, pg_url,
     sqlite_head_template, sqlite_head_url,
 )
 
-from api import create_app
 from api.config import ServiceConfig
 from api.dispatch import NoDispatcher
 from bots.server import BotApp, BotServer
@@ -57,8 +57,8 @@ class Client:
 @contextmanager
 def services(folder: Path, sqlite_head: Path) -> Iterator[Callable[..., Any]]:
     """``make(url=None, **settings)``: an app on ``url``, a database at the head revision
-    (``db_url``, ``pg_head_url``), or on a new SQLite file in ``folder``; their engines are
-    disposed of on leaving."""
+    (``db_url``, ``pg_head_url``), or on a new SQLite file in ``folder``, prepared as a server
+    prepares it (the house bots are ids 1-3); their engines are disposed of on leaving."""
     apps: list[Any] = []
 
     def make(url: str | None = None, **settings: Any) -> Any:
@@ -67,7 +67,7 @@ def services(folder: Path, sqlite_head: Path) -> Iterator[Callable[..., Any]]:
         config = ServiceConfig(db_url=url, ratelimit=settings.pop("ratelimit", False),
                                allow_networks=settings.pop("allow_networks", "127.0.0.0/8"),
                                **settings)
-        app = create_app(config, dispatcher=NoDispatcher())
+        app = prepared_app(config, dispatcher=NoDispatcher())
         apps.append(app)
         return app
 

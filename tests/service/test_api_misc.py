@@ -167,36 +167,47 @@ def test_rate_limits_answer_429_with_retry_after(make_service):
     assert answers[-1].json["code"] == 429 and answers[-1].headers["X-RateLimit-Limit"] == "5"
 
 
-def test_http_edges_are_json(anon):
-    missing = anon.get("/api/v1/nothing-here")
-    assert missing.status_code == 404 and missing.json["message"]
-    wrong = anon.http.put("/api/v1/bots")
-    assert wrong.status_code == 405 and "GET" in wrong.headers["Allow"]
-    assert wrong.json["code"] == 405
-    form = anon.owner("alice").http.post(
-        "/api/v1/owners", data="name=bob", content_type="application/x-www-form-urlencoded")
-    assert form.status_code == 415 and "JSON" in form.json["message"]
-    broken = anon.http.post("/api/v1/owners", data="{bad", content_type="application/json")
-    assert broken.status_code == 400 and broken.json["code"] == 400
-    assert anon.get("/api/v1/games?x=1").status_code == 422
+def test_building_an_app_touches_nothing(tmp_path):
+    """``create_app`` opens no database (the file is not even created; an unreachable
+    PostgreSQL or broker is no error) and starts no thread.  A server's first step,
+    ``prepare_database``, migrates the file and writes the house bots (the next test has the
+    second, ``start``, play matches)."""
+    import threading
 
+    from sqlalchemy import select
 
-def test_rate_limits_answer_429_with_retry_after(make_service):
-    app = make_service(ratelimit=True)
-    anon = Client(app)
-    answers = [anon.http.post("/api/v1/owners", json={"name": f"o{i}"}) for i in range(6)]
-    assert [a.status_code for a in answers] == [201] * 5 + [429]
-    assert int(answers[-1].headers["Retry-After"]) > 0
-    assert answers[-1].json["code"] == 429 and answers[-1].headers["X-RateLimit-Limit"] == "5"
+    from api import create_app
+    from api.config import ServiceConfig
+    from api.startup import prepare_database
+    from ladder.models import Bot
+
+    path = tmp_path / "later.sqlite3"
+    config = ServiceConfig(db_url=f"sqlite:///{path}")
+    before = set(threading.enumerate())
+    assert create_app(config).extensions["referee"].mode == "embedded"  # a pool, not started
+    for unreachable in ("postgresql+psycopg://nobody@127.0.0.1:1/none", None):
+        create_app(ServiceConfig(db_url=unreachable or f"sqlite:///{path}",
+                                 broker_url=None if unreachable else "redis://127.0.0.1:1/0"))
+    assert not path.exists() and set(threading.enumerate()) <= before
+    engine = prepare_database(config)
+    try:
+        with engine.connect() as conn:
+            house = conn.execute(select(Bot.id, Bot.name).where(Bot.house.is_(True))
+                                 .order_by(Bot.id)).all()
+        assert [tuple(row) for row in house] == [(1, "random"), (2, "greedy"), (3, "mcts")]
+    finally:
+        engine.dispose()
 
 
 def test_the_embedded_pool_plays_challenges_by_itself(tmp_path, bot_url):
-    from api import create_app
+    """The app of an embedded server (``serving_app``: the database prepared, the pool
+    started) plays what it is asked to by itself."""
     from api.config import ServiceConfig
+    from api.startup import serving_app
 
     config = ServiceConfig(db_url=f"sqlite:///{tmp_path / 'e.sqlite3'}", ratelimit=False,
                            allow_networks="127.0.0.0/8", workers=2, sweep_s=0.2)
-    app = create_app(config)
+    app = serving_app(config)
     try:
         anon = Client(app)
         alice = anon.owner("alice")

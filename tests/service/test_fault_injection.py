@@ -156,7 +156,7 @@ def layout(pg_admin: Any, pg_session_prefix: str, tmp_path: Path) -> Iterator[La
     servers = [BotServer(BotApp("random", None, seed)).start() for seed in range(4)]
     with service_schema(pg_admin, f"{pg_session_prefix}_faults") as url:
         app = create_app(ServiceConfig(db_url=url, broker_url=redis.url, ratelimit=False,
-                                       allow_networks="127.0.0.0/8", start_pool=False))
+                                       allow_networks="127.0.0.0/8"))
         anon = Client(app)
         for i, server in enumerate(servers):
             owner = anon.owner(f"owner{i}")

@@ -255,13 +255,13 @@ def test_the_embedded_pool_runs_the_health_tick(tmp_path, bot_url):
     """The embedded server's health thread probes on its own (a short tick and interval)."""
     import time
 
-    from api import create_app
     from api.config import ServiceConfig
+    from api.startup import serving_app
 
     config = ServiceConfig(db_url=f"sqlite:///{tmp_path / 'e.sqlite3'}", ratelimit=False,
                            allow_networks="127.0.0.0/8", health_s=0.2, probe_interval_s=0.0,
                            workers=1)
-    app = create_app(config)
+    app = serving_app(config)
     svc = app.extensions["referee"]
     try:
         client = app.test_client()
@@ -287,14 +287,15 @@ def test_the_embedded_pool_runs_the_health_tick(tmp_path, bot_url):
 def test_celery_beat_runs_the_health_tick(tmp_path, monkeypatch, bot_url):
     """The beat entry names the health task, every ``health_s``; the task probes the bots
     of the database the worker's environment names (run here in-process, no broker)."""
+    from support.apps import prepared_app
+
     import api.tasks
-    from api import create_app
     from api.config import ServiceConfig
     from api.dispatch import NoDispatcher
     from api.tasks import make_celery
 
     url = f"sqlite:///{tmp_path / 'beat.sqlite3'}"
-    app = create_app(ServiceConfig(db_url=url, ratelimit=False, allow_networks="127.0.0.0/8"),
+    app = prepared_app(ServiceConfig(db_url=url, ratelimit=False, allow_networks="127.0.0.0/8"),
                      dispatcher=NoDispatcher())
     client = Client(app)
     bot_id = register(client.owner("alice"), bot_url)

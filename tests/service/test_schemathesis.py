@@ -17,7 +17,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from sqlalchemy import select, update
 
-from api import create_app
+from support.apps import prepared_app
+
 from api.config import ServiceConfig
 from api.dispatch import NoDispatcher
 from ladder.models import Bot, Owner
@@ -38,7 +39,7 @@ def _seed_ladder(app):
 
 
 _folder = tempfile.TemporaryDirectory(prefix="referee-fuzz-")
-APP = create_app(ServiceConfig(db_url=f"sqlite:///{Path(_folder.name) / 'fuzz.sqlite3'}",
+APP = prepared_app(ServiceConfig(db_url=f"sqlite:///{Path(_folder.name) / 'fuzz.sqlite3'}",
                                ratelimit=False), dispatcher=NoDispatcher())
 _client = APP.test_client()
 TOKEN = _client.post("/api/v1/owners", json={"name": "fuzzer"}).json["token"]
