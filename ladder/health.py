@@ -193,8 +193,8 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
         return None
     conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
     conn.execute(insert(Alert).values(owner_id=bot.owner_id, bot_id=bot_id, kind=verdict.kind,
-                                      reason=verdict.reason[:REASON_LEN], detail=detail[:DETAIL_LEN],
-                                      games=games, at=now))
+                                      reason=verdict.reason[:REASON_LEN],
+                                      detail=detail[:DETAIL_LEN], games=games, at=now))
     return verdict
 
 

@@ -54,6 +54,8 @@ text may name a database or a path)."""
 MAX_INCIDENT_DETAIL = 8000
 """Characters of a traceback an incident keeps (its end: where it was raised)."""
 MAX_CHALLENGE_GAMES = 10
+SUMMARY_FAULTS = 200
+"""Faults a match's summary lists (the match page's; the log keeps them all)."""
 DEFAULT_SETTINGS = {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
 
 
@@ -419,5 +421,5 @@ def summary(log: Mapping[str, Any]) -> dict[str, Any]:
     return {"winners": result.get("winners", []), "reason": result.get("reason", ""),
             "seats": [{"seat": s["seat"], "score": s.get("score"), "rank": s["rank"],
                        "breakdown": s.get("breakdown", {})} for s in result["seats"]],
-            "faults": list(log.get("faults", []))[:200], "rounds": result.get("rounds")}
+            "faults": list(log.get("faults", []))[:SUMMARY_FAULTS], "rounds": result.get("rounds")}
 
