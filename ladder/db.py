@@ -67,6 +67,9 @@ SQLITE_OUTAGES = frozenset({
 """SQLite's primary result codes for a file that cannot serve: sqlite3 raises
 ``OperationalError`` for these and for mistakes in the SQL alike (``no such column`` is
 ``SQLITE_ERROR``), and ``DatabaseError`` for a file that is not a database."""
+POSTGRES_OUTAGES = frozenset({"25006", "XX001", "XX002"})
+"""The SQLSTATEs of a PostgreSQL server that cannot serve that psycopg files as
+``InternalError``: a read-only server (a standby after a failover), corrupted data or index."""
 
 log = logging.getLogger("referee.ladder")
 
@@ -225,7 +228,7 @@ def is_outage(exc: DBAPIError) -> bool:
     code = getattr(exc.orig, "sqlite_errorcode", None)
     if isinstance(exc.orig, sqlite3.Error) and isinstance(code, int):
         return code & 0xFF in SQLITE_OUTAGES  # an extended code's low byte is its primary code
-    return isinstance(exc, OUTAGES)
+    return isinstance(exc, OUTAGES) or getattr(exc.orig, "sqlstate", None) in POSTGRES_OUTAGES
 
 
 def _first_line(exc: StatementError) -> str:

@@ -110,6 +110,20 @@ def test_a_locked_sqlite_file_is_an_outage(tmp_path, bugs):
     assert traced(bugs) == []
 
 
+def test_a_read_only_postgresql_server_is_an_outage(pg_head_url, bugs):
+    """A standby after a failover refuses writes: psycopg files that as ``InternalError``."""
+    engine = make_engine(pg_head_url)
+    try:
+        with pytest.raises(LadderError, match="read-only transaction") as info:
+            with translate_errors(engine), engine.begin() as conn:
+                conn.execute(text("SET TRANSACTION READ ONLY"))
+                conn.execute(text("DELETE FROM ladders"))
+    finally:
+        engine.dispose()
+    assert "\n" not in str(info.value)
+    assert traced(bugs) == []
+
+
 def test_a_file_that_is_not_a_database_is_one_line(tmp_path, bugs):
     """sqlite3 raises ``DatabaseError`` (neither operational nor an interface's): an outage
     all the same, by its result code."""
