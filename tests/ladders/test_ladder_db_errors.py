@@ -14,6 +14,7 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
+from support.ladder_db import sqlite_head_url
 
 from ladder import LadderError, db
 from ladder import leaderboard as board
@@ -40,10 +41,11 @@ def traced(log: pytest.LogCaptureFixture) -> list[BaseException]:
     return [r.exc_info[1] for r in ours(log) if r.exc_info and r.exc_info[1] is not None]
 
 
-def sqlite_at_head(path: Path) -> str:
-    url = f"sqlite:///{path}"
-    open_db(url).dispose()
-    return url
+@pytest.fixture
+def sqlite_file(sqlite_head_template: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A new SQLite file at the head revision: its path and URL."""
+    path = tmp_path / "ladder.sqlite3"
+    return path, sqlite_head_url(sqlite_head_template, path)
 
 
 # -- bugs: raised as they are, with their traceback in the log ----------------------------------
@@ -92,9 +94,8 @@ def test_a_value_wider_than_its_column_is_a_bug(pg_head_url, bugs):
 
 # -- outages: one line, no traceback -----------------------------------------------------------
 
-def test_a_locked_sqlite_file_is_an_outage(tmp_path, bugs):
-    path = tmp_path / "ladder.sqlite3"
-    url = sqlite_at_head(path)
+def test_a_locked_sqlite_file_is_an_outage(sqlite_file, bugs):
+    path, url = sqlite_file
     impatient = create_engine(url, connect_args={"timeout": 0})  # no busy wait
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # another writer holds the file's write lock
@@ -135,14 +136,12 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path, bugs):
     assert traced(bugs) == []
 
 
-def test_a_sqlite_folder_where_the_file_was_is_one_line(tmp_path, bugs):
-    path = tmp_path / "ladder.sqlite3"
-    engine = open_db(sqlite_at_head(path))
+def test_a_sqlite_folder_where_the_file_was_is_one_line(sqlite_file, bugs):
+    path, url = sqlite_file
+    path.unlink()
+    path.mkdir()
+    engine = make_engine(url)
     try:
-        engine.dispose()
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-        path.mkdir()
         with pytest.raises(LadderError, match="unable to open database file"):
             board.games(engine)
     finally:
@@ -170,9 +169,9 @@ def stamp(url: str, revision: str) -> None:
 
 
 @pytest.mark.parametrize("revision", ["0005", "head", "nonsense"])
-def test_only_a_packaged_revision_id_is_known(tmp_path, fresh_revisions, revision):
+def test_only_a_packaged_revision_id_is_known(sqlite_file, fresh_revisions, revision):
     """Exactly an id: Alembic's lookup would take ``0005`` (a prefix) or ``head``."""
-    url = sqlite_at_head(tmp_path / "ladder.sqlite3")
+    _, url = sqlite_file
     stamp(url, revision)
     with pytest.raises(LadderError, match=f"revision {revision}, which this version of "
                                           "referee does not know"):
@@ -180,8 +179,8 @@ def test_only_a_packaged_revision_id_is_known(tmp_path, fresh_revisions, revisio
 
 
 def test_an_unreadable_migrations_folder_is_not_an_unknown_revision(
-        tmp_path, monkeypatch, fresh_revisions):
-    url = sqlite_at_head(tmp_path / "ladder.sqlite3")
+        sqlite_file, monkeypatch, fresh_revisions):
+    _, url = sqlite_file
     stamp(url, "0006_incidents")  # one behind: the file would migrate itself
 
     def broken(config):
