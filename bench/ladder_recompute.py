@@ -43,11 +43,11 @@ from sqlalchemy import Engine, delete, insert, select
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from ladder.db import lock_ladder, make_engine, migrate  # noqa: E402
+from ladder.fold import BotRating, ladder_config, rating_row  # noqa: E402
+from ladder.leaderboard import leaderboard  # noqa: E402
 from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory  # noqa: E402
 from ladder.ratings import EloConfig, elo_update, outcomes, standings  # noqa: E402
-from ladder.store import (  # noqa: E402
-    CHUNK, BotRating, _ladder_config, _rating_row, leaderboard, recompute,
-)
+from ladder.recompute import CHUNK, recompute  # noqa: E402
 
 GAME = "bench-game"
 SHARP, SOFT = EloConfig(), EloConfig(k=32.0, k_provisional=48.0)
@@ -131,7 +131,7 @@ def recompute_before(engine: Engine, game: str) -> int:
     model = PlackettLuce()
     with engine.begin() as conn:
         lock_ladder(conn, game)
-        config = _ladder_config(conn, game)
+        config = ladder_config(conn, game)
         assert config is not None
         states: dict[int, BotRating] = {}
         history: list[dict[str, Any]] = []
@@ -166,7 +166,7 @@ def recompute_before(engine: Engine, game: str) -> int:
             count += 1
         conn.execute(delete(RatingHistory).where(RatingHistory.game == game))
         conn.execute(delete(Rating).where(Rating.game == game))
-        for model_, rows_ in ((Rating, [_rating_row(game, b, s) for b, s in states.items()]),
+        for model_, rows_ in ((Rating, [rating_row(game, b, s) for b, s in states.items()]),
                               (RatingHistory, history)):
             for start in range(0, len(rows_), CHUNK):
                 conn.execute(insert(model_), rows_[start:start + CHUNK])

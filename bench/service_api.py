@@ -31,8 +31,9 @@ from service_support import (
 def seed_data(url: str, matches: int) -> list[int]:
     """Finished matches played by the real runner (house random vs another random)."""
     from api.execution import play
+    from ladder.identity import claim_names
     from ladder.registry import ensure_house_bots
-    from ladder.store import claim_names, open_db
+    from ladder.store import open_db
     from ladder.work import claim, finish, rotations, schedule
     from referee.netpolicy import UrlPolicy
 

@@ -24,7 +24,7 @@ def ladder() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list and nothing else.")
 def show(game: str, db_url: str | None, as_json: bool) -> None:
     """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval."""
-    from ladder.store import leaderboard
+    from ladder.leaderboard import leaderboard
 
     with database(db_url, read_only=True) as engine:
         check_game(engine, game)
@@ -78,9 +78,9 @@ def print_table(game: str, rows: list[dict[str, Any]]) -> None:
 def recompute(game: str | None, db_url: str | None, k: float | None,
               k_provisional: float | None, provisional_games: int | None) -> None:
     """Rebuild the ratings as a fold over the stored matches in order (optionally with new K)."""
+    from ladder.leaderboard import ladder_settings
     from ladder.ratings import EloConfig
-    from ladder.store import ladder_settings
-    from ladder.store import recompute as rebuild
+    from ladder.recompute import recompute as rebuild
 
     changes = {"k": k, "k_provisional": k_provisional, "provisional_games": provisional_games}
     changes = {name: value for name, value in changes.items() if value is not None}

@@ -53,7 +53,7 @@ def database(url: str | None, read_only: bool = False) -> Iterator[Engine]:
 
 def check_game(engine: Engine, game: str) -> None:
     """A game is known if it is registered here or has a ladder in this database."""
-    from ladder.store import games
+    from ladder.leaderboard import games
     from referee.games import game_names
 
     if game not in games(engine) and game not in game_names():

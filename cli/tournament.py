@@ -104,7 +104,7 @@ class LadderRecorder:
         self.engine, self.url = engine, url
 
     def claim(self, entrants: Sequence[Entrant], new_version: bool) -> None:
-        from ladder.store import claim_names
+        from ladder.identity import claim_names
 
         try:
             claim_names(self.engine, {e.name: e.bot for e in entrants}, new_version=new_version)

@@ -1,8 +1,9 @@
 """The ladder: bots, matches and ratings in a database, and the rating models themselves.
 
-``ladder.store`` is the front door (``open_db``, ``record_match``, ``leaderboard``,
-``recompute``); ``ladder.ratings`` holds the maths (Elo, Bradley-Terry, openskill) and imports
-no database code, so it can be tested and reused on its own.  Importing this package is cheap:
+``ladder.store`` is the front door (``open_db``, ``record_match``); ``ladder.leaderboard``
+reads a ladder and ``ladder.recompute`` rebuilds one; ``ladder.ratings`` holds the maths (Elo,
+Bradley-Terry, openskill) and imports no database code, so it can be tested and reused on its
+own.  Importing this package is cheap:
 SQLAlchemy loads only when a store module is imported.
 """
 

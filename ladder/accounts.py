@@ -15,7 +15,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -42,6 +42,14 @@ class Principal:
 
 def now_utc() -> datetime:
     return datetime.now(timezone.utc)
+
+
+@overload
+def utc(moment: datetime) -> datetime: ...
+
+
+@overload
+def utc(moment: datetime | None) -> datetime | None: ...
 
 
 def utc(moment: datetime | None) -> datetime | None:

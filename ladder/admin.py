@@ -14,11 +14,9 @@ from sqlalchemy import Connection, Engine, delete, select, update
 
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
-from ladder.db import lock_ladder, reader, translate_errors
-from ladder.models import (
-    FINISHED, VOIDED, LadderPause, Match, RatingHistory,
-)
-from ladder.store import insert_ignoring, refold
+from ladder.db import insert_ignoring, lock_ladder, reader, translate_errors
+from ladder.models import FINISHED, REASON_LEN, VOIDED, LadderPause, Match, RatingHistory
+from ladder.recompute import refold
 
 
 # -- pausing a ladder -------------------------------------------------------------------------
@@ -43,7 +41,7 @@ def pause_ladder(engine: Engine, game: str, reason: str, by_owner_id: int | None
     """Pause ``game``'s ladder (pausing a paused one keeps the first pause)."""
     with translate_errors(engine), engine.begin() as conn:
         conn.execute(insert_ignoring(conn, LadderPause).values(
-            game=game, reason=reason[:200], paused_at=now_utc(), by_owner_id=by_owner_id,
+            game=game, reason=reason[:REASON_LEN], paused_at=now_utc(), by_owner_id=by_owner_id,
         ).on_conflict_do_nothing(index_elements=["game"]))
     return ladder_state(engine, game)
 
@@ -76,7 +74,7 @@ def void_match(engine: Engine, match_pk: int, reason: str) -> dict[str, Any]:
             Match.id == match_pk, Match.state == m.state).values(
             state=VOIDED, finished_at=now_utc() if m.state != FINISHED else Match.finished_at,
             lease_owner=None, lease_until=None, rating_seq=None,
-            void_reason=reason[:200])).rowcount
+            void_reason=reason[:REASON_LEN])).rowcount
         if not done:  # finished or voided between the read and the write: say so
             raise ConflictError(f"match {match_pk} changed state while being voided; try again")
         refolded = 0
@@ -84,6 +82,6 @@ def void_match(engine: Engine, match_pk: int, reason: str) -> dict[str, Any]:
             conn.execute(delete(RatingHistory).where(RatingHistory.match_pk == match_pk))
             refolded = refold(conn, m.game)
     return {"id": match_pk, "game": m.game, "was": m.state, "state": VOIDED,
-            "reason": reason[:200], "ratings_recomputed": folded,
+            "reason": reason[:REASON_LEN], "ratings_recomputed": folded,
             "matches_refolded": refolded}
 

@@ -29,7 +29,9 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import reader, translate_errors
-from ladder.models import DONE, FAILED, QUEUED, RETIRED, RUNNING, Bot, BotCheck, Owner
+from ladder.models import (
+    DONE, FAILED, QUEUED, REASON_LEN, RETIRED, RUNNING, Bot, BotCheck, Owner,
+)
 from ladder.registry import add_health, mark_verified
 
 PENDING = (QUEUED, RUNNING)
@@ -160,7 +162,7 @@ def finish(engine: Engine, held: CheckClaim, report: dict[str, Any], *, passed: 
 def fail(engine: Engine, held: CheckClaim, reason: str) -> bool:
     """The check could not run (``reason`` says why); False when it was over already."""
     with translate_errors(engine), engine.begin() as conn:
-        return _end(conn, held.check_id, held.worker, FAILED, now_utc(), error=reason[:200])
+        return _end(conn, held.check_id, held.worker, FAILED, now_utc(), error=reason[:REASON_LEN])
 
 
 def _end(conn: Connection, check_id: int, worker: str, state: str, now: datetime,

@@ -33,7 +33,8 @@ from ladder import matchmaker
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, FINISHED, Alert, Bot, HealthCheck, LadderEntry, Match, MatchSeat,
+    ACTIVE, DETAIL_LEN, FINISHED, PROBE_STATUS_LEN, REASON_LEN, Alert, Bot, HealthCheck,
+    LadderEntry, Match, MatchSeat,
 )
 
 FAILED_PROBES_TO_PAUSE = 3
@@ -148,7 +149,7 @@ def record_probe(engine: Engine, bot_id: int, outcome: ProbeOutcome,
                 return None
         conn.execute(insert(HealthCheck).values(
             bot_id=bot_id, at=now, ok=outcome.ok, latency_ms=outcome.latency_ms,
-            status=outcome.status[:64], detail=outcome.detail[:2000]))
+            status=outcome.status[:PROBE_STATUS_LEN], detail=outcome.detail[:DETAIL_LEN]))
         return _evaluate(conn, bot_id, now, detail=outcome.detail)
 
 
@@ -192,8 +193,8 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
         return None
     conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
     conn.execute(insert(Alert).values(owner_id=bot.owner_id, bot_id=bot_id, kind=verdict.kind,
-                                      reason=verdict.reason[:200], detail=detail[:2000],
-                                      games=games, at=now))
+                                      reason=verdict.reason[:REASON_LEN],
+                                      detail=detail[:DETAIL_LEN], games=games, at=now))
     return verdict
 
 

@@ -92,14 +92,13 @@ from sqlalchemy import (
 from ladder import ConflictError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.admin import ladder_paused
-from ladder.db import lock_key, lock_ladder, reader, translate_errors
+from ladder.db import DriverStatement, lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
     ACTIVE, FINISHED, RUNNING, SCHEDULED, UNVERIFIED, VOIDED, Bot, Fixture, HealthCheck,
     LadderEntry, Match, MatchSeat, Owner, Rating, Round,
 )
 from ladder.pairing import ROTATION, Entrant, Plan, pair_key, plan_round, table_sizes
 from ladder.ratings import EloConfig
-from ladder.store import _DriverStatement
 
 _SET_SEATS = update(LadderEntry).where(
     LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == bindparam("b_game")).values(
@@ -835,7 +834,7 @@ class _Ladder:
                     self.eligible[bot].seats = counts
                     rows.append((json.dumps(counts), bot, self.game))
         if rows:
-            _DriverStatement(self.conn, _SET_SEATS, _SET_SEATS_FIELDS).executemany(rows)
+            DriverStatement(self.conn, _SET_SEATS, _SET_SEATS_FIELDS).executemany(rows)
         for bye in plan.byes:
             self._rest(bye.bot_id, number)
 

@@ -37,6 +37,14 @@ NAMING_CONVENTION = {
 
 GAME_LEN = 64
 NAME_LEN = 200
+REASON_LEN = 200
+"""A reason or a one-line error, in words (a void's, a pause's, a failed check's)."""
+CODE_LEN = 32
+"""A short word a program wrote: a rules version, a match's end reason, an alert's kind."""
+PROBE_STATUS_LEN = 64
+DETAIL_LEN = 2000
+"""Characters of a probe's or an alert's detail kept (its column is ``Text``): enough for a
+bot's error page to be recognised, not a place to store it."""
 MAX_ID = 2**31 - 1
 """The largest id an ``INTEGER`` key holds (32 bits on PostgreSQL): a larger one asked for is
 no row, never a query the database refuses."""
@@ -128,7 +136,7 @@ class LadderEntry(Base):
                                         primary_key=True)
     game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
-    paused_reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    paused_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
     placement_remaining: Mapped[int] = mapped_column(Integer, default=0)
     """Rated games left before the bot is ranked (placement; the matchmaker counts down)."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -170,7 +178,7 @@ class Fixture(Base):
     kind: Mapped[str] = mapped_column(String(STATE_LEN))
     """``fixture``, ``makeup``, ``bye``, or ``orphan`` (a bot whose fixture was cancelled
     under it, waiting for a make-up partner)."""
-    reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
     bots: Mapped[list[int]] = mapped_column(JSON)
     state: Mapped[str] = mapped_column(String(STATE_LEN))
     """``planned``, ``dispatched`` (all its matches created), ``done`` or ``cancelled``."""
@@ -209,7 +217,7 @@ class HealthCheck(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ok: Mapped[bool] = mapped_column(Boolean)
     latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
-    status: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(PROBE_STATUS_LEN))
     detail: Mapped[str] = mapped_column(Text, default="")
 
 
@@ -238,7 +246,7 @@ class BotCheck(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    error: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    error: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
 
 
 class Ladder(Base):
@@ -273,9 +281,9 @@ class Match(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     match_id: Mapped[str] = mapped_column(String(MATCH_ID_LEN), unique=True)
     game: Mapped[str] = mapped_column(String(GAME_LEN))
-    rules_version: Mapped[str] = mapped_column(String(32))
+    rules_version: Mapped[str] = mapped_column(String(CODE_LEN))
     num_seats: Mapped[int] = mapped_column(Integer)
-    end_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    end_reason: Mapped[str | None] = mapped_column(String(CODE_LEN), nullable=True)
     rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     """When the row was written (scheduled, for service matches)."""
@@ -301,7 +309,7 @@ class Match(Base):
     pair_key: Mapped[str | None] = mapped_column(String(MATCH_ID_LEN), nullable=True)
     """Matches sharing a seed: no log is public until all of them are over."""
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    void_reason: Mapped[str | None] = mapped_column(String(NAME_LEN), nullable=True)
+    void_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
 
 
 class MatchLog(Base):
@@ -393,9 +401,9 @@ class Alert(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     owner_id: Mapped[int] = mapped_column(ForeignKey("owners.id", ondelete="CASCADE"))
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(CODE_LEN))
     """``paused`` or ``resumed``."""
-    reason: Mapped[str] = mapped_column(String(NAME_LEN))
+    reason: Mapped[str] = mapped_column(String(REASON_LEN))
     detail: Mapped[str] = mapped_column(Text, default="")
     games: Mapped[list[str]] = mapped_column(JSON)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -408,7 +416,7 @@ class LadderPause(Base):
     __tablename__ = "ladder_pauses"
 
     game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
-    reason: Mapped[str] = mapped_column(String(NAME_LEN))
+    reason: Mapped[str] = mapped_column(String(REASON_LEN))
     paused_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     by_owner_id: Mapped[int | None] = mapped_column(
         ForeignKey("owners.id", ondelete="SET NULL"), nullable=True)
@@ -430,7 +438,7 @@ class Incident(Base):
     attempt: Mapped[int] = mapped_column(Integer)
     outcome: Mapped[str] = mapped_column(String(STATE_LEN))
     """``retried`` (another attempt follows) or ``voided`` (it was the last)."""
-    error: Mapped[str] = mapped_column(String(NAME_LEN))
+    error: Mapped[str] = mapped_column(String(REASON_LEN))
     """The exception in one line: its type and message."""
     detail: Mapped[str] = mapped_column(Text, default="")
     """The traceback, for the operator (never shown to bot owners)."""

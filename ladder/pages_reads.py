@@ -19,11 +19,11 @@ from sqlalchemy.orm import aliased
 from ladder import NotFoundError
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
+from ladder.fold import folded
 from ladder.models import (
     FINISHED, PAUSED, RETIRED, ApiToken, Bot, HealthCheck, LadderEntry, Match, MatchSeat, Owner,
     RatingHistory,
 )
-from ladder.store import folded
 
 TREND_GAMES = 30
 """A leaderboard's trend: the rating change over each bot's last this many rated games."""

@@ -23,6 +23,8 @@ from sqlalchemy.orm import aliased
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
+from ladder.fold import folded
+from ladder.leaderboard import leaderboard
 from ladder.models import (
     FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderEntry, LadderPause,
     Match, MatchLog, MatchSeat, Owner, RatingHistory,
@@ -30,7 +32,6 @@ from ladder.models import (
 from ladder.matchmaker import placement_left
 from ladder.pages_reads import paused_bots
 from ladder.ratings import outcomes, standings
-from ladder.store import folded, leaderboard
 
 
 # -- matches ----------------------------------------------------------------------------------

@@ -16,10 +16,10 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import now_utc, utc
-from ladder.db import lock_ladder, reader, translate_errors
-from ladder.store import insert_ignoring
+from ladder.db import insert_ignoring, lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, RETIRED, UNVERIFIED, Bot, HealthCheck, LadderEntry, Owner, Rating,
+    ACTIVE, DETAIL_LEN, PROBE_STATUS_LEN, RETIRED, UNVERIFIED, Bot, HealthCheck, LadderEntry,
+    Owner, Rating,
 )
 
 HOUSE_BOTS = ("random", "greedy", "mcts")
@@ -179,8 +179,8 @@ def add_health(conn: Connection, bot_id: int, ok: bool, latency_ms: float | None
     """:func:`record_health` inside the caller's transaction (a check's result and its
     health record are written together)."""
     conn.execute(insert(HealthCheck).values(
-        bot_id=bot_id, at=now_utc(), ok=ok, latency_ms=latency_ms, status=status[:64],
-        detail=detail[:2000]))
+        bot_id=bot_id, at=now_utc(), ok=ok, latency_ms=latency_ms, status=status[:PROBE_STATUS_LEN],
+        detail=detail[:DETAIL_LEN]))
 
 
 # -- reading ----------------------------------------------------------------------------------

@@ -38,12 +38,13 @@ from sqlalchemy import Engine, and_, func, insert, or_, select, update
 from ladder import ForbiddenError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
+from ladder.fold import apply_rating
+from ladder.logfacts import seat_score
 from ladder.models import (
-    ACTIVE, FINISHED, NAME_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Incident,
-    Match, MatchLog, MatchSeat,
+    ACTIVE, CODE_LEN, FINISHED, NAME_LEN, REASON_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot,
+    Challenge, Incident, Match, MatchLog, MatchSeat,
 )
 from ladder.ratings import standings
-from ladder.store import apply_rating
 
 MAX_ATTEMPTS = 3
 REFEREE_FAILURE = (f"the referee failed on {MAX_ATTEMPTS} attempts (no bot's fault; the "
@@ -53,6 +54,8 @@ text may name a database or a path)."""
 MAX_INCIDENT_DETAIL = 8000
 """Characters of a traceback an incident keeps (its end: where it was raised)."""
 MAX_CHALLENGE_GAMES = 10
+SUMMARY_FAULTS = 200
+"""Faults a match's summary lists (the match page's; the log keeps them all)."""
 DEFAULT_SETTINGS = {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
 
 
@@ -253,7 +256,7 @@ def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
         won = conn.execute(update(Match).where(
             Match.id == held.match_pk, Match.state == RUNNING, Match.attempt == held.attempt,
         ).values(state=FINISHED, finished_at=now, lease_owner=None, lease_until=None,
-                 end_reason=str(result["end"])[:32], rounds=int(result["rounds"]),
+                 end_reason=str(result["end"])[:CODE_LEN], rounds=int(result["rounds"]),
                  result=summary(log))).rowcount
         if not won:
             return False
@@ -262,7 +265,7 @@ def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
             conn.execute(update(MatchSeat).where(
                 MatchSeat.match_pk == held.match_pk, MatchSeat.seat == plan.seat).values(
                 rank=ranks[plan.seat], standing=places[plan.seat],
-                score=_number(result["seats"][plan.seat].get("score")),
+                score=seat_score(result["seats"][plan.seat].get("score")),
                 forfeited=plan.seat in forfeited, **stats))
         conn.execute(insert(MatchLog).values(
             match_pk=held.match_pk, gz=gzip.compress(raw, mtime=0),
@@ -281,7 +284,7 @@ def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None)
     with translate_errors(engine), engine.begin() as conn:
         return bool(conn.execute(update(Match).where(*cond).values(
             state=VOIDED, finished_at=now_utc(), lease_owner=None, lease_until=None,
-            void_reason=reason[:200])).rowcount)
+            void_reason=reason[:REASON_LEN])).rowcount)
 
 
 def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
@@ -305,7 +308,7 @@ def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
         outcome = "superseded" if not changed else "voided" if last else "retried"
         conn.execute(insert(Incident).values(
             at=now, match_pk=held.match_pk, attempt=held.attempt, outcome=outcome,
-            error=error[:NAME_LEN], detail=detail[-MAX_INCIDENT_DETAIL:],
+            error=error[:REASON_LEN], detail=detail[-MAX_INCIDENT_DETAIL:],
             worker=held.worker[:NAME_LEN]))
     return outcome
 
@@ -418,9 +421,5 @@ def summary(log: Mapping[str, Any]) -> dict[str, Any]:
     return {"winners": result.get("winners", []), "reason": result.get("reason", ""),
             "seats": [{"seat": s["seat"], "score": s.get("score"), "rank": s["rank"],
                        "breakdown": s.get("breakdown", {})} for s in result["seats"]],
-            "faults": list(log.get("faults", []))[:200], "rounds": result.get("rounds")}
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            "faults": list(log.get("faults", []))[:SUMMARY_FAULTS], "rounds": result.get("rounds")}
 

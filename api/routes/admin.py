@@ -16,7 +16,7 @@ from api.schemas import (
     IncidentPage, LadderOut, LadderPauseBody, PageArgs, RecomputeOut, VoidBody, VoidOut,
 )
 from ladder import admin
-from ladder.store import recompute
+from ladder.recompute import recompute
 from ladder.work import incidents
 
 GAME = "string(maxlength=64):game"

@@ -52,7 +52,8 @@ def test_a_match_never_shows_or_logs_the_credentials_but_uses_them(tmp_path):
 
 
 def test_a_tournament_keeps_credentials_out_of_state_ladder_and_outputs(tmp_path):
-    from ladder.store import leaderboard, open_db
+    from ladder.leaderboard import leaderboard
+    from ladder.store import open_db
 
     db = tmp_path / "l.db"
     with HostileServer("ok") as bot:

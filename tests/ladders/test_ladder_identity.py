@@ -11,8 +11,9 @@ from support.ladder_db import make_log
 
 from cli import main
 from ladder import LadderError
+from ladder.identity import claim_names, identity_spec
 from ladder.models import Bot, MatchSeat
-from ladder.store import claim_names, identity_spec, open_db, record_match
+from ladder.store import open_db, record_match
 
 
 def bots(engine):

@@ -16,11 +16,13 @@ from sqlalchemy.engine import Engine
 from support.ladder_db import make_log, random_logs, record_all
 from support.matches import play_bots
 
-from ladder import LadderError
-from ladder import store
+from ladder import LadderError, fold
+from ladder import recompute as recomputing
+from ladder.leaderboard import history, leaderboard
 from ladder.models import Bot, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
-from ladder.store import history, leaderboard, open_db, recompute, record_match
+from ladder.recompute import recompute
+from ladder.store import open_db, record_match
 
 BOTS = ["alpha", "beta", "gamma", "delta", "eps"]
 
@@ -109,7 +111,7 @@ def test_bad_logs_are_refused_with_one_line(ladder_engine, mutate, message):
 @pytest.mark.parametrize("chunk", [5000, 7, 1])
 def test_recompute_equals_incremental(ladder_engine, monkeypatch, chunk):
     # 2-4 seats with ties and forfeits; small chunks put batch boundaries everywhere
-    monkeypatch.setattr(store, "CHUNK", chunk)
+    monkeypatch.setattr(recomputing, "CHUNK", chunk)
     logs = random_logs(3, 60, BOTS, "rc")
     assert all(record_match(ladder_engine, log) for log in logs)
     incremental = ratings_snapshot(ladder_engine)
@@ -142,7 +144,7 @@ def test_recompute_that_changes_nothing_writes_no_history(ladder_engine):
 
 
 def test_recompute_restores_lost_history_and_drops_stale_rows(ladder_engine, monkeypatch):
-    monkeypatch.setattr(store, "CHUNK", 4)
+    monkeypatch.setattr(recomputing, "CHUNK", 4)
     for log in random_logs(6, 25, BOTS, "fix"):
         record_match(ladder_engine, log)
     incremental = ratings_snapshot(ladder_engine)
@@ -329,7 +331,7 @@ def test_the_two_seat_fold_is_the_general_fold_to_the_last_bit(matches):
     """The fold's two-seat step (every match of most ladders, a million in a recompute) leaves
     the same ratings, counts and history values as the step for any number of seats."""
     config = EloConfig(provisional_games=3)
-    fast, general = store.RatingFold("g", config), store.RatingFold("g", config)
+    fast, general = fold.RatingFold("g", config), fold.RatingFold("g", config)
     for pk, (a, b, place_a, place_b, forfeit_a, forfeit_b) in enumerate(matches, 1):
         seats = [(a, place_a, forfeit_a), (b, place_b, forfeit_b)]
         assert fast.step(pk, None, seats) == general._step_many(pk, None, seats)
@@ -343,7 +345,7 @@ def test_the_fold_walks_its_matches_in_the_index_and_never_reads_their_rows(
     order, rated and finished) in ``ix_matches_fold`` alone."""
     path = tmp_path / "plan.sqlite3"
     path.write_bytes(sqlite_head_template.read_bytes())
-    compiled = store._seats_with_history().compile(dialect=sqlite.dialect())
+    compiled = recomputing._seats_with_history().compile(dialect=sqlite.dialect())
     params = {**compiled.params, "game": "g", "after": 0}
     with sqlite3.connect(path) as conn:
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + str(compiled),

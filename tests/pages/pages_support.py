@@ -22,8 +22,9 @@ from api.config import ServiceConfig
 from api.dispatch import NoDispatcher
 from ladder import registry
 from ladder.accounts import create_owner, now_utc
+from ladder.identity import claim_names
 from ladder.models import PAUSED, Bot, Round
-from ladder.store import claim_names, record_match
+from ladder.store import record_match
 from ladder.work import claim, finish, schedule, void
 from referee.core import Decision
 from arena import Seat, make_player

@@ -98,8 +98,8 @@ def fast_bot(engine: Any, name: str = "random-b") -> int:
     """A second built-in random bot (a CLI-style bot row), so matches need no slow bot."""
     from sqlalchemy import select
 
+    from ladder.identity import claim_names
     from ladder.models import Bot
-    from ladder.store import claim_names
 
     claim_names(engine, {name: "random"})
     with engine.connect() as conn:

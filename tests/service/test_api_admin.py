@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 from api.runner import run_match
 from ladder.admin import ladder_paused
 from ladder.models import Bot, Match, Owner, Rating, RatingHistory
-from ladder.store import recompute
+from ladder.recompute import recompute
 from ladder.work import schedule
 from service.conftest import Client, fast_bot
 

@@ -22,8 +22,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
+from ladder.identity import claim_names
+from ladder.leaderboard import leaderboard
 from ladder.models import Match, MatchLog, RatingHistory
-from ladder.store import claim_names, leaderboard, open_db, recompute
+from ladder.recompute import recompute
+from ladder.store import open_db
 from ladder.work import rotations, schedule
 
 from service.conftest import Client

@@ -29,8 +29,10 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from ladder.leaderboard import leaderboard
 from ladder.models import Incident, Match, MatchSeat
-from ladder.store import leaderboard, open_db, recompute
+from ladder.recompute import recompute
+from ladder.store import open_db
 
 from service.conftest import Client
 from service.test_celery import TESTS, redis_ok

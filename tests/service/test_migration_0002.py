@@ -6,9 +6,12 @@ from sqlalchemy import func, select, text
 from support.ladder_db import make_log
 
 from ladder.db import current_revision, head_revision, make_engine, migrate
+from ladder.identity import claim_names
+from ladder.leaderboard import leaderboard
 from ladder.models import Match, MatchSeat, RatingHistory
+from ladder.recompute import recompute
 from ladder.registry import ensure_house_bots
-from ladder.store import claim_names, leaderboard, record_match, recompute
+from ladder.store import record_match
 from ladder.work import claim, finish, schedule
 from referee.netpolicy import UrlPolicy
 

@@ -27,7 +27,7 @@ def _seed_ladder(app):
     """A few rated matches between the house ``random`` (bot 1) and another built-in bot, so
     the history, export and admin operations have rows to read and change."""
     from api.runner import run_match
-    from ladder.store import claim_names
+    from ladder.identity import claim_names
     from ladder.work import rotations, schedule
 
     svc = app.extensions["referee"]

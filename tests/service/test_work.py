@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import func, select
 
 from ladder.accounts import now_utc
+from ladder.leaderboard import leaderboard
 from ladder.models import Match, RatingHistory
+from ladder.recompute import recompute
 from ladder.registry import ensure_house_bots
-from ladder.store import leaderboard, recompute
 from ladder.work import (
     MAX_ATTEMPTS, SweepPolicy, claim, finish, queue_stats, rotations, schedule, sweep,
 )

@@ -110,7 +110,8 @@ def results(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def ladder_rows(url: str, game: str) -> list[Any]:
-    from ladder.store import leaderboard, open_db
+    from ladder.leaderboard import leaderboard
+    from ladder.store import open_db
 
     engine = open_db(url)
     try:

@@ -195,7 +195,8 @@ def test_resume_refuses_a_different_command(tmp_path):
 
 
 def test_db_records_every_match_once(tmp_path):
-    from ladder.store import leaderboard, open_db
+    from ladder.leaderboard import leaderboard
+    from ladder.store import open_db
 
     url = f"sqlite:///{tmp_path / 'ladder.db'}"
     code, out, err = run("tournament", "strong", "weak", "--game", "toy-race", "--games", "4",

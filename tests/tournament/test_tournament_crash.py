@@ -112,7 +112,8 @@ def test_a_second_resume_at_once_is_refused(tmp_path):
 def test_resume_takes_the_results_the_ladder_already_holds(tmp_path):
     """The process died after the database commit and before the state-file line: the
     resumed run must take the stored results, never play those matches again."""
-    from ladder.store import leaderboard, open_db
+    from ladder.leaderboard import leaderboard
+    from ladder.store import open_db
 
     url = f"sqlite:///{tmp_path / 'l.db'}"
     out = invoke("tournament", "counting", "noisy", "--game", "toy-race", "--games", "6",
