@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
 from ladder import checks
+from ladder.models import NAME_LEN
 from ladder.work import Claim, SweepPolicy
 from referee.faults import Fault
 from referee.netpolicy import BlockedUrl, UrlPolicy
@@ -152,7 +153,7 @@ def sweep_checks(engine: Engine, policy: SweepPolicy) -> list[int]:
 
 def worker_name() -> str:
     """Who holds a lease: host, process and thread (several threads share a process)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:200]
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"[:NAME_LEN]
 
 
 class Heartbeat:

@@ -94,8 +94,8 @@ from ladder.accounts import now_utc, utc
 from ladder.admin import ladder_paused
 from ladder.db import DriverStatement, lock_key, lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, FINISHED, RUNNING, SCHEDULED, UNVERIFIED, VOIDED, Bot, Fixture, HealthCheck,
-    LadderEntry, Match, MatchSeat, Owner, Rating, Round,
+    ACTIVE, FINISHED, REASON_LEN, RUNNING, SCHEDULED, UNVERIFIED, VOIDED, Bot, Fixture,
+    HealthCheck, LadderEntry, Match, MatchSeat, Owner, Rating, Round,
 )
 from ladder.pairing import ROTATION, Entrant, Plan, pair_key, plan_round, table_sizes
 from ladder.ratings import EloConfig
@@ -238,7 +238,7 @@ def pause_entries(conn: Connection, bot_id: int, games: Sequence[str], reason: s
     if only_running:
         cond.append(LadderEntry.paused_reason.is_(None))
     return int(conn.execute(update(LadderEntry).where(*cond)
-                            .values(paused_reason=reason[:200])).rowcount)
+                            .values(paused_reason=reason[:REASON_LEN])).rowcount)
 
 
 def resume_entries(conn: Connection, bot_id: int, games: Sequence[str]) -> int:
