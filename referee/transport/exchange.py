@@ -10,12 +10,13 @@
   a stall of the referee moves it.
 * Only what a peer can provoke is a bot's fault: socket, TLS, HTTP and encoding errors
   (:data:`PEER_ERRORS`). Any other exception is a bug of the referee (a library upgrade
-  breaking the hooks of the adapter would strike every bot at once): it is logged with its
-  traceback and raised, never charged.
+  breaking the hooks that the adapter and its connections override would strike every bot at
+  once): it is logged with its traceback and raised, never charged.
 * The body is read with ``raw.read1(..., decode_content=False)``, counting raw bytes against the
   cap (64 KiB by default); compressed bodies are refused (a zip bomb is small on the wire).
 * One session per transport (:func:`~referee.transport.adapter.new_session`), used by one call
-  at a time, and each request prepared once per method and path.
+  at a time: one kept-alive connection to the bot for the whole match. Each request is prepared
+  once per method and path and reused (preparing costs a third of a keep-alive exchange).
 """
 
 from __future__ import annotations
