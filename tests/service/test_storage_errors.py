@@ -9,7 +9,7 @@ import logging
 
 from sqlalchemy import text
 
-from api.app import STORAGE_DOWN
+from api.errors import STORAGE_DOWN
 from ladder import leaderboard as board
 from ladder import work
 
