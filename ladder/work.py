@@ -387,16 +387,28 @@ def pending_ids(engine: Engine) -> list[int]:
 
 # -- what a finished log leaves behind --------------------------------------------------------
 
+OWNER_ONLY = ("log", "stderr")
+"""A decision's fields that are its bot's own words, for the bot's owner only: the ``log`` text
+the bot sent with its answer, the ``stderr`` lines of a bot the referee started. Every public
+copy of a log (the log and frames endpoints, the match pages, the export) goes through
+:func:`split_log`, which keeps these out."""
+
+
 def split_log(log: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """The public log (bots' own ``log`` lines removed) and each seat's lines for its owner."""
+    """The public log (bots' own words removed: :data:`OWNER_ONLY`) and each seat's lines for
+    its owner: ``{step, kind, ms, log}`` (``log`` empty when the bot sent none), with
+    ``stderr`` when there were lines."""
     public = dict(log)
     decisions: list[dict[str, Any]] = []
     seat_logs: dict[str, list[dict[str, Any]]] = {}
     for d in log.get("decisions", []):
-        if "log" in d:
-            seat_logs.setdefault(str(d["seat"]), []).append(
-                {"step": d["step"], "kind": d["kind"], "ms": d["ms"], "log": d["log"]})
-            d = {k: v for k, v in d.items() if k != "log"}
+        if any(d.get(k) for k in OWNER_ONLY):
+            line = {"step": d["step"], "kind": d["kind"], "ms": d["ms"], "log": d.get("log") or ""}
+            if d.get("stderr"):
+                line["stderr"] = list(d["stderr"])
+            seat_logs.setdefault(str(d["seat"]), []).append(line)
+        if any(k in d for k in OWNER_ONLY):
+            d = {k: v for k, v in d.items() if k not in OWNER_ONLY}
         decisions.append(d)
     public["decisions"] = decisions
     return public, seat_logs
