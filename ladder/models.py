@@ -276,6 +276,7 @@ class Match(Base):
         Index("ix_matches_pair_key", "pair_key"),
         Index("ix_matches_fold", "game", "rating_seq", "state", "rated"),  # the fold reads no row
         Index("ix_matches_round_id", "round_id"),
+        Index("ix_matches_fixture_id", "fixture_id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -308,6 +309,13 @@ class Match(Base):
         ForeignKey("rounds.id", ondelete="SET NULL"), nullable=True)
     pair_key: Mapped[str | None] = mapped_column(String(MATCH_ID_LEN), nullable=True)
     """Matches sharing a seed: no log is public until all of them are over."""
+    fixture_id: Mapped[int | None] = mapped_column(
+        ForeignKey("fixtures.id", ondelete="SET NULL"), nullable=True)
+    """The living ladder's fixture the match plays (revision 0008); none for a challenge."""
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """Created but not released to the workers: a game of a fixture waiting for its bots to
+    have room (revision 0008).  The sweeper never enqueues a held match; the matchmaker
+    releases it (``held`` false, ``enqueued_at`` now)."""
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     void_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
 
