@@ -54,12 +54,14 @@ STANDARD = MatchSettings()
 @dataclass(frozen=True)
 class NewMatch:
     """One match to create: its bots in seat order and its seed; ``pair_key`` groups the
-    matches sharing a seed (no log public until all are over), ``fixture_id`` links a ladder
-    match to its fixture, ``held`` keeps it from the workers until the matchmaker releases it."""
+    matches sharing a seed (no log public until all are over), ``round_id`` and ``fixture_id``
+    link a ladder match to its round and fixture, ``held`` keeps it from the workers until the
+    matchmaker releases it."""
 
     bots: Sequence[int]
     seed: int
     pair_key: str | None = None
+    round_id: int | None = None
     fixture_id: int | None = None
     held: bool = False
 
@@ -71,7 +73,7 @@ def new_match_id() -> str:
 
 def insert_matches(conn: Connection, game: str, new: Sequence[NewMatch], now: datetime, *,
                    rated: bool, settings: MatchSettings = STANDARD,
-                   round_id: int | None = None, challenge_id: int | None = None) -> list[int]:
+                   challenge_id: int | None = None) -> list[int]:
     """Insert ``scheduled`` matches and their seats (each bot at its current version) in
     the caller's transaction; their ids, in the order of ``new``.  Enqueue the released ones
     after the commit (the sweeper re-enqueues any whose enqueue was lost)."""
@@ -85,7 +87,7 @@ def insert_matches(conn: Connection, game: str, new: Sequence[NewMatch], now: da
              "num_seats": len(m.bots), "recorded_at": now, "state": SCHEDULED, "rated": rated,
              "seed": m.seed, "settings": doc, "attempt": 0, "held": m.held,
              "enqueued_at": None if m.held else now, "challenge_id": challenge_id,
-             "round_id": round_id, "pair_key": m.pair_key, "fixture_id": m.fixture_id}
+             "round_id": m.round_id, "pair_key": m.pair_key, "fixture_id": m.fixture_id}
             for m in new]
     ids = list(conn.execute(
         insert(Match).returning(Match.id, sort_by_parameter_order=True), rows).scalars())
