@@ -10,10 +10,10 @@ the row and the object together (:meth:`ladder.matchmaking.ladder.LadderState.up
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+
+from sqlalchemy import RowMapping
 
 from ladder.accounts import utc
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED, Fixture
@@ -143,7 +143,7 @@ class FixtureRow:
     reason: str | None
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> FixtureRow:
+    def from_row(cls, row: RowMapping) -> FixtureRow:
         return cls(int(row["id"]), int(row["round_id"]), Kind(row["kind"]), Stage(row["state"]),
                    list(row["bots"]), int(row["games"]), int(row["made"] or 0), row["seed"],
                    row["makeup_of"], row["reason"])
