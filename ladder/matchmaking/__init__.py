@@ -44,7 +44,7 @@ leaving, pausing; placement), :mod:`~ladder.matchmaking.ladder_state` (one ladde
 reading it, and the writes that keep rows and memory in step), :mod:`~ladder.matchmaking.slots`
 (caps and depth), :mod:`~ladder.matchmaking.makeups` (steps 1 to 3),
 :mod:`~ladder.matchmaking.applying` (step 4), :mod:`~ladder.matchmaking.planning` (steps 5 and
-6), :mod:`~ladder.matchmaking.tick` (the loop: it raises :class:`UnsettledError` rather than
+6), :mod:`~ladder.matchmaking.loop` (the tick: it raises :class:`UnsettledError` rather than
 end a tick that has not settled within its bound) and :mod:`~ladder.matchmaking.rounds` (the
 rounds endpoints' reads).  A match names its fixture in ``matches.fixture_id`` and is *held*
 in ``matches.held``, which the sweeper (:func:`ladder.work.sweep`) reads by name.
@@ -96,7 +96,7 @@ from ladder.matchmaking.state import (
     DEFAULT_DEPTH, LOCK, MatchmakerConfig, Kind, Stage, TickResult, UnsettledError, big_table,
     games_per_fixture,
 )
-from ladder.matchmaking.tick import MAX_PASSES, tick
+from ladder.matchmaking.loop import MAX_PASSES, tick
 
 __all__ = [
     "DEFAULT_DEPTH", "JOINABLE", "LOCK", "MAX_PASSES", "Kind", "MatchmakerConfig", "Stage",

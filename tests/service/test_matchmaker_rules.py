@@ -252,3 +252,34 @@ def test_a_fixture_voided_again_and_again_is_given_up_after_three_make_ups(tmp_p
         assert sorted(r.reason for r in round1 if r.kind == "bye") == ["void"] * 4
     finally:
         engine.dispose()
+
+
+def test_a_tick_that_does_not_settle_raises_and_keeps_nothing(db_url, monkeypatch):
+    """A step that changes something on every pass (a bug) would keep a tick going for ever:
+    the loop stops after its bound and raises, and the tick's transaction keeps nothing."""
+    import pytest
+
+    from ladder.matchmaking import loop
+    from ladder.models import Match
+
+    engine, _ = ladder(db_url, 4)
+    passes: list[str] = []
+    sound = loop.close
+
+    def restless(lad: Any) -> None:
+        sound(lad)
+        passes.append(lad.game)
+        lad.changes += 1
+
+    monkeypatch.setattr(loop, "close", restless)
+    try:
+        with pytest.raises(mm.UnsettledError, match=f"after {mm.MAX_PASSES} passes"):
+            mm.tick(engine)
+        assert passes == [GAME] * mm.MAX_PASSES
+        with engine.connect() as conn:
+            assert conn.execute(select(Round.id)).all() == []
+            assert conn.execute(select(Match.id)).all() == []
+        monkeypatch.undo()
+        assert mm.tick(engine).opened  # the next tick starts again from the rows
+    finally:
+        engine.dispose()
