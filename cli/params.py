@@ -89,8 +89,8 @@ def clock_options(bank: bool = True) -> Callable[[F], F]:
     clock = TimeControl()
 
     def decorate(func: F) -> F:
-        func = click.option("--strikes", type=click.IntRange(1), default=DEFAULT_STRIKES, show_default=True,
-                            help="Strikes before a seat forfeits.")(func)
+        func = click.option("--strikes", type=click.IntRange(1), default=DEFAULT_STRIKES,
+                            show_default=True, help="Strikes before a seat forfeits.")(func)
         if bank:
             func = click.option("--bank-ms", type=click.IntRange(0), default=clock.bank_ms,
                                 show_default=True, help="Overage bank per seat.")(func)
