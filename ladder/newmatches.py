@@ -30,7 +30,10 @@ class MatchSettings:
     time_ms: int = _CLOCK.decision_ms
     bank_ms: int = _CLOCK.bank_ms
     strikes: int = DEFAULT_STRIKES
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}),
+                                       hash=False)
+    """The game's options, read-only (a mapping hashes by nothing: equal settings with
+    different options hash alike, and compare unequal)."""
 
     def to_json(self) -> dict[str, Any]:
         """What ``matches.settings`` stores."""

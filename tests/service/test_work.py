@@ -147,3 +147,16 @@ def test_a_held_match_is_neither_swept_nor_claimed_until_released(engine):
     assert pending_ids(engine) == [held_pk, free_pk]
     claimed = claim(engine, held_pk, "w", lease_s=30)
     assert claimed is not None and claimed.settings == MatchSettings()
+
+
+def test_match_settings_default_to_the_referees_and_fill_in_what_a_row_lacks():
+    from referee.match import DEFAULT_STRIKES, TimeControl
+
+    standard = MatchSettings()
+    assert (standard.time_ms, standard.bank_ms, standard.strikes) == (
+        TimeControl().decision_ms, TimeControl().bank_ms, DEFAULT_STRIKES)
+    assert MatchSettings.from_json(None) == MatchSettings.from_json({}) == standard
+    fast = MatchSettings.from_json({"time_ms": 250, "options": {"variant": "x"}})
+    assert (fast.time_ms, fast.strikes, dict(fast.options)) == (250, DEFAULT_STRIKES,
+                                                                {"variant": "x"})
+    assert MatchSettings.from_json(fast.to_json()) == fast
