@@ -10,9 +10,9 @@ A match is also the service's unit of work (revision 0002): a row is created ``s
 claimed by a worker (``running``, with an attempt counter and a lease) and ends ``finished`` or
 ``voided``; a ladder match may be created ``held`` (revision 0008: a ``scheduled`` row no
 worker gets until the matchmaker releases it).  The CLI records its matches directly as
-``finished``.  ``bots`` is the one bot
-identity of the CLI ladder and the service alike: a name, what it stands for (a built-in spec
-or a URL) and a version that changes only when asked to.
+``finished``.  ``bots`` is the one bot identity of the CLI ladder and the service alike: a
+name, what it stands for (a built-in spec or a URL) and a version that changes only when
+asked to.
 
 Constraint names follow a naming convention because Alembic's batch mode on SQLite can only
 alter constraints that have names.
