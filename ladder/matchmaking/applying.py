@@ -17,12 +17,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import update
-
 from ladder.matchmaking.ladder_state import LadderState
 from ladder.matchmaking.slots import Slots
 from ladder.matchmaking.state import FIXTURE_KEY, FixtureRow, MatchView, Stage
-from ladder.models import SCHEDULED, Match
+from ladder.models import SCHEDULED
 from ladder.newmatches import NewMatch, insert_matches
 
 
@@ -61,11 +59,8 @@ def release(lad: LadderState, f: FixtureRow) -> None:
             continue
         if not lad.slots.room(f.bots):
             return
-        lad.conn.execute(update(Match).where(Match.id == m.id).values(
-            held=False, enqueued_at=lad.now))
-        m.held = False
+        lad.release_match(m)
         lad.slots.reserve(f.bots)
-        lad.result.enqueue.append(m.id)
         lad.update_fixture(f, made=f.made + 1)
 
 

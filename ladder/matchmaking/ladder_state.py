@@ -18,7 +18,7 @@ from ladder.matchmaking.state import (
     MatchView, RoundRow, Stage, TickResult, big_table, games_per_fixture,
 )
 from ladder.models import (
-    ACTIVE, SCHEDULED, Bot, Fixture, HealthCheck, LadderEntry, Match, Owner, Rating, Round,
+    ACTIVE, SCHEDULED, VOIDED, Bot, Fixture, HealthCheck, LadderEntry, Match, Owner, Rating, Round,
 )
 from ladder.pairing import Entrant
 from ladder.ratings import EloConfig
@@ -203,6 +203,22 @@ class LadderState:
         if made is not None:
             f.made = values["made"] = made
         self.conn.execute(update(Fixture).where(Fixture.id == f.id).values(**values))
+        self.changes += 1
+
+    def release_match(self, m: MatchView) -> None:
+        """Hand a held match to the workers (enqueued once the tick has committed)."""
+        self.conn.execute(update(Match).where(Match.id == m.id).values(
+            held=False, enqueued_at=self.now))
+        m.held = False
+        self.result.enqueue.append(m.id)
+
+    def void_held(self, held: list[MatchView], reason: str) -> None:
+        """Void held matches (their fixture lost a bot): their rows and objects alike."""
+        self.conn.execute(update(Match).where(
+            Match.id.in_([m.id for m in held]), Match.state == SCHEDULED).values(
+            state=VOIDED, held=False, finished_at=self.now, void_reason=reason))
+        for m in held:
+            m.state, m.held, m.void_reason = VOIDED, False, reason
         self.changes += 1
 
     def rest(self, bot: int, number: int | None) -> None:

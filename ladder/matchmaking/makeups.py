@@ -20,7 +20,7 @@ from sqlalchemy import func, select, update
 
 from ladder.matchmaking.ladder_state import LadderState
 from ladder.matchmaking.state import CANCEL_PREFIX, MAX_MAKEUPS, FixtureRow, Kind, Stage
-from ladder.models import FINISHED, SCHEDULED, VOIDED, LadderEntry, Match, MatchSeat
+from ladder.models import FINISHED, VOIDED, LadderEntry, MatchSeat
 from ladder.pairing import Plan, plan_round, table_sizes
 
 
@@ -40,13 +40,7 @@ def cancel(lad: LadderState) -> None:
             continue
         held = [m for m in lad.matches[f.id] if m.held]
         if held:
-            lad.conn.execute(update(Match).where(
-                Match.id.in_([m.id for m in held]), Match.state == SCHEDULED).values(
-                state=VOIDED, held=False, finished_at=lad.now,
-                void_reason=f"{CANCEL_PREFIX} bot {gone[0]} no longer eligible"))
-            lad.changes += 1
-            for m in held:
-                m.state, m.held, m.void_reason = VOIDED, False, CANCEL_PREFIX
+            lad.void_held(held, f"{CANCEL_PREFIX} bot {gone[0]} no longer eligible")
 
 
 def settle(lad: LadderState) -> None:
