@@ -16,6 +16,7 @@ from arena import DescriptionError, Probe, parse_option_pairs, probe
 from bots import did_you_mean
 from referee.core import Game, UnknownGameError
 from referee.games import find_game, game_names
+from referee.match import DEFAULT_STRIKES, TimeControl
 from referee.matchlog import LogError, check_log_path
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,13 +86,15 @@ def log_option() -> Callable[[F], F]:
 def clock_options(bank: bool = True) -> Callable[[F], F]:
     """``--time-ms``, ``--bank-ms`` (unless ``bank`` is false) and ``--strikes``: the time
     control and fault tolerance every command that plays matches shares."""
+    clock = TimeControl()
+
     def decorate(func: F) -> F:
-        func = click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
-                            help="Strikes before a seat forfeits.")(func)
+        func = click.option("--strikes", type=click.IntRange(1), default=DEFAULT_STRIKES,
+                            show_default=True, help="Strikes before a seat forfeits.")(func)
         if bank:
-            func = click.option("--bank-ms", type=click.IntRange(0), default=0,
+            func = click.option("--bank-ms", type=click.IntRange(0), default=clock.bank_ms,
                                 show_default=True, help="Overage bank per seat.")(func)
-        return click.option("--time-ms", type=click.IntRange(1), default=1000,
+        return click.option("--time-ms", type=click.IntRange(1), default=clock.decision_ms,
                             show_default=True, help="Time per decision.")(func)
     return decorate
 

@@ -34,6 +34,10 @@ MAX_STEPS = 1_000_000
 """A guard against an engine bug that never ends a game; no real game comes near it."""
 
 
+DEFAULT_STRIKES = 3
+"""Strikes that forfeit a seat unless a match says otherwise (the CLI's and the service's)."""
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Per-decision limit plus an optional per-seat overage bank (both in milliseconds)."""
@@ -125,7 +129,7 @@ class Runner:
         board: Any | None = None,
         options: Mapping[str, Any] | None = None,
         time_control: TimeControl = TimeControl(),
-        strikes: int = 3,
+        strikes: int = DEFAULT_STRIKES,
         match_id: str | None = None,
     ) -> None:
         if len(players) not in game.player_counts:
