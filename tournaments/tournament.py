@@ -16,7 +16,7 @@ from typing import Any
 
 from referee.display import redact
 from referee.games import find_game
-from tournaments.errors import Interrupted
+from tournaments.errors import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome, schedule
 from tournaments.plan import Plan, check_plan
 from tournaments.pool import MatchPool, PoolFactory
@@ -50,6 +50,9 @@ class Tournament:
     @classmethod
     def resume(cls, store: StateStore) -> Tournament:
         plan, done = store.load()
+        if plan.sprt is not None:
+            raise TournamentError(f"{store.tournament_id} is an SPRT, not a tournament: finish "
+                                  f"it with referee sprt --resume {store.tournament_id}")
         return cls(plan, store, done)
 
     @property
