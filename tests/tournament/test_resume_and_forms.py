@@ -268,3 +268,26 @@ def test_the_sprt_state_holds_its_pairs_in_schedule_order(tmp_path):
         store.append(outcomes[i])
     test = Sprt.resume(store).test()
     assert test.penta.pairs == 3 and [s.pairs for s in test.trace] == [1, 2, 3]
+
+
+def test_ctrl_c_in_an_sprt_keeps_the_games_and_says_how_to_go_on(tmp_path, monkeypatch):
+    import cli.sprt
+
+    seen = []
+
+    def interrupt_at_the_third_pair(self, test):
+        seen.append(test.penta.pairs)
+        if test.penta.pairs == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.sprt.Progress, "__call__", interrupt_at_the_third_pair)
+    code, out, err = run("sprt", "noisy", "other-noisy", "--game", "toy-race", "--seed", "3",
+                         "--max-pairs", "8", "--json", "--state-dir", str(tmp_path))
+    assert code == 130 and seen == [1, 2, 3]
+    doc = json.loads(out)
+    assert doc["interrupted"] and doc["pairs"] == 3
+    assert (f"interrupted after 3 pairs; go on with:\n  referee sprt --resume {doc['sprt']} "
+            f"--state-dir {tmp_path}") in err
+    monkeypatch.undo()
+    code, out, err = run("sprt", "--resume", doc["sprt"], "--state-dir", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["pairs"] == 8 and "after 3 pairs" in err
