@@ -15,12 +15,15 @@ import shlex
 import sys
 import time
 from concurrent.futures import BrokenExecutor
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from cli.params import allow_dead_option, board_option, clock_options, game_options_option
+from cli.params import (
+    EntrantTimes, allow_dead_option, board_option, clock_options, game_options_option,
+)
 from cli.progress import eta_seconds, format_duration
 from cli.tournament import (
     LogFolder, check_live, check_resume, given_terms, match_terms, resumable_game_option,
@@ -30,7 +33,7 @@ from referee.core import Game
 from referee.display import has_credentials, redact
 from referee.errors import RefereeError
 from tournaments import Interrupted, stats
-from tournaments.plan import Plan, SprtTerms, check_entrants, parse_entrants
+from tournaments.plan import Plan, SprtTerms, check_entrants, parse_entrants, with_times
 from tournaments.sprt import Sprt, SprtRun
 from tournaments.store import JsonlStateStore, default_state_dir, new_tournament_id
 
@@ -89,7 +92,7 @@ DEFAULT_MAX_PAIRS = 20000
 @click.option("--seed", type=int, default=None, help="Seed of the pair schedule (drawn if absent).")
 @board_option()
 @game_options_option()
-@clock_options()
+@clock_options(per_entrant=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the trace.")
 @click.option("--resume", "resume_id", default=None, metavar="ID",
               help="Go on with an interrupted SPRT (its state file holds the bots, the game "
@@ -106,7 +109,7 @@ DEFAULT_MAX_PAIRS = 20000
 def sprt(
     ctx: click.Context, new: str | None, base: str | None, game: Game | None, elo0: float,
     elo1: float, alpha: float, beta: float, model: str, max_pairs: int | None, concurrency: int,
-    seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
+    seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: EntrantTimes,
     bank_ms: int, strikes: int, as_json: bool, resume_id: str | None, state_dir: Path | None,
     logs_dir: Path | None, allow_dead: bool,
 ) -> None:
@@ -125,7 +128,8 @@ def sprt(
             raise click.UsageError("name NEW, BASE and --game (or --resume ID)")
         plan = sprt_plan(game, new, base, seed, SprtTerms(
             elo0, elo1, alpha, beta, model, max_pairs or DEFAULT_MAX_PAIRS),
-            match_terms(game, board_path, options, time_ms, bank_ms, strikes))
+            match_terms(game, board_path, options, time_ms.default_ms, bank_ms, strikes),
+            time_ms.own)
         run = None
     plan = check_live(run.plan if run else plan, concurrency, allow_dead)
     if run is None:
@@ -143,8 +147,8 @@ def sprt(
                            logs_dir)
         if live.tty:
             click.echo("", err=True)
-        click.echo(f"interrupted after {test.penta.pairs} pairs; go on with:\n  {hint}",
-                   err=True)
+        pairs = f"{test.penta.pairs} pair{'' if test.penta.pairs == 1 else 's'}"
+        click.echo(f"interrupted after {pairs}; go on with:\n  {hint}", err=True)
         show(run, test, as_json, interrupted=True)
         sys.exit(130)
     except (RefereeError, OSError, BrokenExecutor) as exc:
@@ -159,13 +163,13 @@ def sprt(
 
 
 def sprt_plan(game: Game, new: str, base: str, seed: int | None, terms: SprtTerms,
-              match: dict[str, Any]) -> Plan:
+              match: dict[str, Any], own_times: Mapping[str, int]) -> Plan:
     """The plan of a new SPRT, checked before anything is played or written."""
     if 2 not in game.player_counts:
         raise click.ClickException(f"sprt needs a two-seat game; {game.name} is played by "
                                    f"{', '.join(map(str, game.player_counts))}")
     stats.validate_sprt(terms.elo0, terms.elo1, terms.alpha, terms.beta, terms.model)
-    entrants = parse_entrants([new, base])
+    entrants = with_times(parse_entrants([new, base]), own_times)
     check_entrants(entrants, game.name)
     seed = seed if seed is not None else secrets.randbits(63)
     return Plan(game.name, tuple(entrants), 2, 2, seed, **match, sprt=terms)

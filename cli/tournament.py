@@ -17,7 +17,7 @@ import secrets
 import shlex
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +28,8 @@ from click.core import ParameterSource
 
 from arena import TimeControl, capacity_warnings, load_board
 from cli.params import (
-    GAME, allow_dead_option, board_option, clock_options, game_options_option, require_live,
+    GAME, EntrantTimes, allow_dead_option, board_option, clock_options, game_options_option,
+    require_live,
 )
 from cli.progress import game_progress, progress_mode
 from ladder import LadderError
@@ -40,7 +41,7 @@ from tournaments import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome
 from tournaments.plan import (
     Entrant, Plan, check_entrants, check_plan, declared_names, default_seats, parse_entrant,
-    parse_entrants,
+    parse_entrants, with_times,
 )
 from tournaments.pool import PoolFactory
 from tournaments.standings import Standings
@@ -66,14 +67,15 @@ def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> Plan:
 
 
 def build_plan(bots: tuple[str, ...], game: Game | None, games: int | None, seats: int | None,
-               seed: int | None, gauntlet: str | None, terms: dict[str, Any]) -> Plan:
+               seed: int | None, gauntlet: str | None, terms: dict[str, Any],
+               own_times: Mapping[str, int]) -> Plan:
     if game is None:
         raise click.UsageError("Missing option '--game' (or --resume ID).")
     if not bots:
         raise click.UsageError("name at least two BOTS (or --resume ID)")
     if games is None:
         raise click.UsageError("Missing option '--games' (games per pairing or table).")
-    entrants = parse_entrants(bots)
+    entrants = with_times(parse_entrants(bots), own_times)
     if seats is None and gauntlet is not None:  # NEW against each other entrant in turn
         seats = min(game.player_counts)
     seats = seats or default_seats(game, len(entrants))
@@ -119,7 +121,9 @@ def plan_terms(plan: Plan) -> dict[str, Any]:
     terms = {
         "game": plan.game, "games": plan.games, "seats": plan.seats, "seed": plan.seed,
         "board_path": plan.board, "options": dict(plan.options),
-        "time_ms": plan.time_control.decision_ms, "bank_ms": plan.time_control.bank_ms,
+        "time_ms": EntrantTimes(plan.time_control.decision_ms,
+                                {e.name: e.time_ms for e in plan.entrants if e.time_ms}),
+        "bank_ms": plan.time_control.bank_ms,
         "strikes": plan.strikes,
         "gauntlet": None if plan.gauntlet is None else plan.entrants[plan.gauntlet].name,
     }
@@ -154,6 +158,8 @@ def check_resume(plan: Plan, given: dict[str, Any]) -> None:
 
 
 def shown_term(value: Any) -> str:
+    if isinstance(value, EntrantTimes):
+        return " ".join([str(value.default_ms), *(f"{k}={v}" for k, v in value.own.items())])
     if isinstance(value, dict):
         return " ".join(f"{k}={json.dumps(v)}" for k, v in value.items()) or "(none)"
     return "(none)" if value is None else str(value)
@@ -334,7 +340,7 @@ def resumable_game_option() -> Any:
 @click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
 @board_option()
 @game_options_option()
-@clock_options()
+@clock_options(per_entrant=True)
 @click.option("--db", default=None, is_flag=False, flag_value="", metavar="URL",
               help="Record results in the ladder (alone: the default ladder database).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
@@ -369,7 +375,8 @@ def resumable_game_option() -> Any:
 @click.pass_context
 def tournament(
     ctx: click.Context, bots: tuple[str, ...], game: Game | None, games: int | None,
-    seats: int | None, gauntlet: str | None, concurrency: int, seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
+    seats: int | None, gauntlet: str | None, concurrency: int, seed: int | None,
+    board_path: str | None, options: dict[str, Any], time_ms: EntrantTimes,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
     new_version: bool, logs_dir: Path | None, broker_url: str | None, queue: str | None,
@@ -404,9 +411,9 @@ def tournament(
             else:
                 if game is None:
                     raise click.UsageError("Missing option '--game' (or --resume ID).")
-                terms = match_terms(game, board_path, options, time_ms, bank_ms, strikes,
-                                    keep_logs=db is not None)
-                plan = build_plan(bots, game, games, seats, seed, gauntlet, terms)
+                terms = match_terms(game, board_path, options, time_ms.default_ms, bank_ms,
+                                    strikes, keep_logs=db is not None)
+                plan = build_plan(bots, game, games, seats, seed, gauntlet, terms, time_ms.own)
                 plan = check_live(plan, concurrency, allow_dead)
                 if pool is not None:
                     check_sendable(plan.entrants)

@@ -27,6 +27,8 @@ class Entrant:
     name: str
     bot: str
     named: bool = field(default=True, compare=False)
+    time_ms: int | None = None
+    """The entrant's own time per decision (``--time-ms NAME=MS``); ``None``: the plan's."""
 
     @property
     def remote(self) -> bool:
@@ -59,6 +61,16 @@ def check_unique(entrants: Sequence[Entrant]) -> None:
                 f"entrant {e.name!r} appears twice; enter a bot twice as NAME=BOT"
             )
         seen.add(e.name)
+
+
+def with_times(entrants: Sequence[Entrant], times: Mapping[str, int]) -> list[Entrant]:
+    """The entrants with their own time per decision, by name (``--time-ms NAME=MS``)."""
+    names = [e.name for e in entrants]
+    for name in times:
+        if name not in names:
+            raise TournamentError(f"--time-ms {name}={times[name]}: no entrant is named {name} "
+                                  f"(the entrants: {', '.join(names)})")
+    return [replace(e, time_ms=times.get(e.name, e.time_ms)) for e in entrants]
 
 
 def declared_names(entrants: Sequence[Entrant], infos: Mapping[str, Mapping[str, Any]]
@@ -152,10 +164,16 @@ class Plan:
         """The match of these entrants (indices, in seat order) on ``seed``."""
         return MatchDescription(
             game=self.game,
-            seats=tuple(Seat(self.entrants[i].bot, self.entrants[i].name) for i in seats),
+            seats=tuple(Seat(self.entrants[i].bot, self.entrants[i].name, self.clock(i))
+                        for i in seats),
             seed=seed, board=self.board, options=dict(self.options),
             time_control=self.time_control, strikes=self.strikes, match_id=match_id,
         )
+
+    def clock(self, entrant: int) -> TimeControl | None:
+        """The entrant's own time control, where it has its own time per decision."""
+        own = self.entrants[entrant].time_ms
+        return None if own is None else TimeControl(own, self.time_control.bank_ms)
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as stored (state file format 1): bot URLs without their credentials (a
@@ -163,8 +181,9 @@ class Plan:
         are written only when set, so a round-robin's header reads as it always did."""
         doc: dict[str, Any] = {
             "game": self.game,
-            "entrants": [{"name": e.name, "bot": redact(e.bot)} | ({} if e.named else
-                                                                    {"named": False})
+            "entrants": [{"name": e.name, "bot": redact(e.bot)}
+                         | ({} if e.named else {"named": False})
+                         | ({} if e.time_ms is None else {"time_ms": e.time_ms})
                          for e in self.entrants],
             "games": self.games,
             "seats": self.seats,
@@ -184,7 +203,8 @@ class Plan:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Plan:
         terms = data["settings"]
-        entrants = tuple(Entrant(str(e["name"]), str(e["bot"]), bool(e.get("named", True)))
+        entrants = tuple(Entrant(str(e["name"]), str(e["bot"]), bool(e.get("named", True)),
+                                 None if e.get("time_ms") is None else int(e["time_ms"]))
                          for e in data["entrants"])
         gauntlet = data.get("gauntlet")
         return cls(
@@ -217,8 +237,9 @@ class Plan:
         if len(entrants) != len(stored) or given != stored:
             shown = ", ".join(f"{n}={b}" if n != b else n for n, b in stored)
             raise TournamentError(f"--resume: this {self.kind} was started with entrants {shown}")
-        return replace(self, entrants=tuple(replace(e, name=old.name, named=old.named)
-                                            for old, e in zip(self.entrants, entrants)))
+        return replace(self, entrants=tuple(
+            replace(e, name=old.name, named=old.named, time_ms=old.time_ms)
+            for old, e in zip(self.entrants, entrants)))
 
 
 def default_seats(game: Game, entrants: int) -> int:

@@ -150,6 +150,7 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
     order = table.order()
     entrants = [
         {"rank": rank, "name": names[i], "bot": redact(plan.entrants[i].bot),
+         "time_ms": plan.entrants[i].time_ms or plan.time_control.decision_ms,
          "games": table.games[i],
          "points": round(table.points[i], 4),
          "score": round(table.points[i] / table.games[i], 4) if table.games[i] else None,

@@ -291,3 +291,59 @@ def test_ctrl_c_in_an_sprt_keeps_the_games_and_says_how_to_go_on(tmp_path, monke
     monkeypatch.undo()
     code, out, err = run("sprt", "--resume", doc["sprt"], "--state-dir", str(tmp_path), "--json")
     assert code == 0 and json.loads(out)["pairs"] == 8 and "after 3 pairs" in err
+
+
+# -- a time control per entrant ------------------------------------------------------------
+
+
+def test_an_entrant_with_its_own_time_is_held_to_it(tmp_path):
+    """``slow`` sleeps 5 ms a decision: with 1 ms of its own it is struck until it forfeits,
+    while its opponent keeps the tournament's second."""
+    code, out, err = run("tournament", "slow", "noisy", "--game", "toy-race", "--games", "2",
+                         "--time-ms", "1000", "--time-ms", "slow=1", "--json",
+                         "--logs", str(tmp_path / "logs"), "--state-dir", str(tmp_path))
+    assert code == 0, err
+    doc = json.loads(out)
+    entrants = {e["name"]: e for e in doc["entrants"]}
+    assert entrants["slow"]["time_ms"] == 1 and entrants["noisy"]["time_ms"] == 1000
+    assert entrants["slow"]["forfeits"] == 2 and entrants["noisy"]["strikes"] == 0
+    log = json.loads(next((tmp_path / "logs").glob("*.json")).read_text())
+    players = {p["name"]: p for p in log["players"]}
+    assert players["slow"]["time_control"] == {"decision_ms": 1, "bank_ms": 0}
+    assert "time_control" not in players["noisy"]
+    assert log["time_control"] == {"decision_ms": 1000, "bank_ms": 0}
+    # stored with the tournament: a resume that says otherwise is refused
+    out = CliRunner().invoke(main, ["tournament", "--resume", doc["tournament"],
+                                    "--time-ms", "slow=5", "--state-dir", str(tmp_path)])
+    assert_clean_error(out, 1, "started with --time-ms 1000 slow=1, not 1000 slow=5")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("nobody=5", "--time-ms nobody=5: no entrant is named nobody (the entrants: strong, weak)"),
+    ("weak=0", "'weak=0' is not MS or NAME=MS"),
+    ("fast", "'fast' is not MS or NAME=MS"),
+    ("mcts:ms=50=500", "'mcts:ms=50=500' is not MS or NAME=MS"),
+])
+def test_bad_entrant_times_are_one_line(tmp_path, value, message):
+    out = CliRunner().invoke(main, ["tournament", "strong", "weak", "--game", "toy-race",
+                                    "--games", "2", "--time-ms", value,
+                                    "--state-dir", str(tmp_path)])
+    assert message in out.output and "Traceback" not in out.output
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_seat_time_control_round_trips_in_a_match_description():
+    from arena import MatchDescription, Seat, TimeControl
+
+    d = MatchDescription("toy-race", (Seat("strong", "a", TimeControl(300, 50)), Seat("weak")),
+                         seed=1, time_control=TimeControl(1000, 0))
+    assert MatchDescription.from_dict(json.loads(json.dumps(d.to_dict()))) == d
+    assert "time_control" not in d.to_dict()["seats"][1]
+
+
+def test_sprt_gives_new_its_own_time(tmp_path):
+    code, out, err = run("sprt", "noisy", "slow", "--game", "toy-race", "--max-pairs", "1",
+                         "--time-ms", "slow=1", "--json", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    plan, _ = JsonlStateStore(tmp_path, json.loads(out)["sprt"]).load()
+    assert [e.time_ms for e in plan.entrants] == [None, 1]
