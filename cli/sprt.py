@@ -294,7 +294,10 @@ class Progress:
     def __call__(self, test: SprtRun) -> None:
         step, (lo, hi) = test.trace[-1], test.bounds
         length = expected_length(test, self.max_pairs)
-        expected = min(max(length.at_h0, length.at_h1), self.max_pairs) if length else None
+        expected = None
+        if length is not None:  # the typical length, then (past it) the worst case's
+            typical = max(length.at_h0, length.at_h1)
+            expected = min(typical if step.pairs < typical else length.worst, self.max_pairs)
         elapsed = time.monotonic() - self.began
         played = step.pairs - self.before
         rate = played / max(elapsed, 1e-9)
