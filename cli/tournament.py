@@ -77,7 +77,7 @@ def build_plan(bots: tuple[str, ...], game: Game | None, games: int | None, seat
         raise click.UsageError("Missing option '--games' (games per pairing or table).")
     entrants = with_times(parse_entrants(bots), own_times)
     if seats is None and gauntlet is not None:  # NEW against each other entrant in turn
-        seats = min(game.player_counts)
+        seats = min((n for n in game.player_counts if n >= 2), default=None)
     seats = seats or default_seats(game, len(entrants))
     plan = Plan(game.name, tuple(entrants), games, seats,
                 seed if seed is not None else secrets.randbits(63), **terms,
@@ -331,8 +331,8 @@ def resumable_game_option() -> Any:
               help="Seats per table (default: the most the game allows, up to the entrants).")
 @click.option("--gauntlet", default=None, metavar="NAME",
               help="Entrant NAME plays every other entrant, who do not meet each other "
-                   "(testing one bot against a field); tables of the fewest seats the game "
-                   "allows unless --seats.")
+                   "(testing one bot against a field); tables of the fewest seats (two or "
+                   "more) the game allows unless --seats.")
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
               help="Matches played at once (a process each for built-in bots; for HTTP "
                    "bots, threads spread over one process per core; with --broker, matches "

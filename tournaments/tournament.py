@@ -157,15 +157,20 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
          "firsts": table.firsts[i], "strikes": table.strikes[i], "forfeits": table.forfeits[i]}
         for rank, i in enumerate(order, 1)
     ]
+    def meet(a: int, b: int) -> bool:  # in a gauntlet, only pairs with its entrant
+        return a != b and (plan.gauntlet is None or plan.gauntlet in (a, b))
+
     crosstable = {
         names[a]: {names[b]: {"games": h.games, "wins": h.wins, "draws": h.draws,
                               "losses": h.losses, "points": h.points}
-                   for b, h in enumerate(table.heads[a]) if b != a}
+                   for b, h in enumerate(table.heads[a]) if meet(a, b)}
         for a in order
     }
     pairs = []
     for x, a in enumerate(order):
         for b in order[x + 1:]:
+            if not meet(a, b):
+                continue
             head, est = table.heads[a][b], table.estimate(a, b)
             entry: dict[str, Any] = {"a": names[a], "b": names[b], "games": head.games,
                                      "points": head.points, "stats": est.to_dict() if est else None}
@@ -176,6 +181,7 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
         "tournament": tournament.tournament_id, "game": plan.game, "seed": plan.seed,
         "seats": plan.seats, "games_per_table": plan.games, "matches": len(tournament.fixtures),
         "played": table.played, "complete": tournament.complete,
+        "gauntlet": None if plan.gauntlet is None else names[plan.gauntlet],
         "entrants": entrants, "crosstable": crosstable, "pairs": pairs,
     }
 

@@ -113,7 +113,8 @@ def test_a_gauntlet_plays_only_the_gauntlet_entrants_pairings(tmp_path):
     assert games == {"o": 12, "strong": 4, "weak": 4, "noisy": 4}
     played = {frozenset((p["a"], p["b"])) for p in doc["pairs"] if p["games"]}
     assert played == {frozenset(("o", other)) for other in ("strong", "weak", "noisy")}
-    assert doc["crosstable"]["strong"]["weak"]["games"] == 0
+    assert "weak" not in doc["crosstable"]["strong"] and doc["gauntlet"] == "o"
+    assert len(doc["crosstable"]["o"]) == 3 and len(doc["pairs"]) == 3
     # the gauntlet is in the state file: the resume plays the same schedule
     tid = doc["tournament"]
     code, out, err = run("tournament", "--resume", tid, "--state-dir", str(tmp_path), "--json")
@@ -347,3 +348,14 @@ def test_sprt_gives_new_its_own_time(tmp_path):
     assert code == 0, err
     plan, _ = JsonlStateStore(tmp_path, json.loads(out)["sprt"]).load()
     assert [e.time_ms for e in plan.entrants] == [None, 1]
+
+
+def test_a_gauntlet_in_a_game_with_solo_play_seats_two(tmp_path):
+    """Tokaido Duo is played by one (against the Automa) or two: a gauntlet is of pairs."""
+    from referee.games import find_game
+
+    from cli.tournament import build_plan
+
+    plan = build_plan(("greedy", "random", "r2=random"), find_game("tokaido-duo"), 2, None, 1,
+                      "greedy", {}, {})
+    assert plan.seats == 2 and plan.gauntlet == 0
