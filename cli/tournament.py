@@ -66,11 +66,10 @@ def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> Plan:
     return dataclasses.replace(plan, entrants=tuple(declared_names(plan.entrants, found.infos)))
 
 
-def build_plan(bots: tuple[str, ...], game: Game | None, games: int | None, seats: int | None,
+def build_plan(bots: tuple[str, ...], game: Game, games: int | None, seats: int | None,
                seed: int | None, gauntlet: str | None, terms: dict[str, Any],
                own_times: Mapping[str, int]) -> Plan:
-    if game is None:
-        raise click.UsageError("Missing option '--game' (or --resume ID).")
+    """A new tournament's plan from the command line, checked before anything is played."""
     if not bots:
         raise click.UsageError("name at least two BOTS (or --resume ID)")
     if games is None:
