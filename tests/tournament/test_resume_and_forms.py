@@ -314,9 +314,9 @@ def test_an_entrant_with_its_own_time_is_held_to_it(tmp_path):
     assert "time_control" not in players["noisy"]
     assert log["time_control"] == {"decision_ms": 1000, "bank_ms": 0}
     # stored with the tournament: a resume that says otherwise is refused
-    out = CliRunner().invoke(main, ["tournament", "--resume", doc["tournament"],
+    refused = CliRunner().invoke(main, ["tournament", "--resume", doc["tournament"],
                                     "--time-ms", "slow=5", "--state-dir", str(tmp_path)])
-    assert_clean_error(out, 1, "started with --time-ms 1000 slow=1, not 1000 slow=5")
+    assert_clean_error(refused, 1, "started with --time-ms 1000 slow=1, not 1000 slow=5")
 
 
 @pytest.mark.parametrize("value, message", [
@@ -359,3 +359,23 @@ def test_a_gauntlet_in_a_game_with_solo_play_seats_two(tmp_path):
     plan = build_plan(("greedy", "random", "r2=random"), find_game("tokaido-duo"), 2, None, 1,
                       "greedy", {}, {})
     assert plan.seats == 2 and plan.gauntlet == 0
+
+
+def test_each_seat_is_told_its_own_time_control_in_start():
+    from arena import TimeControl
+    from referee.games import find_game
+    from referee.match import Runner
+    from referee.players import InProcessPlayer
+
+    told = {}
+
+    class Telling(tournament_bots.Noisy):
+        def start(self, info):
+            told[info.seat] = dict(info.time_control)
+
+    players = [InProcessPlayer(name=f"p{s}", bot=Telling("toy-race", s)) for s in range(2)]
+    log = Runner(find_game("toy-race"), players, 1, time_control=TimeControl(800, 40),
+                 seat_time_controls=[None, TimeControl(200, 40)]).run().log
+    assert told == {0: {"decision_ms": 800, "bank_ms": 40}, 1: {"decision_ms": 200, "bank_ms": 40}}
+    assert "time_control" not in log["players"][0]
+    assert log["players"][1]["time_control"] == {"decision_ms": 200, "bank_ms": 40}
