@@ -41,10 +41,12 @@ def is_url(spec: str) -> bool:
 @dataclass(frozen=True)
 class Seat:
     """One seat: ``bot`` is a built-in bot spec or an HTTP bot's base URL; ``name`` is what the
-    match log and the other bots call it (``None``: the spec, a URL's credentials hidden)."""
+    match log and the other bots call it (``None``: the spec, a URL's credentials hidden);
+    ``time_control``, the seat's own, where it is not the match's (``None``)."""
 
     bot: str
     name: str | None = None
+    time_control: TimeControl | None = None
 
     @property
     def shown_name(self) -> str:
@@ -101,7 +103,10 @@ class MatchDescription:
         """The description as JSON-ready data (bot URLs with their credentials)."""
         return {
             "game": self.game,
-            "seats": [{"bot": s.bot, "name": s.name} for s in self.seats],
+            "seats": [{"bot": s.bot, "name": s.name}
+                      | ({"time_control": dict(s.time_control.to_dict())} if s.time_control
+                         else {})
+                      for s in self.seats],
             "seed": self.seed,
             "board": self.board if isinstance(self.board, str | None) else dict(self.board),
             "options": dict(self.options),
@@ -118,10 +123,11 @@ class MatchDescription:
         doc = _expect(data, dict, "the description")
         seats = tuple(
             Seat(_expect(_expect(s, dict, f"seats[{i}]").get("bot"), str, f"seats[{i}].bot"),
-                 _optional(s.get("name"), str, f"seats[{i}].name"))
+                 _optional(s.get("name"), str, f"seats[{i}].name"),
+                 None if s.get("time_control") is None
+                 else _time_control(s["time_control"], f"seats[{i}].time_control"))
             for i, s in enumerate(_expect(doc.get("seats"), list, "seats"))
         )
-        clock = _expect(doc.get("time_control", {}), dict, "time_control")
         board = doc.get("board")
         if not isinstance(board, str | dict | None):
             raise DescriptionError("field board is not a path, board data or null")
@@ -131,11 +137,7 @@ class MatchDescription:
             seed=_expect(doc.get("seed"), int, "seed"),
             board=board,
             options=_expect(doc.get("options", {}), dict, "options"),
-            time_control=TimeControl(
-                _expect(clock.get("decision_ms", TimeControl.decision_ms), int,
-                        "time_control.decision_ms"),
-                _expect(clock.get("bank_ms", TimeControl.bank_ms), int, "time_control.bank_ms"),
-            ),
+            time_control=_time_control(doc.get("time_control", {}), "time_control"),
             strikes=_expect(doc.get("strikes", 3), int, "strikes"),
             match_id=_optional(doc.get("match_id"), str, "match_id"),
             over_http=_expect(doc.get("over_http", False), bool, "over_http"),
@@ -146,9 +148,10 @@ class MatchDescription:
         bot is looked up: see :func:`arena.check_match` for the rest)."""
         if not self.seats:
             raise DescriptionError("a match needs at least one seat")
-        if self.time_control.decision_ms < 1 or self.time_control.bank_ms < 0:
-            raise DescriptionError(f"time control {self.time_control.to_dict()}: the decision "
-                                   "time must be at least 1 ms and the bank not negative")
+        for clock in (self.time_control, *(s.time_control for s in self.seats)):
+            if clock is not None and (clock.decision_ms < 1 or clock.bank_ms < 0):
+                raise DescriptionError(f"time control {clock.to_dict()}: the decision "
+                                       "time must be at least 1 ms and the bank not negative")
         if self.strikes < 1:
             raise DescriptionError(f"strikes must be at least 1, got {self.strikes}")
 
@@ -162,6 +165,14 @@ def _expect(value: Any, kind: type, what: str) -> Any:
         return value
     shown = "missing" if value is None else f"not {_TYPE_NAMES[kind]}"
     raise DescriptionError(f"field {what} is {shown}")
+
+
+def _time_control(value: Any, what: str) -> TimeControl:
+    clock = _expect(value, dict, what)
+    return TimeControl(
+        _expect(clock.get("decision_ms", TimeControl.decision_ms), int, f"{what}.decision_ms"),
+        _expect(clock.get("bank_ms", TimeControl.bank_ms), int, f"{what}.bank_ms"),
+    )
 
 
 def _optional(value: Any, kind: type, what: str) -> Any:

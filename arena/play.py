@@ -86,7 +86,8 @@ def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None) -> Matc
     with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard) as players:
         runner = Runner(prepared.game, players, d.seed, board=prepared.board,
                         options=prepared.options, time_control=d.time_control,
-                        strikes=d.strikes, match_id=d.match_id)
+                        strikes=d.strikes, match_id=d.match_id,
+                        seat_time_controls=[s.time_control for s in d.seats])
         return runner.run()
 
 

@@ -26,7 +26,7 @@ from referee.display import printable
 from referee.faults import Fault, FaultReason
 from referee.matchlog import (
     FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, DecisionEntry, FaultEntry, MatchLog,
-    TimeControlDoc, summary_of,
+    PlayerEntry, TimeControlDoc, summary_of,
 )
 from referee.players import Answer, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
@@ -131,7 +131,10 @@ class Runner:
         time_control: TimeControl = TimeControl(),
         strikes: int = DEFAULT_STRIKES,
         match_id: str | None = None,
+        seat_time_controls: Sequence[TimeControl | None] = (),
     ) -> None:
+        """``seat_time_controls``: a seat's own time control where it is not ``None`` (a
+        time handicap, or an engine given more time), the match's ``time_control`` elsewhere."""
         if len(players) not in game.player_counts:
             counts = ", ".join(map(str, game.player_counts))
             raise GameOptionsError(
@@ -141,9 +144,13 @@ class Runner:
         self.board = board if board is not None else game.load_board()
         self.options = game.validate_options(options)
         self.time_control, self.strike_limit = time_control, strikes
+        own = list(seat_time_controls)[:len(self.players)]
+        self.clocks = [c or time_control for c in own + [None] * (len(self.players) - len(own))]
+        """Each seat's time control."""
         self.match_id = match_id or uuid.uuid4().hex
         self.fallback_rng = random.Random(f"{seed}:fallback")
-        self.seats = [SeatRecord(p.name, bank_ms=time_control.bank_ms) for p in self.players]
+        self.seats = [SeatRecord(p.name, bank_ms=c.bank_ms)
+                      for p, c in zip(self.players, self.clocks)]
         self.decisions: list[DecisionEntry] = []
         self.faults: list[FaultRecord] = []
         self._pool: ThreadPoolExecutor | None = None
@@ -209,7 +216,7 @@ class Runner:
             request_id=f"{self.match_id}:{step}:{seat}",
             decision=decision,
             view=lambda: state.view(seat),
-            deadline_ms=self.time_control.decision_ms + bank,
+            deadline_ms=self.clocks[seat].decision_ms + bank,
             bank_ms=bank,
         )
 
@@ -225,7 +232,7 @@ class Runner:
         player = self._direct[seat]
         assert player is not None
         answer = player.answer(decision, view)
-        deadline = self.time_control.decision_ms + max(0, int(record.bank_ms))
+        deadline = self.clocks[seat].decision_ms + max(0, int(record.bank_ms))
         return self._settle(decision, self._checked(decision, answer, deadline, player), step)
 
     def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer | None:
@@ -252,7 +259,7 @@ class Runner:
         if answer is None:  # forfeited: the fallback plays the seat, no time is booked
             return self._book(decision, step, self.fallback_rng.choice(decision.options).id,
                               0.0, FORFEITED, None)
-        over = answer.elapsed_ms - self.time_control.decision_ms
+        over = answer.elapsed_ms - self.clocks[decision.seat].decision_ms
         if over > 0 and self.players[decision.seat].clocked:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         if answer.fault is None:
@@ -308,7 +315,7 @@ class Runner:
         def start(seat: int, player: Player) -> Fault | None:
             info = MatchInfo(
                 self.match_id, self.game.name, seat, names,
-                cast(Mapping[str, int], self.time_control.to_dict()),
+                cast(Mapping[str, int], self.clocks[seat].to_dict()),
                 board_data(self.board),
             )
             return player.start(info)
@@ -355,16 +362,22 @@ class Runner:
             "board": board_data(self.board),
             "time_control": self.time_control.to_dict(),
             "strike_limit": self.strike_limit,
-            "players": [
-                {"seat": i, "name": s.name, "strikes": s.strikes, "forfeited": s.forfeited}
-                for i, s in enumerate(self.seats)
-            ],
+            "players": [self._player_entry(i) for i in range(len(self.seats))],
             "decisions": self.decisions,
             "faults": [f.to_log() for f in self.faults],
             "forfeited": forfeited,
             "game_result": game_result.to_dict(),
             "result": result.to_dict(),
         }
+
+    def _player_entry(self, seat: int) -> PlayerEntry:
+        """A seat in the log; its time control only when it is not the match's."""
+        record = self.seats[seat]
+        entry: PlayerEntry = {"seat": seat, "name": record.name, "strikes": record.strikes,
+                              "forfeited": record.forfeited}
+        if self.clocks[seat] != self.time_control:
+            entry["time_control"] = self.clocks[seat].to_dict()
+        return entry
 
 
 def board_data(board: Any) -> Any:

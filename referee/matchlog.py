@@ -52,6 +52,9 @@ class PlayerEntry(TypedDict):
     name: str
     strikes: int
     forfeited: bool
+    time_control: NotRequired[TimeControlDoc]
+    """The seat's own time control, when it is not the match's (a tournament's per-entrant
+    ``--time-ms NAME=MS``)."""
 
 
 class DecisionEntry(TypedDict):
@@ -239,7 +242,8 @@ LOG_SCHEMA: dict[str, Any] = {
         "players": {"type": "array", "items": {
             "type": "object", "required": _required(PlayerEntry),
             "properties": {"seat": _NAT, "name": _STR, "strikes": _NAT,
-                           "forfeited": {"type": "boolean"}},
+                           "forfeited": {"type": "boolean"},
+                           "time_control": TIME_CONTROL_SCHEMA},
         }},
         "decisions": {"type": "array", "items": {
             "type": "object",
