@@ -83,7 +83,8 @@ def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None) -> Matc
     """Play a match :func:`check_match` has checked (a caller that checks first, to report
     before it plays, need not check twice)."""
     d = prepared.description
-    with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard) as players:
+    with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard,
+                d.outputs) as players:
         runner = Runner(prepared.game, players, d.seed, board=prepared.board,
                         options=prepared.options, time_control=d.time_control,
                         strikes=d.strikes, match_id=d.match_id)
