@@ -251,9 +251,10 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def launch(spec: str, game: str, outputs: str | None = None, stem: str = "bot",
+def launch(spec: str, game: str | None, outputs: str | None = None, stem: str = "bot",
            ready_s: float = READY_S) -> Launched:
-    """Start the ``cmd:`` bot ``spec`` and wait until its ``GET /`` says it plays ``game``.
+    """Start the ``cmd:`` bot ``spec`` and wait until its ``GET /`` says it plays ``game``
+    (any answer, for ``game`` ``None``: the bot check reads the document itself).
 
     Its output goes to ``outputs`` + ``.stdout`` and ``.stderr`` when ``outputs`` (a path
     prefix) is given, else to ``stem.*`` in a temporary folder, removed when the bot is
@@ -289,7 +290,7 @@ def launch(spec: str, game: str, outputs: str | None = None, stem: str = "bot",
     return bot
 
 
-def _wait_ready(bot: Launched, game: str, ready_s: float) -> None:
+def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> None:
     from arena.liveness import liveness_problem
     from referee.transport import fetch_info  # loads requests
 
@@ -299,7 +300,7 @@ def _wait_ready(bot: Launched, game: str, ready_s: float) -> None:
             raise LaunchError(f"{bot.spec}: ended before answering GET / ({bot.death()})")
         info, fault = fetch_info(bot.url, budget_ms=1000)
         if fault is None:
-            problem = liveness_problem(info, None, game)
+            problem = None if game is None else liveness_problem(info, None, game)
             if problem:
                 raise LaunchError(f"{bot.spec}: {problem}")
             return
