@@ -22,9 +22,10 @@ import threading
 import time
 from types import FrameType
 
+from arena.launch import PR_SET_PDEATHSIG
+
 POLL_S = 0.5
 """How often the portable watch looks at the parent; the cost is a wake-up, not work."""
-PR_SET_PDEATHSIG = 1
 EXIT_CODE = 70
 """The worker's exit status when it leaves because its parent died (EX_SOFTWARE)."""
 
