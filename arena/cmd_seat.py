@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from arena.launch import Launched
-from referee.faults import Fault
+from arena.launch import DYING_S, Launched
+from referee.faults import Fault, FaultReason
 from referee.players import Answer, DecisionRequest, MatchInfo
 from referee.transport import HttpPlayer
 
@@ -41,7 +41,10 @@ class LaunchedPlayer(HttpPlayer):
         """``fault`` saying that the bot's process has ended, and how, when it has (the
         reason stays the transport's: a dead bot is a connection error)."""
         assert self.bot is not None
-        if fault is None or not fault.reason.unreachable or self.bot.exit_status() is None:
+        if fault is None or not fault.reason.unreachable:
+            return fault
+        dying = fault.reason is FaultReason.CONNECTION_ERROR
+        if self.bot.exit_status(DYING_S if dying else 0.0) is None:
             return fault
         return replace(fault, detail=f"{fault.detail}; the bot's process ended: "
                                      f"{self.bot.death()}")

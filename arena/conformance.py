@@ -175,7 +175,7 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
         "GET /", {(fault.reason.value if fault else OK): 1}, info_ms, info_ms, info_ms,
         fault.body if fault else None)
     tally = _Tally(info_call)
-    if fault is None or not fault.reason.unreachable:
+    if _playable(url, info, fault, game):
         first = secrets.randbits(63) if seed is None else seed
         for record, seat in _play(url, name, game, time_ms, games, first, guard):
             tally.add(record, seat)
@@ -186,6 +186,16 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
         kinds=tally.kinds(), matches=tuple(tally.matches), strikes=tuple(tally.strikes),
         end_failures=tuple(tally.end_failures), notes=tuple(tally.notes),
     )
+
+
+def _playable(bot: str, info: Any, fault: Fault | None, game: str) -> bool:
+    """Whether to play the check matches: not for a bot ``GET /`` cannot reach, nor for a
+    ``cmd:`` bot whose ``GET /`` does not list the game (each match would refuse to start
+    it; the report says why)."""
+    if fault is not None:
+        return not fault.reason.unreachable
+    games = info.get("games") if isinstance(info, dict) else None
+    return not (is_command(bot) and isinstance(games, list) and game not in games)
 
 
 def _read_info(bot: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None, float]:

@@ -44,6 +44,8 @@ from referee.errors import RefereeError
 CMD_PREFIX = "cmd:"
 READY_S = 20.0
 """How long a started bot has to answer ``GET /`` (an interpreter and its imports)."""
+DYING_S = 0.5
+"""How long a bot whose connection dropped is given to show that it has ended."""
 GRACE_S = 2.0
 """How long a bot has to end after SIGTERM before it is killed."""
 POLL_S = 0.05
@@ -190,9 +192,16 @@ class Launched:
 
     # -- life and death --------------------------------------------------------------------
 
-    def exit_status(self) -> int | None:
-        """The status the bot ended with on its own (``None``: running, or stopped by us)."""
-        return None if self._stopped else self.process.poll()
+    def exit_status(self, wait_s: float = 0.0) -> int | None:
+        """The status the bot ended with on its own (``None``: running, or stopped by us),
+        waiting up to ``wait_s`` for it to end (a dropped connection comes a moment before
+        the process it came from is gone)."""
+        if self._stopped:
+            return None
+        try:
+            return self.process.wait(wait_s) if wait_s > 0 else self.process.poll()
+        except subprocess.TimeoutExpired:
+            return None
 
     def death(self) -> str:
         """What to say of a bot that ended on its own: its status, the end of its stderr and
