@@ -57,6 +57,15 @@ def check_seat(seat: Seat, game: str) -> None:
         find_bot(seat.bot, game, 0)
 
 
+def refuse_local(seats: Sequence[Seat]) -> None:
+    """:class:`~arena.description.DescriptionError` for a seat that would run code on this
+    machine (``cmd:``, ``py:``): what a service does before anything else with a match."""
+    for seat in seats:
+        if runs_here(seat.bot):
+            raise DescriptionError(f"seat {seat.shown_name}: cmd: and py: bots run programs "
+                                   "on this machine; only the command line plays them")
+
+
 def make_player(seat: Seat, game: str, seed: int, index: int,
                 guard: ConnectGuard | None = None) -> Player:
     """The player of ``seat``, seat number ``index`` of a match of ``game`` seeded ``seed``;
@@ -98,11 +107,9 @@ def seated(seats: Sequence[Seat], game: str, seed: int, over_http: bool = False,
     with ExitStack() as servers:
         players: list[Player] = []
         try:
+            if guard is not None:
+                refuse_local(seats)
             for index, seat in enumerate(seats):
-                if guard is not None and runs_here(seat.bot):
-                    raise DescriptionError(f"seat {seat.shown_name}: cmd: and py: bots run "
-                                           "programs on this machine; only the command line "
-                                           "plays them")
                 if seat.launched:
                     players.append(_launched(servers, seat, game, outputs, index))
                     continue
