@@ -19,6 +19,7 @@ from tiny_bots import http_bot
 from arena import MatchDescription, Seat, play_match
 from arena.launch import LaunchError, launch
 from cli import main
+from referee.protocol import schema_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = shlex.quote(sys.executable)
@@ -56,6 +57,7 @@ def test_a_started_bot_plays_and_what_it_wrote_is_kept_per_decision(tmp_path):
     for n, d in enumerate(mine, 1):
         assert d["stderr"] == [f"deciding {d['kind']} {n}"]
     assert all("stderr" not in d for d in record.log["decisions"] if d["seat"] == 1)
+    assert not schema_errors("match-log", record.log)
     assert "tiny listening on" in (tmp_path / "game.seat0.stdout").read_text()
     assert (tmp_path / "game.seat0.stderr").read_text().count("deciding") == len(mine)
     assert not pidfile.exists()

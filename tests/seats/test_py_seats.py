@@ -164,3 +164,14 @@ def test_play_from_python_returns_the_record_and_writes_the_log(tmp_path):
     assert json.loads(log.read_text())["match_id"] == record.log["match_id"]
     with pytest.raises(TypeError, match="one per seat"):
         play_one("toy-race", "greedy")
+
+
+def test_stderr_is_capped_in_lines_and_characters():
+    from referee.matchlog import MAX_STDERR_CHARS, MAX_STDERR_LINES, cap_stderr
+
+    assert cap_stderr(["a", "b"]) == ["a", "b"]
+    many = cap_stderr([str(n) for n in range(200)])
+    assert len(many) == MAX_STDERR_LINES + 1 and many[-1].startswith("[150 more line(s)")
+    long = cap_stderr(["x" * 3000, "y" * 3000, "z"])
+    assert [len(line) for line in long[:2]] == [3000, MAX_STDERR_CHARS - 3000]
+    assert long[2].startswith("[1 more line(s)")
