@@ -48,6 +48,8 @@ DYING_S = 0.5
 """How long a bot whose connection dropped is given to show that it has ended."""
 GRACE_S = 2.0
 """How long a bot has to end after SIGTERM before it is killed."""
+SIGNALLED_GRACE_S = 0.2
+"""The grace a bot gets when the referee itself was told to end (SIGTERM, SIGHUP)."""
 POLL_S = 0.05
 TAIL_LINES = 5
 """Lines of a bot's stderr shown when it fails to start or dies."""
@@ -213,8 +215,8 @@ class Launched:
         said = f"; its stderr ends: {tail}" if tail else "; it wrote nothing on stderr"
         return f"{how}{said} (output in {self.folder})"
 
-    def stop(self) -> None:
-        """End the bot's whole process group (SIGTERM, SIGKILL after :data:`GRACE_S`), close
+    def stop(self, grace_s: float = GRACE_S) -> None:
+        """End the bot's whole process group (SIGTERM, SIGKILL after ``grace_s``), close
         its files and remove its output folder if it was temporary and the bot did not
         crash (a crash keeps it: the error names it)."""
         if self._stopped:
@@ -222,7 +224,7 @@ class Launched:
         crashed = self.process.poll() is not None  # it ended before we stopped it
         self._stopped = True
         _LIVE.discard(self)
-        kill_group(self.process, GRACE_S)
+        kill_group(self.process, grace_s)
         self._reader.join(GRACE_S)
         self.drain()
         with self._lock:
@@ -327,11 +329,11 @@ _HOOKED = threading.Lock()
 _hooked = False
 
 
-def stop_all() -> None:
+def stop_all(grace_s: float = GRACE_S) -> None:
     """Stop every bot still running (at exit, or on a signal that ends the referee)."""
     for bot in list(_LIVE):
         try:
-            bot.stop()
+            bot.stop(grace_s)
         except Exception:  # the others must still be stopped
             pass
 
@@ -357,9 +359,7 @@ def install_hooks() -> None:
 
 def _chained(sig: int, previous: Any) -> Callable[[int, FrameType | None], None]:
     def handler(signum: int, frame: FrameType | None) -> None:
-        for bot in list(_LIVE):  # at once: the referee is going
-            _signal_group(bot.process.pid, signal.SIGKILL)
-        stop_all()
+        stop_all(SIGNALLED_GRACE_S)  # the referee is going: little time for each
         if callable(previous):
             previous(signum, frame)
             return

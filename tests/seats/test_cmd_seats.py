@@ -9,6 +9,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +43,14 @@ def wait_for(check, limit_s: float = 30.0) -> bool:
     return True
 
 
+@pytest.fixture(autouse=True)
+def temporary_folders_here(tmp_path, monkeypatch):
+    """The output folders a failing bot leaves (on purpose: the error names them) go to the
+    test's folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+
 def cmd(bot: Path, *flags: str) -> str:
     return f"cmd:{PY} {shlex.quote(str(bot))} --port {{port}} " + " ".join(flags)
 
@@ -71,6 +80,7 @@ def test_a_bot_that_dies_at_start_is_one_error_with_the_end_of_its_stderr(tmp_pa
     assert "exit status 2" in text and "cannot load my weights" in text and "\n" not in text
     kept = Path(text.rsplit("(output in ", 1)[1].rstrip(")"))
     assert "cannot load my weights" in (kept / "seat0.stderr").read_text()
+    assert kept.parent == tmp_path
 
 
 def test_a_bot_that_never_answers_get_is_stopped_after_the_wait(tmp_path):
@@ -125,6 +135,7 @@ def test_no_bot_process_outlives_the_referee(tmp_path, sig):
         assert wait_for(lambda: gone(bot), 10), f"the bot survived {sig.name}"
         if sig != signal.SIGKILL:  # a killed referee can stop only its own child
             assert wait_for(lambda: gone(child), 10), f"the bot's child survived {sig.name}"
+            assert not list(tmp_path.glob("referee-bot-*"))  # stopped, not crashed: removed
     finally:
         if referee.poll() is None:
             referee.kill()
