@@ -176,9 +176,10 @@ def recorders(*hooks: Any) -> Any:
     return record
 
 
-def keep_logs(t: Tournament) -> None:
-    """Ask the match workers for every log (the ladder asks already when it records)."""
-    t.plan = dataclasses.replace(t.plan, keep_logs=True)
+def keep_logs(t: Tournament, folder: Path) -> None:
+    """Ask the match workers for every log (the ladder asks already when it records), and
+    have ``cmd:`` bots write their output beside it."""
+    t.plan = dataclasses.replace(t.plan, keep_logs=True, outputs=str(folder))
 
 
 @contextmanager
@@ -332,7 +333,7 @@ def tournament(
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
             if logs is not None:
-                keep_logs(t)
+                keep_logs(t, logs.folder)
             with t.playing():
                 announce(t, resume_id is not None)
                 table = play(t, concurrency, ladder, progress, logs, pool)

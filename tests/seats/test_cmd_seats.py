@@ -115,6 +115,9 @@ def test_a_bot_that_crashes_mid_tournament_is_restarted_and_the_crash_reported(t
     other = next(g for g in games if not g["faults"])  # the next game: a fresh process
     seat = next(p["seat"] for p in other["players"] if p["name"] == "crashy")
     assert all(d["status"] == "ok" for d in other["decisions"] if d["seat"] == seat)
+    stderr = {p.name: p.read_text() for p in logs.glob("*.stderr")}  # beside the logs
+    assert len(stderr) == 2 and sum("boom" in text for text in stderr.values()) == 1
+    assert f"{crashed[0]['match_id']}.seat" in next(n for n, t in stderr.items() if "boom" in t)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
