@@ -162,3 +162,20 @@ def test_bot_check_of_a_started_bot_that_does_not_play_the_game_says_so():
         "bot", "check", f"cmd:{PY} {shlex.quote(str(starter))} --port {{port}}",
         "--game", "toy-race"])
     assert out.exit_code == 1 and "'toy-race' is not listed" in out.output, out.output
+
+
+def test_bot_check_of_a_bare_address_suggests_the_scheme():
+    out = CliRunner().invoke(main, ["bot", "check", "127.0.0.1:8000", "--game", "toy-race"])
+    assert out.exit_code == 2 and "did you mean http://127.0.0.1:8000 ?" in out.output
+
+
+def test_ctrl_c_in_bot_check_ends_with_130_and_a_line(monkeypatch):
+    import cli.bot
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.bot, "check_bot", interrupted)
+    out = CliRunner().invoke(main, ["bot", "check", "http://127.0.0.1:9", "--game", "toy-race"])
+    assert out.exit_code == 130 and "interrupted: the check did not finish" in out.output
+    assert "Aborted" not in out.output
