@@ -8,14 +8,20 @@ writes during one decision can be put in that decision's log entry (:meth:`Launc
 :meth:`Launched.lines_since`).
 
 No bot process may outlive the referee, however the referee ends, so each is started in a
-session (and process group) of its own, away from the terminal's Ctrl-C, and its whole group
-is stopped (SIGTERM, then SIGKILL after :data:`GRACE_S`):
+session (and process group) of its own, away from the terminal's Ctrl-C, under a small keeper
+process (:mod:`arena.keeper`), and its whole group is stopped (SIGTERM, then SIGKILL after
+:data:`GRACE_S`):
 
 * by :meth:`Launched.stop`, which the seat calls in a ``finally`` when its match ends;
 * by an ``atexit`` hook and by SIGTERM and SIGHUP handlers (which then let the signal do what
   it did before), for every bot still running when the referee exits;
-* by the kernel when the referee is killed outright (Linux: :func:`die_with_parent`, the
-  parent-death signal; it reaches the bot's process, not processes that bot started itself).
+* by the keeper, when the referee is killed outright: the pipe it reads from, whose other end
+  only the referee holds, then ends, and the keeper stops the group (what the bot started
+  itself included, which the kernel's parent-death signal alone would miss). The bot gets the
+  parent-death signal from its keeper (Linux), should the keeper itself be killed.
+
+A thread's death cannot end a bot: the parent-death signal follows the thread that forked,
+which is why the referee's own children (the keepers) do not rely on it.
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ TAIL_LINES = 5
 KEPT_LINES = 4000
 """Most recent stderr lines held in memory (the file holds them all)."""
 PR_SET_PDEATHSIG = 1
+KEEPER = str(Path(__file__).with_name("keeper.py"))
+"""The script that runs a bot and ends its group when the referee ends (:mod:`arena.keeper`)."""
 
 
 class LaunchError(RefereeError):
@@ -121,8 +129,8 @@ class Launched:
         env = {**os.environ, "PORT": str(port), "PYTHONUNBUFFERED": "1"}
         with open(self.stdout_path, "wb") as out:
             self.process = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE,
-                env=env, start_new_session=True, preexec_fn=die_with_parent())
+                [sys.executable, "-I", "-S", KEEPER, *argv], stdin=subprocess.PIPE,
+                stdout=out, stderr=subprocess.PIPE, env=env, start_new_session=True)
         assert self.process.stderr is not None
         self._fd = self.process.stderr.fileno()
         os.set_blocking(self._fd, False)
@@ -230,8 +238,9 @@ class Launched:
         with self._lock:
             self._eof = True
             self._err.close()
-            assert self.process.stderr is not None
+            assert self.process.stderr is not None and self.process.stdin is not None
             self.process.stderr.close()
+            self.process.stdin.close()
         if not self.keep and not crashed:
             shutil.rmtree(self.folder, ignore_errors=True)
 
