@@ -26,6 +26,7 @@ from typing import Any
 import click
 
 from arena import TimeControl, capacity_warnings, load_board
+from arena.description import runs_here
 from cli.params import (
     allow_dead_option, board_option, clock_options, game_option, game_options_option,
     require_live,
@@ -222,6 +223,10 @@ def check_sendable(entrants: Sequence[Entrant]) -> None:
             raise click.ClickException(
                 f"--broker: entrant {e.name}: the workers play no bot URL with credentials "
                 "(user:password@); serve the bot without them, or play here without --broker")
+        if runs_here(e.bot):
+            raise click.ClickException(
+                f"--broker: entrant {e.name}: the workers run no cmd: or py: bot (only this "
+                "machine does); serve it at a URL they can reach, or play without --broker")
 
 
 def broker_queue(queue: str | None) -> str:

@@ -35,3 +35,14 @@ def test_seats_behind_a_guard_refuse_them_before_starting_anything(tmp_path):
         with seated((Seat(spec), Seat("random")), "toy-race", 1, guard=object()):  # type: ignore[arg-type]
             pass
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("spec", LOCAL)
+def test_a_tournament_on_the_broker_refuses_them_before_sending(spec):
+    import click
+
+    from cli.tournament import check_sendable
+    from tournaments.plan import Entrant
+
+    with pytest.raises(click.ClickException, match="the workers run no cmd: or py: bot"):
+        check_sendable([Entrant("random", "random"), Entrant("mine", spec)])
