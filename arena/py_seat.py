@@ -7,7 +7,9 @@ documents (``/start``, ``/decide``, ``/end`` bodies as dicts), and its answer go
 same check as an HTTP answer; the same time limit and strikes apply. The bot runs on a thread
 of its own: one that overruns is struck for time and the match goes on (it is asked nothing
 more until that call returns), and an exception in its code is a ``bot_error`` strike naming
-the exception and where it was raised, never the referee's crash.
+the exception and where it was raised, never the referee's crash. What it prints during a
+decision (stdout or stderr) goes to that decision's ``stderr`` in the match log, as a ``cmd:``
+bot's stderr does, and never onto the referee's own output.
 
 What the file may define (NAME picks one; without it ``decide``, then ``choose``):
 
@@ -112,10 +114,19 @@ def load_bot(spec: str) -> Callable[[], BotCalls]:
     if inspect.isclass(target):
         if not callable(getattr(target, "decide", None)):
             raise PySeatError(f"{spec}: class {name} has no decide(request) method")
-        return lambda: BotCalls.of_instance(target())
+        return lambda: BotCalls.of_instance(_made(spec, target))
     if callable(target):
         return lambda: BotCalls.of_function(spec, name, target)
     raise PySeatError(f"{spec}: {path} has no function or class {name!r}{_defined(module)}")
+
+
+def _made(spec: str, cls: type) -> Any:
+    """An instance of the bot's class, or :class:`PySeatError` naming what its constructor
+    raised (before the match: a bot that cannot be made cannot play)."""
+    try:
+        return cls()
+    except Exception as exc:  # the bot's code
+        raise PySeatError(f"{spec}: making the bot failed: {exception_line(exc)}") from None
 
 
 def _defined(module: ModuleType) -> str:
@@ -166,11 +177,47 @@ def exception_line(exc: BaseException) -> str:
 
 @dataclass
 class _Call:
-    """One call of the bot's code on its own thread."""
+    """One call of the bot's code on its own thread, and what it printed meanwhile."""
 
     done: threading.Event = field(default_factory=threading.Event)
     value: Any = None
     error: BaseException | None = None
+    printed: list[str] = field(default_factory=list)
+
+
+_PRINTING = threading.local()
+"""Per thread: where a bot's call thread's prints go (unset elsewhere)."""
+
+
+class _Routed:
+    """``sys.stdout`` or ``sys.stderr``, except that what a bot's call thread writes goes to
+    that call (and then to the decision's ``stderr`` in the log), never onto the referee's
+    own output (``referee match --json`` prints one JSON object, whatever a bot prints)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        sink = getattr(_PRINTING, "sink", None)
+        if sink is None:
+            written: int = self._stream.write(text)
+            return written
+        sink.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if getattr(_PRINTING, "sink", None) is None:
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _route_prints() -> None:
+    if not isinstance(sys.stdout, _Routed):
+        sys.stdout = _Routed(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, _Routed):
+        sys.stderr = _Routed(sys.stderr)  # type: ignore[assignment]
 
 
 @dataclass
@@ -194,13 +241,21 @@ class PyPlayer(Player):
     def decide(self, request: DecisionRequest) -> Answer:
         message = _round_trip(protocol.decide_body(request))
         value, ms, fault = self._call(self._bot.decide, message, request.deadline_ms)
+        printed = self._printed()
         body = _answer_body(value) if fault is None else None
         if body is None:
             fault = fault or Fault(FaultReason.BAD_JSON, f"returned {printable(repr(value))[:200]}"
                                    ", not an option id or (id, note)")
-            return Answer(None, ms, fault=fault)
+            return Answer(None, ms, fault=fault, stderr=printed)
         parsed = protocol.parse_answer(body, request.decision.option_ids())
-        return Answer(parsed.choice, ms, parsed.log, parsed.fault)
+        return Answer(parsed.choice, ms, parsed.log, parsed.fault, stderr=printed)
+
+    def _printed(self) -> list[str] | None:
+        """What the last call printed, as lines (``None``: nothing, or it is still running)."""
+        call = self._busy
+        if call is None or not call.done.is_set():
+            return None
+        return "".join(call.printed).splitlines() or None
 
     def end(self, match_id: str, result: Any) -> Fault | None:
         message = _round_trip(protocol.encode(protocol.end_message(
@@ -215,8 +270,10 @@ class PyPlayer(Player):
             return None, 0.0, Fault(FaultReason.TIMEOUT, "still busy with an earlier call "
                                     "that ran past its deadline")
         call = self._busy = _Call()
+        _route_prints()
 
         def run() -> None:
+            _PRINTING.sink = call.printed
             try:
                 call.value = func(message)
             except BaseException as exc:  # the bot's code: its fault, never the referee's

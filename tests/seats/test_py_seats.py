@@ -175,3 +175,32 @@ def test_stderr_is_capped_in_lines_and_characters():
     long = cap_stderr(["x" * 3000, "y" * 3000, "z"])
     assert [len(line) for line in long[:2]] == [3000, MAX_STDERR_CHARS - 3000]
     assert long[2].startswith("[1 more line(s)")
+
+
+def test_what_a_py_bot_prints_goes_to_the_decision_not_the_output(tmp_path, capsys):
+    path = bot_file(tmp_path, """
+        import sys
+
+        def decide(request):
+            print("thinking", request["view"]["turns"])
+            print("careful", file=sys.stderr)
+            return request["decision"]["options"][0]["id"]
+    """)
+    record = play(f"py:{path}", "random")
+    first = mine(record)[0]
+    assert first["stderr"] == [f"thinking {0}", "careful"]
+    out = capsys.readouterr()
+    assert "thinking" not in out.out + out.err
+
+
+def test_a_class_that_cannot_be_made_is_one_error(tmp_path):
+    path = bot_file(tmp_path, """
+        class Bot:
+            def __init__(self):
+                raise RuntimeError("no weights")
+
+            def decide(self, request):
+                return "x"
+    """)
+    with pytest.raises(PySeatError, match=r"making the bot failed: RuntimeError: no weights"):
+        play(f"py:{path}:Bot", "random")
