@@ -86,7 +86,8 @@ class DecisionEntry(TypedDict):
     status: str
     log: NotRequired[str]
     stderr: NotRequired[list[str]]
-    """The lines a ``cmd:`` bot wrote on stderr while it decided (see :func:`cap_stderr`)."""
+    """The lines a ``cmd:`` bot wrote on stderr (a ``py:`` bot: printed) while it decided
+    (see :func:`cap_stderr`)."""
     stall_ms: NotRequired[float]
     """Time the referee's own process was stalled during the call, not charged to the bot
     (``ms`` is the bot's time without it); absent when there was none."""
