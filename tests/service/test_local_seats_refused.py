@@ -46,3 +46,13 @@ def test_a_tournament_on_the_broker_refuses_them_before_sending(spec):
 
     with pytest.raises(click.ClickException, match="the workers run no cmd: or py: bot"):
         check_sendable([Entrant("random", "random"), Entrant("mine", spec)])
+
+
+def test_the_services_bot_check_refuses_them_before_starting_anything(tmp_path):
+    from arena import check_bot
+
+    marker = tmp_path / "ran"
+    for spec in (f"cmd:touch {marker}", f"py:{tmp_path}/bot.py"):
+        with pytest.raises(DescriptionError, match="only the command line"):
+            check_bot(spec, "toy-race", guard=object())  # type: ignore[arg-type]
+    assert not marker.exists()
