@@ -1,4 +1,4 @@
-"""The keeper of a ``cmd:`` bot: run as a script, ``python -I -S keeper.py COMMAND...``.
+"""The keeper of a ``cmd:`` bot: run as a script, ``python -I -S keeper.py FOLDER COMMAND...``.
 
 The referee starts this small process (standard library only, imports nothing of the project)
 in a session and process group of its own, with its stdin a pipe whose other end only the
@@ -8,7 +8,9 @@ referee holds. The keeper runs COMMAND as its child, in the same group, and:
 * when its stdin reaches end-of-file, which the kernel makes happen however the referee ends
   (SIGKILL included), stops the whole group: SIGTERM, then SIGKILL after the grace period.
   That takes with it whatever the bot started itself (``npm start``'s node, a shell's
-  children), which the kernel's parent-death signal alone would leave behind;
+  children), which the kernel's parent-death signal alone would leave behind. It then
+  removes FOLDER, the bot's temporary output folder (``-``: none), which the referee could
+  not remove;
 * ignores SIGTERM and SIGINT itself, so that the referee's SIGTERM to the group reaches the
   bot and the keeper stays to report its status; and has the bot killed if the keeper itself
   is killed (Linux's parent-death signal, set in the bot before it runs).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -65,7 +68,7 @@ def wait_either(pid: int) -> int | None:
             return None
 
 
-def stop_group(pid: int) -> None:
+def stop_group(pid: int, folder: str) -> None:
     """The referee is gone: end the whole group, the bot first, the keeper last."""
     os.killpg(0, signal.SIGTERM)
     end = time.monotonic() + GRACE_S
@@ -73,10 +76,12 @@ def stop_group(pid: int) -> None:
         if os.waitpid(pid, os.WNOHANG)[0]:
             break
         time.sleep(0.05)
+    if folder != "-":  # before the last signal, which ends the keeper too
+        shutil.rmtree(folder, ignore_errors=True)
     os.killpg(0, signal.SIGKILL)
 
 
-def main(argv: list[str]) -> None:
+def main(folder: str, argv: list[str]) -> None:
     if os.getpgrp() != os.getpid():  # run by hand: a group of its own, to stop only its own
         os.setsid()
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -86,7 +91,7 @@ def main(argv: list[str]) -> None:
         run_bot(argv)
     status = wait_either(pid)
     if status is None:
-        stop_group(pid)
+        stop_group(pid, folder)
         os._exit(1)
     if os.WIFSIGNALED(status):  # die the same way, so the referee reads the same status
         sig = os.WTERMSIG(status)
@@ -97,4 +102,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1], sys.argv[2:])

@@ -129,7 +129,8 @@ class Launched:
         env = {**os.environ, "PORT": str(port), "PYTHONUNBUFFERED": "1"}
         with open(self.stdout_path, "wb") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", KEEPER, *argv], stdin=subprocess.PIPE,
+                [sys.executable, "-I", "-S", KEEPER, "-" if keep else str(folder), *argv],
+                stdin=subprocess.PIPE,
                 stdout=out, stderr=subprocess.PIPE, env=env, start_new_session=True)
         assert self.process.stderr is not None
         self._fd = self.process.stderr.fileno()

@@ -97,7 +97,8 @@ def test_a_program_that_is_not_there_is_refused_before_playing():
     assert out.exit_code == 1 and "no program 'no-such-program-xyz'" in out.output
 
 
-def test_a_bot_that_crashes_mid_tournament_is_restarted_and_the_crash_reported(tmp_path):
+def test_a_bot_that_crashes_mid_tournament_is_restarted_and_the_crash_reported(tmp_path,
+                                                                              caplog):
     bot = http_bot(tmp_path)
     spec = cmd(bot, "--crash-at", "2", "--marker", shlex.quote(str(tmp_path / "crashed")))
     logs = tmp_path / "logs"
@@ -118,6 +119,10 @@ def test_a_bot_that_crashes_mid_tournament_is_restarted_and_the_crash_reported(t
     stderr = {p.name: p.read_text() for p in logs.glob("*.stderr")}  # beside the logs
     assert len(stderr) == 2 and sum("boom" in text for text in stderr.values()) == 1
     assert f"{crashed[0]['match_id']}.seat" in next(n for n, t in stderr.items() if "boom" in t)
+    warned = [r.getMessage() for r in caplog.records if r.name == "referee.launch"]
+    assert len(warned) == 1 and "bot crashy: its program ended during match " \
+        f"{crashed[0]['match_id']} (exit status 3; its stderr ends: " in warned[0]
+    assert "started afresh for the next match" in warned[0]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
@@ -137,8 +142,7 @@ def test_no_bot_process_outlives_the_referee(tmp_path, sig):
         referee.wait(30)
         assert wait_for(lambda: gone(bot), 10), f"the bot survived {sig.name}"
         assert wait_for(lambda: gone(child), 10), f"the bot's own child survived {sig.name}"
-        if sig != signal.SIGKILL:  # a killed referee cannot remove the temporary folder
-            assert not list(tmp_path.glob("referee-bot-*"))  # stopped, not crashed: removed
+        assert wait_for(lambda: not list(tmp_path.glob("referee-bot-*")), 10)  # removed
     finally:
         if referee.poll() is None:
             referee.kill()
