@@ -61,7 +61,6 @@ TAIL_LINES = 5
 """Lines of a bot's stderr shown when it fails to start or dies."""
 KEPT_LINES = 4000
 """Most recent stderr lines held in memory (the file holds them all)."""
-PR_SET_PDEATHSIG = 1
 KEEPER = str(Path(__file__).with_name("keeper.py"))
 """The script that runs a bot and ends its group when the referee ends (:mod:`arena.keeper`)."""
 
@@ -69,28 +68,6 @@ KEEPER = str(Path(__file__).with_name("keeper.py"))
 class LaunchError(RefereeError):
     """A ``cmd:`` bot that cannot be started, or does not answer ``GET /`` in time; the
     message is one line with the end of its stderr and where its output is kept."""
-
-
-def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
-    """A ``preexec_fn`` that has the kernel send ``sig`` to the child when its parent ends
-    (Linux; ``None`` elsewhere). Everything that could take a lock is done here, before the
-    fork; the child only makes the call (and exits at once if the parent is already gone)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def arm() -> None:
-        prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the call
-            os._exit(1)
-
-    return arm
 
 
 def command_argv(spec: str) -> list[str]:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import click
 
-from arena.launch import die_with_parent
+from arena.watchdog import die_with_parent
 
 RESTART_PAUSES_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 """Pauses before each restart in a row; the last repeats."""
