@@ -16,7 +16,6 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.description import DescriptionError, MatchDescription, Seat, is_command, runs_here
@@ -170,7 +169,7 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
         raise DescriptionError("cmd: and py: bots run programs on this machine; only the "
                                "command line checks them")
     info, fault, info_ms = _read_info(url, guard)
-    name = bot_name(info) if info is not None or not runs_here(url) else _file_name(url)
+    name = bot_name(info) if info is not None or not runs_here(url) else printable(url[:64])
     info_call = None if info is None and fault is None else CallStats(
         "GET /", {(fault.reason.value if fault else OK): 1}, info_ms, info_ms, info_ms,
         fault.body if fault else None)
@@ -225,12 +224,6 @@ def _timed_info(url: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None
     began = time.perf_counter()
     info, fault = fetch_info(url, guard=guard)
     return info, fault, (time.perf_counter() - began) * 1000
-
-
-def _file_name(spec: str) -> str:
-    from arena.py_seat import split_spec
-
-    return printable(spec[:64])
 
 
 def _play(url: str, name: str, game: str, time_ms: int, games: int, seed: int,
