@@ -61,6 +61,8 @@ TAIL_LINES = 5
 """Lines of a bot's stderr shown when it fails to start or dies."""
 KEPT_LINES = 4000
 """Most recent stderr lines held in memory (the file holds them all)."""
+MAX_LINE = 65536
+"""Longest stderr line held whole in memory; a longer one is cut in pieces."""
 KEEPER = str(Path(__file__).with_name("keeper.py"))
 """The script that runs a bot and ends its group when the referee ends (:mod:`arena.keeper`)."""
 
@@ -154,6 +156,9 @@ class Launched:
                 self._err.write(chunk)
                 self._err.flush()
                 *whole, self._partial = (self._partial + chunk).split(b"\n")
+                if len(self._partial) > MAX_LINE:  # a line without end: cut it here
+                    whole.append(self._partial)
+                    self._partial = b""
                 for line in whole:
                     self._add(line)
 
@@ -301,6 +306,9 @@ def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> None:
             problem = None if game is None else liveness_problem(info, None, game)
             if problem:
                 raise LaunchError(f"{bot.spec}: {problem}")
+            if bot.process.poll() is not None:  # so who answered? another program's port
+                raise LaunchError(f"{bot.spec}: ended as port {bot.port} answered GET / "
+                                  f"({bot.death()})")
             return
         if time.monotonic() >= deadline:
             raise LaunchError(f"{bot.spec}: no answer to GET / on port {bot.port} within "

@@ -183,3 +183,15 @@ def test_ctrl_c_in_bot_check_ends_with_130_and_a_line(monkeypatch):
     out = CliRunner().invoke(main, ["bot", "check", "http://127.0.0.1:9", "--game", "toy-race"])
     assert out.exit_code == 130 and "interrupted: the check did not finish" in out.output
     assert "Aborted" not in out.output
+
+
+def test_an_endless_stderr_line_is_cut_not_held_whole(tmp_path):
+    from arena.launch import MAX_LINE
+
+    started = launch(cmd(http_bot(tmp_path), "--long-stderr", str(5 * MAX_LINE)), "toy-race")
+    try:
+        assert wait_for(lambda: len(started.tail(10)) >= 2)
+        pieces = started.tail(10)
+        assert all(set(p) == {"x"} and MAX_LINE < len(p) <= 2 * MAX_LINE for p in pieces)
+    finally:
+        started.stop()
