@@ -321,11 +321,12 @@ def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> None:
 
 _LIVE: set[Launched] = set()
 _HOOKED = threading.Lock()
-_hooked = False
+_at_exit = False
+_on_signals = False
 
 
 def stop_all(grace_s: float = GRACE_S) -> None:
-    """Stop every bot still running (at exit, or on a signal that ends the referee)."""
+    """Stop every bot still running (at exit)."""
     for bot in list(_LIVE):
         try:
             bot.stop(grace_s)
@@ -334,17 +335,17 @@ def stop_all(grace_s: float = GRACE_S) -> None:
 
 
 def install_hooks() -> None:
-    """Once per process: :func:`stop_all` at exit, and before SIGTERM or SIGHUP does what it
-    did (possible only from the main thread; elsewhere the kernel's parent-death signal and
-    the ``finally`` of the seats remain)."""
-    global _hooked
+    """:func:`stop_all` at exit (once per process), and :func:`end_all_now` before SIGTERM
+    or SIGHUP does what it did (once, from the main thread: only it may set handlers; a
+    process whose bots all start on other threads has the keepers, which see it end)."""
+    global _at_exit, _on_signals
     with _HOOKED:
-        if _hooked:
+        if not _at_exit:
+            atexit.register(stop_all)
+            _at_exit = True
+        if _on_signals or threading.current_thread() is not threading.main_thread():
             return
-        _hooked = True
-    atexit.register(stop_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
+        _on_signals = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(sig)
         if previous is signal.SIG_IGN:
@@ -352,9 +353,28 @@ def install_hooks() -> None:
         signal.signal(sig, _chained(sig, previous))
 
 
+def end_all_now(grace_s: float = SIGNALLED_GRACE_S) -> None:
+    """Stop every bot still running from a signal handler: the groups signalled, the
+    temporary folders of bots that had not crashed removed, and no lock taken (the handler
+    may have interrupted this very thread inside one)."""
+    bots = list(_LIVE)
+    crashed = {id(bot) for bot in bots if bot.process.poll() is not None}
+    for bot in bots:
+        _signal_group(bot.process.pid, signal.SIGTERM)
+    end = time.monotonic() + grace_s
+    for bot in bots:
+        try:
+            bot.process.wait(max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        _signal_group(bot.process.pid, signal.SIGKILL)
+        if not bot.keep and id(bot) not in crashed:
+            shutil.rmtree(bot.folder, ignore_errors=True)
+
+
 def _chained(sig: int, previous: Any) -> Callable[[int, FrameType | None], None]:
     def handler(signum: int, frame: FrameType | None) -> None:
-        stop_all(SIGNALLED_GRACE_S)  # the referee is going: little time for each
+        end_all_now()  # the referee is going: little time for each
         if callable(previous):
             previous(signum, frame)
             return
