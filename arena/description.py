@@ -6,9 +6,13 @@ seed, board, options, time control, strikes, match id) and nothing that is built
 JSON (:meth:`MatchDescription.to_dict`, :meth:`MatchDescription.from_dict`) for a database row
 or a queue message. :func:`arena.play_match` turns it into a match record.
 
-A seat's bot is a built-in bot spec (``greedy``, ``mcts:playouts=200``) or an HTTP bot's base
+A seat's bot is a built-in bot spec (``greedy``, ``mcts:playouts=200``), an HTTP bot's base
 URL, which may carry credentials: a description holds them (it must, to connect), so keep its
-dict where secrets are kept; names and logs never show them.
+dict where secrets are kept; names and logs never show them. On the command line only, it may
+also be a bot the referee runs itself: ``cmd:COMMAND``, a program started for the match and
+played over HTTP (:mod:`arena.launch`), or ``py:PATH[:NAME]``, a Python bot loaded from a
+file and played in-process (:mod:`arena.py_seat`); the service refuses both
+(:func:`runs_here`).
 """
 
 from __future__ import annotations
@@ -38,9 +42,25 @@ def is_url(spec: str) -> bool:
     return "://" in spec
 
 
+COMMAND_PREFIX = "cmd:"
+PYTHON_PREFIX = "py:"
+
+
+def is_command(spec: str) -> bool:
+    """Whether a bot spec is a program for the referee to start (``cmd:COMMAND``)."""
+    return spec.startswith(COMMAND_PREFIX)
+
+
+def runs_here(spec: str) -> bool:
+    """Whether a bot spec runs code of the user's on this machine (``cmd:``, ``py:``): the
+    command line's dev loop, which a service must never accept from anyone."""
+    return spec.startswith((COMMAND_PREFIX, PYTHON_PREFIX))
+
+
 @dataclass(frozen=True)
 class Seat:
-    """One seat: ``bot`` is a built-in bot spec or an HTTP bot's base URL; ``name`` is what the
+    """One seat: ``bot`` is a built-in bot spec, an HTTP bot's base URL, or a bot the referee runs
+    (``cmd:`` a program it starts, ``py:`` a Python file it loads); ``name`` is what the
     match log and the other bots call it (``None``: the spec, a URL's credentials hidden);
     ``time_control``, the seat's own, where it is not the match's (``None``)."""
 
@@ -54,7 +74,18 @@ class Seat:
 
     @property
     def remote(self) -> bool:
+        """Whether the bot is at a URL (checked, probed and guarded as one)."""
         return is_url(self.bot)
+
+    @property
+    def launched(self) -> bool:
+        """Whether the referee starts the bot's program for the match (``cmd:``)."""
+        return is_command(self.bot)
+
+    @property
+    def waits(self) -> bool:
+        """Whether the match mostly waits on this seat's bot (over HTTP): threads suit it."""
+        return self.remote or self.launched
 
     @classmethod
     def parse(cls, text: str) -> Seat:
@@ -79,6 +110,7 @@ class MatchDescription:
     (as a match log embeds it). ``match_id`` ``None`` draws a fresh one when played.
     ``over_http`` serves the built-in bots behind real loopback HTTP servers, seeded as they
     would be in-process, so the match is the same one through the whole protocol.
+    ``outputs`` is where started (``cmd:``) bots write their output.
     """
 
     game: str
@@ -90,11 +122,15 @@ class MatchDescription:
     strikes: int = 3
     match_id: str | None = None
     over_http: bool = False
+    outputs: str | None = None
+    """Where ``cmd:`` bots' output goes: ``<outputs>.seat<N>.stdout`` and ``.stderr`` (a path
+    prefix, beside the match log); ``None``, a temporary folder, kept only if a bot fails."""
 
     @property
     def remote(self) -> bool:
-        """Whether any seat is an HTTP bot (such matches mostly wait: threads suit them)."""
-        return any(seat.remote for seat in self.seats)
+        """Whether any seat's bot is played over HTTP (such matches mostly wait: threads suit
+        them)."""
+        return any(seat.waits for seat in self.seats)
 
     def names(self) -> tuple[str, ...]:
         return tuple(seat.shown_name for seat in self.seats)
@@ -114,6 +150,7 @@ class MatchDescription:
             "strikes": self.strikes,
             "match_id": self.match_id,
             "over_http": self.over_http,
+            "outputs": self.outputs,
         }
 
     @classmethod
@@ -141,6 +178,7 @@ class MatchDescription:
             strikes=_expect(doc.get("strikes", 3), int, "strikes"),
             match_id=_optional(doc.get("match_id"), str, "match_id"),
             over_http=_expect(doc.get("over_http", False), bool, "over_http"),
+            outputs=_optional(doc.get("outputs"), str, "outputs"),
         )
 
     def check_shape(self) -> None:
@@ -180,7 +218,8 @@ def _optional(value: Any, kind: type, what: str) -> Any:
 
 
 def parse_seats(texts: Sequence[str]) -> tuple[Seat, ...]:
-    """Seats from command-line words (``greedy``, ``http://…``, ``NAME=BOT``)."""
+    """Seats from command-line words (``greedy``, ``http://…``, ``cmd:…``, ``py:…``,
+    ``NAME=BOT``)."""
     return tuple(Seat.parse(text) for text in texts)
 
 

@@ -27,6 +27,7 @@ import click
 from click.core import ParameterSource
 
 from arena import TimeControl, capacity_warnings, load_board
+from arena.description import runs_here
 from cli.params import (
     GAME, EntrantTimes, allow_dead_option, board_option, clock_options, game_options_option,
     require_live,
@@ -244,9 +245,10 @@ def recorders(*hooks: Any) -> Any:
     return record
 
 
-def keep_logs(t: Tournament) -> None:
-    """Ask the match workers for every log (the ladder asks already when it records)."""
-    t.plan = dataclasses.replace(t.plan, keep_logs=True)
+def keep_logs(t: Tournament, folder: Path) -> None:
+    """Ask the match workers for every log (the ladder asks already when it records), and
+    have ``cmd:`` bots write their output beside it."""
+    t.plan = dataclasses.replace(t.plan, keep_logs=True, outputs=str(folder))
 
 
 @contextmanager
@@ -289,6 +291,10 @@ def check_sendable(entrants: Sequence[Entrant]) -> None:
             raise click.ClickException(
                 f"--broker: entrant {e.name}: the workers play no bot URL with credentials "
                 "(user:password@); serve the bot without them, or play here without --broker")
+        if runs_here(e.bot):
+            raise click.ClickException(
+                f"--broker: entrant {e.name}: the workers run no cmd: or py: bot (only this "
+                "machine does); serve it at a URL they can reach, or play without --broker")
 
 
 def broker_queue(queue: str | None) -> str:
@@ -420,7 +426,7 @@ def tournament(
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
             if logs is not None:
-                keep_logs(t)
+                keep_logs(t, logs.folder)
             with t.playing():
                 announce(t, resume_id is not None)
                 table = play(t, concurrency, ladder, progress, logs, pool)

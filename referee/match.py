@@ -26,7 +26,7 @@ from referee.display import printable
 from referee.faults import Fault, FaultReason
 from referee.matchlog import (
     FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, DecisionEntry, FaultEntry, MatchLog,
-    PlayerEntry, TimeControlDoc, summary_of,
+    PlayerEntry, TimeControlDoc, cap_stderr, summary_of,
 )
 from referee.players import Answer, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
@@ -265,11 +265,11 @@ class Runner:
         if answer.fault is None:
             assert answer.choice is not None
             return self._book(decision, step, answer.choice, answer.elapsed_ms, OK, answer.log,
-                              answer.stall_ms)
+                              answer.stall_ms, answer.stderr)
         choice = self.fallback_rng.choice(decision.options).id
         self._strike(FaultRecord(step, decision.seat, decision.kind, answer.fault))
         return self._book(decision, step, choice, answer.elapsed_ms, answer.fault.reason.value,
-                          answer.log, answer.stall_ms)
+                          answer.log, answer.stall_ms, answer.stderr)
 
     def _strike(self, record: FaultRecord, strike: bool = True) -> None:
         """Record a fault; a strike counts towards the seat's forfeit."""
@@ -282,10 +282,11 @@ class Runner:
                 seat.forfeited = True
 
     def _book(self, decision: Decision, step: int, choice: str, elapsed_ms: float, status: str,
-              log: str | None, stall_ms: float = 0.0) -> str:
+              log: str | None, stall_ms: float = 0.0, stderr: list[str] | None = None) -> str:
         """Log one decision as settled; returns the id to apply. ``stall_ms``, the time the
         referee itself was stalled during the call (not charged to the bot), is logged when
-        there was any, so that a slow decision of the referee's making reads as such."""
+        there was any, so that a slow decision of the referee's making reads as such;
+        ``stderr``, the bot's stderr lines of the call (a bot the referee started), when any."""
         entry: DecisionEntry = {
             "step": step,
             "seat": decision.seat,
@@ -299,6 +300,8 @@ class Runner:
             entry["log"] = log[:MAX_LOG_CHARS]
         if stall_ms >= 1.0:
             entry["stall_ms"] = round(stall_ms, 3)
+        if stderr:
+            entry["stderr"] = cap_stderr(stderr)
         self.decisions.append(entry)
         return choice
 

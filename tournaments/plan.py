@@ -6,8 +6,10 @@ What ``--resume`` checks against the state, and what the schedule turns into one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from arena import DescriptionError, MatchDescription, Seat, TimeControl, check_seat, is_url
@@ -154,6 +156,9 @@ class Plan:
     keep_logs: bool = False
     gauntlet: int | None = None
     sprt: SprtTerms | None = None
+    outputs: str | None = None
+    """The folder where ``cmd:`` bots' output goes, per match (``--logs``: beside each log);
+    not stored: a resumed run names it again."""
 
     @property
     def kind(self) -> str:
@@ -168,6 +173,8 @@ class Plan:
                         for i in seats),
             seed=seed, board=self.board, options=dict(self.options),
             time_control=self.time_control, strikes=self.strikes, match_id=match_id,
+            outputs=None if self.outputs is None else
+            str(Path(self.outputs) / re.sub(r"[^A-Za-z0-9._-]", "_", match_id)),
         )
 
     def clock(self, entrant: int) -> TimeControl | None:
