@@ -3,6 +3,11 @@
 Every text field refuses NUL and unpaired surrogates (PostgreSQL cannot store them: they would
 end as a 500), every integer is bounded to what the database stores, and every query schema is
 used with ``unknown=RAISE`` so an unknown parameter is a 422, not silently ignored.
+
+Longer than the 500 lines other modules keep to, on purpose: it is declarations only (no
+logic), one class per document of the OpenAPI description, in two sections (requests, then
+answers), and the shared field rules at the top hold for all of them. Split, the rules would be
+imported everywhere and a reader would look in several files for one document's shapes.
 """
 
 from __future__ import annotations
