@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cli.ladder_db import check_game, database, db_option, require_database
+from cli.ladder_db import check_game, database, db_option, game_option, require_database
 from cli.ladder_export import export
 from ladder import LadderError
 
@@ -19,7 +19,7 @@ def ladder() -> None:
 
 
 @ladder.command()
-@click.option("--game", "-g", required=True, help="The game whose ladder to show.")
+@game_option("The game whose ladder to show.", required=True)
 @db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list and nothing else.")
 def show(game: str, db_url: str | None, as_json: bool) -> None:
@@ -67,7 +67,7 @@ def print_table(game: str, rows: list[dict[str, Any]]) -> None:
 
 
 @ladder.command()
-@click.option("--game", "-g", default=None, help="Only this game (default: every game).")
+@game_option("Only this game (default: every game).")
 @db_option()
 @click.option("--k", "k", type=click.FloatRange(min=0, min_open=True), default=None,
               help="New Elo K (needs --game).")
@@ -99,8 +99,7 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
 
 
 @ladder.command()
-@click.option("--game", "-g", default=None,
-              help="Checked, then ignored: every tick covers every ladder (they share bots).")
+@game_option("Checked, then ignored: every tick covers every ladder (they share bots).")
 @db_option()
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else 16).")
