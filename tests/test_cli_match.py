@@ -171,7 +171,14 @@ def test_every_users_error_is_one_line_in_one_place(monkeypatch):
     """No command catches the domain's errors itself: the group maps any RefereeError."""
     import cli
 
-    monkeypatch.setitem(cli.COMMANDS, "failing", f"{__name__}:failing")
+    monkeypatch.setitem(cli.COMMANDS, "failing", cli.Entry(f"{__name__}:failing", "Fails."))
     assert_clean_error(run("failing", "user"), 1, "Error: tournament 0badcafe is being played")
     bug = run("failing", "bug")  # a bug is not dressed as a user's error
     assert isinstance(bug.exception, RuntimeError)
+
+
+def test_a_match_the_game_refuses_fails_before_its_seed_is_printed():
+    # each option is valid alone; the Automa is for one seat, which only setting up tells
+    out = run("match", "random", "random", "--game", "tokaido-duo", "--option", "automa=2")
+    assert_clean_error(out, 1, "the automa option is for 1 player only")
+    assert "seed" not in out.output
