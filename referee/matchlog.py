@@ -153,6 +153,8 @@ def read_log(path: str) -> Any:
         raise LogError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise LogError(f"{path}: cannot read: {exc}") from exc
+    except json.JSONDecodeError as exc:  # where, then what: file:line:col, as compilers say it
+        raise LogError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     except ValueError as exc:
         raise LogError(f"{path}: {exc}") from exc
     except RecursionError:  # the JSON decoder recurses once per level of nesting

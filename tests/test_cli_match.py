@@ -182,3 +182,44 @@ def test_a_match_the_game_refuses_fails_before_its_seed_is_printed():
     out = run("match", "random", "random", "--game", "tokaido-duo", "--option", "automa=2")
     assert_clean_error(out, 1, "the automa option is for 1 player only")
     assert "seed" not in out.output
+
+
+def test_replay_of_a_file_that_is_not_json_says_where_in_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "referee-match-log",\n  "game": tokaido}\n')
+    out = run("replay", str(bad))
+    assert_clean_error(out, 1, f"{bad}:2:11: not JSON: Expecting value")
+    assert "char" not in out.output  # not the parser's own "(char 42)"
+
+
+def test_replay_of_a_changed_result_names_the_fields_that_differ(tmp_path):
+    log = tmp_path / "m.json"
+    run("match", "random", "random", "--game", "toy-race", "--seed", "8", "--log", str(log))
+    data = json.loads(log.read_text())
+    seat = data["result"]["seats"][0]
+    seat["score"] += 5
+    log.write_text(json.dumps(data))
+    out = run("replay", str(log))
+    assert out.exit_code == 1
+    want = f"result differs: seats[0].score: replay {seat['score'] - 5}, logged {seat['score']}"
+    assert want in out.output, out.output
+    assert "'breakdown'" not in out.output  # the field, not the whole result
+
+
+def test_replay_takes_several_files_a_line_each_and_fails_if_any_fails(tmp_path):
+    good, changed, garbage = (tmp_path / n for n in ("good.json", "changed.json", "bad.json"))
+    for path in (good, changed):
+        run("match", "random", "random", "--game", "toy-race", "--seed", "3", "--log", str(path))
+    data = json.loads(changed.read_text())
+    data["result"]["winners"] = [9]
+    changed.write_text(json.dumps(data))
+    garbage.write_text("[1, 2")
+    out = run("replay", str(good), str(good))
+    assert out.exit_code == 0 and out.output.count("replay matches") == 2, out.output
+    out = run("replay", str(good), str(changed), str(garbage))
+    assert_clean_error(out, 1, "2 of 3 logs do not replay")
+    lines = out.output.splitlines()
+    assert f"{good}: replay matches (toy-race, seed 3)" in lines
+    assert f"{changed}: replay does not match the log" in lines
+    assert "  result differs: winners[0]: replay" in out.output
+    assert any(line.startswith(f"{garbage}:1:") for line in lines), lines
