@@ -150,3 +150,11 @@ def test_serve_on_a_taken_port_is_one_line(tmp_path):
 
 def test_the_viewer_script_can_be_inlined():
     assert "</script" not in viewer_js().lower()
+
+
+def test_the_page_without_javascript_heads_a_frame_with_the_turn_its_board_shows():
+    doc = build_frames(play_bots("doubletrack", ["random"] * 3, 1).log)
+    frame = next(f for f in doc["frames"] if f["turn_now"] - f["turn"] >= 2)
+    html = str(render_fragment(doc, frame["ply"]))
+    assert (f"&middot; turn {frame['turn_now']} (decided in turn {frame['turn']})</strong>"
+            in html)
