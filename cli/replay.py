@@ -56,5 +56,10 @@ def replay_one(log_file: str, trace: bool) -> tuple[str, ...]:
         from cli.trace import print_trace
 
         print_trace(log_file, log)
+    if log.get("unfinished") is not None:
+        click.echo(f"{log_file}: replay matches as far as the log goes: an unfinished match "
+                   f"({log['unfinished']}) of {len(log['decisions'])} decisions "
+                   f"({log['game']}, seed {log['seed']})")
+        return ()
     click.echo(f"{log_file}: replay matches ({log['game']}, seed {log['seed']})")
     return ()

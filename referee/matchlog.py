@@ -25,6 +25,8 @@ LOG_VERSION = 1
 MAX_LOG_CHARS = 4096
 """A bot's ``log`` text is kept up to this many characters (the match log stores it)."""
 
+UNFINISHED = "interrupted"
+"""``unfinished`` of a match stopped by Ctrl-C (``referee match --log`` keeps what was played)."""
 OK = "ok"
 """Status of a decision the seat's bot answered with an offered id in time."""
 FORFEITED = "forfeited"
@@ -100,8 +102,12 @@ class MatchLog(TypedDict):
     decisions: list[DecisionEntry]
     faults: list[FaultEntry]
     forfeited: list[int]
-    game_result: ResultDoc
-    result: ResultDoc
+    game_result: NotRequired[ResultDoc]
+    """The game's result; absent only from an unfinished log (as ``result``)."""
+    result: NotRequired[ResultDoc]
+    unfinished: NotRequired[str]
+    """Present only in the log of a match stopped before its end: why (:data:`UNFINISHED`).
+    Such a log has no results; its decisions replay as far as they go."""
 
 
 def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
@@ -264,6 +270,9 @@ LOG_SCHEMA: dict[str, Any] = {
         "forfeited": {"type": "array", "items": _NAT},
         "game_result": RESULT_SCHEMA,
         "result": RESULT_SCHEMA,
+        "unfinished": {"enum": [UNFINISHED]},
     },
+    # a finished match has both results; only an unfinished one may lack them
+    "anyOf": [{"required": ["game_result", "result"]}, {"required": ["unfinished"]}],
 }
 """The schema of :class:`MatchLog`, published as ``docs/schemas/match-log.json``."""

@@ -6,6 +6,8 @@ number of options) and that each choice was offered; that every fallback choice 
 forfeited decision) is the one the seeded fallback draws; that the faults, each seat's strikes
 and the forfeits follow from the recorded statuses; and that both results (the game's, and the
 one with forfeits applied) are what the game gives. The first difference names its step.
+The log of an unfinished match (``unfinished``: stopped by Ctrl-C) has no results: its
+decisions and faults are checked as far as they go.
 
 What no replay can check is a choice a bot really made: any offered option is a legal game.
 """
@@ -94,6 +96,9 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
         problem = _check_step(state, step, entries, fallback, tally, expected_faults)
         if problem:
             return ReplayOutcome(None, False, (problem,))
+    if log.get("unfinished") is not None:  # no results to compare: the rest as far as it goes
+        differences += _check_faults(log, faults, expected_faults, tally)
+        return ReplayOutcome(None, not differences, tuple(differences))
     result = state.result()
     if result is None:
         raise LogError(f"the recorded choices do not finish the game (it goes on after step "

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from support.cli import assert_clean_error
 
 from cli import main
+from bots.random_bot import RandomBot
 from tournaments import TournamentError
 
 
@@ -223,3 +224,69 @@ def test_replay_takes_several_files_a_line_each_and_fails_if_any_fails(tmp_path)
     assert f"{changed}: replay does not match the log" in lines
     assert "  result differs: winners[0]: replay" in out.output
     assert any(line.startswith(f"{garbage}:1:") for line in lines), lines
+
+
+class CtrlC(RandomBot):
+    """Plays at random, then its fifth decision is where the user pressed Ctrl-C."""
+
+    def __init__(self, game: str, seed: int) -> None:
+        super().__init__(game, seed)
+        self.asked = 0
+
+    def decide(self, decision, view):
+        self.asked += 1
+        if self.asked == 5:
+            raise KeyboardInterrupt
+        return super().decide(decision, view)
+
+
+@pytest.fixture
+def ctrl_c_bot():
+    from bots import register_bot, unregister_bot
+
+    register_bot("ctrl-c", f"{__name__}:CtrlC")
+    yield "ctrl-c"
+    unregister_bot("ctrl-c")
+
+
+def test_ctrl_c_in_a_match_exits_130_and_keeps_the_log_so_far_marked_unfinished(
+        tmp_path, ctrl_c_bot):
+    from referee.protocol import schema_errors
+
+    log = tmp_path / "m.json"
+    out = run("match", ctrl_c_bot, "random", "--game", "toy-race", "--seed", "4",
+              "--log", str(log))
+    assert out.exit_code == 130, out.output
+    assert "Aborted" not in out.output
+    data = json.loads(log.read_text())
+    assert data["unfinished"] == "interrupted" and "result" not in data
+    assert f"interrupted after {len(data['decisions'])} decisions (seed 4); the log so far, " \
+           f"marked unfinished, is in {log}" in out.output
+    assert 4 <= len(data["decisions"]) and schema_errors("match-log", data) == []
+    replayed = run("replay", str(log))
+    assert replayed.exit_code == 0, replayed.output
+    assert "replay matches as far as the log goes: an unfinished match (interrupted)" \
+        in replayed.output
+    data["decisions"][0]["choice"] = "nope"  # checked as far as it goes
+    log.write_text(json.dumps(data))
+    assert run("replay", str(log)).exit_code == 1
+    viewed = run("view", str(log), "--out", str(tmp_path / "v.html"))
+    assert_clean_error(viewed, 1)
+
+
+def test_ctrl_c_without_log_exits_130_and_says_how_far_it_went(ctrl_c_bot):
+    out = run("match", ctrl_c_bot, "random", "--game", "toy-race", "--seed", "4")
+    assert out.exit_code == 130 and "interrupted after" in out.output, out.output
+
+
+def test_only_an_unfinished_log_may_lack_its_results(tmp_path):
+    from referee.protocol import schema_errors
+
+    log = tmp_path / "m.json"
+    run("match", "random", "random", "--game", "toy-race", "--seed", "4", "--log", str(log))
+    data = json.loads(log.read_text())
+    assert schema_errors("match-log", data) == []
+    del data["result"], data["game_result"]
+    assert schema_errors("match-log", data) != []
+    assert schema_errors("match-log", {**data, "unfinished": "interrupted"}) == []
+    assert schema_errors("match-log", {**data, "unfinished": "bored"}) != []

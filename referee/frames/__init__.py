@@ -52,6 +52,9 @@ def build_frames(log: Any) -> dict[str, Any]:
     if not outcome.matches:
         raise LogError("the log does not replay to its recorded result: "
                        + "; ".join(outcome.differences))
+    if log.get("unfinished") is not None:
+        raise LogError(f"the log of an unfinished match ({log['unfinished']}, after "
+                       f"{len(log['decisions'])} decisions): it has no result to show")
     game, state, cast = _start(log)
     frames = list(_frames(log, state, cast))
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
