@@ -250,7 +250,8 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.argument("bots", nargs=-1)
 @game_option()
 @click.option("--games", "-n", type=click.IntRange(1), default=None,
-              help="Games per pairing (two seats) or per table; a multiple of the seat count.")
+              help="Games per pairing (two seats) or per table; a multiple of the seat count. "
+                   "[required, except with --resume]")
 @click.option("--seats", type=click.IntRange(2), default=None,
               help="Seats per table (default: the most the game allows, up to the entrants).")
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
