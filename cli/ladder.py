@@ -23,12 +23,13 @@ def ladder() -> None:
 @db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list and nothing else.")
 def show(game: str, db_url: str | None, as_json: bool) -> None:
-    """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval."""
+    """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval.
+    A bot replaced under its name (tournament --new-version) has a row per version."""
     from ladder.leaderboard import leaderboard
 
     with database(db_url, read_only=True) as engine:
         check_game(engine, game)
-        rows = leaderboard(engine, game)
+        rows = leaderboard(engine, game, by_version=True)
     if as_json:
         click.echo(json.dumps([json_row(r) for r in rows]))
     elif not rows:
@@ -50,16 +51,19 @@ def print_table(game: str, rows: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(title=f"{game} ladder", caption="? provisional Elo; BT: Bradley-Terry fit, "
-                  "95% interval; openskill: mu - 3 sigma; times in UTC")
+                  "95% interval; openskill: mu - 3 sigma; vN: a bot's version (its Elo and "
+                  "openskill carry on to the next); times in UTC")
     for name, justify in [("#", "right"), ("bot", "left"), ("Elo", "right"),
                           ("BT ± 95%", "right"), ("openskill", "right"), ("games", "right"),
                           ("W", "right"), ("D", "right"), ("L", "right"),
                           ("last played", "left")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    versioned = {r["bot"] for r in rows if r.get("version", 1) != 1}
     for r in rows:
         bt = f"{r['bt']:.0f} ± {r['interval']:.0f}" if r["bt"] is not None else "-"
+        name = f"{r['bot']} v{r['version']}" if r["bot"] in versioned else r["bot"]
         table.add_row(
-            str(r["rank"]), r["bot"], f"{r['rating']:.0f}{'?' if r['provisional'] else ''}", bt,
+            str(r["rank"]), name, f"{r['rating']:.0f}{'?' if r['provisional'] else ''}", bt,
             f"{r['openskill']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
             str(r["losses"]), r["last_played"][:16].replace("T", " "),
         )
