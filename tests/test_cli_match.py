@@ -290,3 +290,37 @@ def test_only_an_unfinished_log_may_lack_its_results(tmp_path):
     assert schema_errors("match-log", data) != []
     assert schema_errors("match-log", {**data, "unfinished": "interrupted"}) == []
     assert schema_errors("match-log", {**data, "unfinished": "bored"}) != []
+
+
+def test_a_real_sigint_mid_match_exits_130_with_the_log_so_far(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from support.http_bots import HostileServer
+
+    log = tmp_path / "m.json"
+    info = {"name": "slow", "games": ["tokaido-duo"], "protocol": 1}
+    # three quick answers, then a bot that takes its time: Ctrl-C lands while it thinks
+    with HostileServer("sleep", delay=0.5, info=info, good_first=3) as bot:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import cli; cli.main()", "match", bot.url, "random",
+             "--game", "tokaido-duo", "--seed", "2", "--time-ms", "30000", "--log", str(log)],
+            cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            waited = time.monotonic()
+            while len(bot.arrivals) < 5 and time.monotonic() - waited < 60:
+                time.sleep(0.05)
+            assert len(bot.arrivals) >= 5, "the match never reached the slow decisions"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Aborted" not in err and "Traceback" not in err, err
+    data = json.loads(log.read_text())
+    assert data["unfinished"] == "interrupted" and "result" not in data
+    assert sum(d["seat"] == 0 and d["status"] == "ok" for d in data["decisions"]) >= 4
