@@ -87,10 +87,8 @@ def _dispatcher(config: ServiceConfig, engine: Engine, policy: UrlPolicy) -> Dis
 
         return CeleryDispatcher(config.broker_url, config.queue)
     from api.dispatch import EmbeddedPool
-    from ladder.work import SweepPolicy
 
     return EmbeddedPool(engine, policy, workers=config.workers, lease_s=config.lease_s,
-                        sweep_s=config.sweep_s,
-                        sweep_policy=SweepPolicy(config.requeue_after_s, config.max_match_s),
+                        sweep_s=config.sweep_s, sweep_policy=config.sweep_policy(),
                         start=False, tick_s=config.tick_s, matchmaker=config.matchmaker(),
                         health_s=config.health_s, probe_interval_s=config.probe_interval_s)

@@ -29,11 +29,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.netpolicy import (
     DEFAULT_PORTS, PortRanges, Resolver, UrlPolicy, env_ports, parse_networks, system_resolver,
 )
+
+if TYPE_CHECKING:  # the ladder's modules load when a runner asks for them, not with the config
+    from ladder.matchmaking import MatchmakerConfig
+    from ladder.work import SweepPolicy
 
 
 def _env_float(name: str, default: float) -> float:
@@ -111,7 +115,8 @@ class ServiceConfig:
     tick_s: float = 20.0
     """How often ``referee beat`` (or the embedded ticker) runs the matchmaker."""
     ladder_depth: int = 0
-    """Ladder matches in flight at most (0: 16 with a broker, the match threads embedded)."""
+    """Ladder matches in flight at most (0: the matchmaker's default with a broker, the match
+    threads embedded; see :meth:`matchmaker`)."""
     daily_cap: int = 200
     """Rated matches a bot is given per game in 24 hours."""
     house_ladders: tuple[str, ...] = ("random", "greedy")
@@ -158,12 +163,23 @@ class ServiceConfig:
             return self.ownership_proof
         return not self.allow_networks.strip()
 
-    def matchmaker(self) -> Any:
-        """The matchmaker's settings (a :class:`ladder.matchmaker.MatchmakerConfig`)."""
-        from ladder.matchmaker import MatchmakerConfig
+    def matchmaker(self, *, embedded: bool | None = None) -> MatchmakerConfig:
+        """The matchmaker's settings.  The depth is ``ladder_depth`` when set; else the match
+        threads of an ``embedded`` pool (by default: a service without a broker), or the
+        matchmaker's default for a broker's workers (which ``referee ladder tick`` also
+        ticks for)."""
+        from ladder.matchmaking import DEFAULT_DEPTH, MatchmakerConfig
 
-        depth = self.ladder_depth or (16 if self.broker_url else self.workers)
+        if embedded is None:
+            embedded = not self.broker_url
+        depth = self.ladder_depth or (self.workers if embedded else DEFAULT_DEPTH)
         return MatchmakerConfig(depth=depth, daily_cap=self.daily_cap)
+
+    def sweep_policy(self) -> SweepPolicy:
+        """The sweeper's policy (requeue after, age cap), the same in every runner."""
+        from ladder.work import SweepPolicy
+
+        return SweepPolicy(self.requeue_after_s, self.max_match_s)
 
     def policy(self) -> UrlPolicy:
         return UrlPolicy(parse_networks(self.allow_networks), self.resolver, self.bot_ports)

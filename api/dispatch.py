@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 from sqlalchemy import Engine
 
+from api.scheduling import after_match, sweep_and_enqueue, tick_and_enqueue
 from ladder import checks
-from ladder.work import SweepPolicy, pending_ids, sweep
+from ladder.matchmaking import MatchmakerConfig
+from ladder.work import SweepPolicy, pending_ids
 from referee.netpolicy import UrlPolicy
 
 log = logging.getLogger("referee.dispatch")
@@ -73,17 +75,18 @@ class EmbeddedPool:
     thread and (given ``health_s``) a thread probing the bots' health every ``health_s``
     seconds.  A check goes before the matches waiting (its owner is waiting for it).
 
-    At start it queues every match not over and every queued check (a restarted server picks
-    up where it was).
+    At start it queues every match not over (but those the matchmaker holds back) and every
+    queued check (a restarted server picks up where it was).  Its ticker, sweeper and the
+    tick after each match are :mod:`api.scheduling`'s.
     """
 
     def __init__(self, engine: Engine, policy: UrlPolicy, *, workers: int, lease_s: float,
                  sweep_s: float, sweep_policy: SweepPolicy, start: bool = True,
-                 tick_s: float = 20.0, matchmaker: Any = None,
+                 tick_s: float = 20.0, matchmaker: MatchmakerConfig | None = None,
                  health_s: float | None = None, probe_interval_s: float = 1800.0) -> None:
         self.engine, self.policy, self.lease_s = engine, policy, lease_s
         self.sweep_s, self.sweep_policy = sweep_s, sweep_policy
-        self.tick_s, self.matchmaker = tick_s, matchmaker
+        self.tick_s, self.matchmaker = tick_s, matchmaker or MatchmakerConfig()
         self.health_s, self.probe_interval_s = health_s, probe_interval_s
         self._queue: queue.Queue[int] = queue.Queue()  # matches
         self._checks: queue.Queue[int] = queue.Queue()  # taken before the matches
@@ -102,10 +105,8 @@ class EmbeddedPool:
             self.start()
 
     def start(self) -> None:
-        from ladder.matchmaker import runnable
-
         self.enqueue_checks(checks.pending_ids(self.engine))
-        self.enqueue(runnable(self.engine, pending_ids(self.engine)))
+        self.enqueue(pending_ids(self.engine))
         for thread in self._threads:
             thread.start()
 
@@ -128,6 +129,7 @@ class EmbeddedPool:
         from api.execution import run_check
         from api.runner import RETRY_DELAY_S, run_match
 
+        after = after_match(self.engine, self.matchmaker, self)
         while True:
             self._ready.acquire()
             if self._stop.is_set():
@@ -144,7 +146,7 @@ class EmbeddedPool:
                     run_check(self.engine, job_id, self.policy, lease_s=self.lease_s)
                     continue
                 outcome = run_match(self.engine, job_id, self.policy, lease_s=self.lease_s,
-                                    after=lambda game: self.tick(game, wait=False))
+                                    after=after)
             except Exception:  # the database went away: the sweeper will offer it again
                 log.exception("%s %s", kind, job_id)
                 continue
@@ -153,12 +155,9 @@ class EmbeddedPool:
                 timer.daemon = True
                 timer.start()
 
-    def tick(self, game: str | None = None, wait: bool = True) -> None:
+    def tick(self, wait: bool = True) -> None:
         """Run the matchmaker and queue what it released."""
-        from ladder.matchmaker import MatchmakerConfig, tick
-
-        self.enqueue(tick(self.engine, game, config=self.matchmaker or MatchmakerConfig(),
-                          wait=wait).enqueue)
+        tick_and_enqueue(self.engine, self.matchmaker, self, wait=wait)
 
     def _ticker(self) -> None:
         while True:
@@ -170,12 +169,9 @@ class EmbeddedPool:
                 return
 
     def _sweep(self) -> None:
-        from api.execution import sweep_checks
-
         while not self._stop.wait(self.sweep_s):
             try:
-                self.enqueue(sweep(self.engine, self.sweep_policy))
-                self.enqueue_checks(sweep_checks(self.engine, self.sweep_policy))
+                sweep_and_enqueue(self.engine, self.sweep_policy, self)
             except Exception:
                 log.exception("sweeping")
 
@@ -188,23 +184,3 @@ class EmbeddedPool:
             except Exception:
                 log.exception("probing bots")
 
-
-class NoDispatcher:
-    """Scheduling only (tests that drive the runners themselves): what was sent is kept,
-    matches in ``sent``, checks in ``checks``."""
-
-    def __init__(self) -> None:
-        self.sent: list[int] = []
-        self.checks: list[int] = []
-
-    def start(self) -> None:
-        pass
-
-    def enqueue(self, ids: Sequence[int]) -> None:
-        self.sent.extend(ids)
-
-    def enqueue_checks(self, ids: Sequence[int]) -> None:
-        self.checks.extend(ids)
-
-    def close(self) -> None:
-        pass

@@ -24,6 +24,7 @@ from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
 from ladder import checks
 from ladder.models import NAME_LEN
+from ladder.newmatches import STANDARD
 from ladder.work import Claim, SweepPolicy
 from referee.faults import Fault
 from referee.netpolicy import BlockedUrl, UrlPolicy
@@ -46,10 +47,9 @@ def description(claim: Claim) -> MatchDescription:
     return MatchDescription(
         game=claim.game, seed=claim.seed, match_id=claim.attempt_id,
         seats=tuple(Seat(plan.url or plan.spec, plan.name) for plan in seats),
-        options=dict(settings.get("options") or {}),
-        time_control=TimeControl(int(settings.get("time_ms", 1000)),
-                                 int(settings.get("bank_ms", 0))),
-        strikes=int(settings.get("strikes", 3)),
+        options=dict(settings.options),
+        time_control=TimeControl(settings.time_ms, settings.bank_ms),
+        strikes=settings.strikes,
     )
 
 
@@ -83,7 +83,7 @@ def probe(url: str, policy: UrlPolicy, budget_ms: float = PROBE_MS) -> Probe:
 
 
 def check(url: str, game: str, policy: UrlPolicy, nonce: str | None = None,
-          time_ms: int = 1000) -> dict[str, Any]:
+          time_ms: int = STANDARD.time_ms) -> dict[str, Any]:
     """The execution layer's conformance check (``GET /``, then a match against ``random``)
     through the URL policy, as the API answers it; with ``nonce``, the bot's ``GET /`` must
     also echo it (``"verify"``), the optional ownership proof."""

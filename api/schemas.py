@@ -504,6 +504,9 @@ class SeatLogLine(ma.Schema):
     kind = fields.String(required=True)
     ms = fields.Float(required=True)
     log = fields.String(required=True)
+    stderr = fields.List(fields.String(), metadata={
+        "description": "The lines a bot the referee started wrote to stderr during this "
+                       "decision (absent when none)."})
 
 
 class SeatLogOut(ma.Schema):

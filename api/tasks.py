@@ -21,6 +21,7 @@ database.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from celery import Celery
@@ -83,22 +84,26 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
         result_expires=86400,
     )
 
-    def tick_and_enqueue(game: str | None, wait: bool = True) -> int:
-        from ladder.matchmaker import tick
+    class Tasks:
+        """Where the scheduling loop sends ids: this app's tasks."""
 
-        released = tick(engine(), game, config=config().matchmaker(), wait=wait).enqueue
-        for match_pk in released:
-            run_match_task.apply_async(args=[match_pk])
-        return len(released)
+        def enqueue(self, ids: Sequence[int]) -> None:
+            for match_pk in ids:
+                run_match_task.apply_async(args=[match_pk])
+
+        def enqueue_checks(self, ids: Sequence[int]) -> None:
+            for check_id in ids:
+                run_check_task.apply_async(args=[check_id])
 
     @app.task(name="referee.run_match")
     def run_match_task(match_pk: int) -> str:
         from api.runner import RETRY_DELAY_S, run_match
+        from api.scheduling import after_match
 
         settings = config()
         outcome = run_match(engine(), int(match_pk), settings.policy(),
                             lease_s=settings.lease_s,
-                            after=lambda game: tick_and_enqueue(game, wait=False))
+                            after=after_match(engine(), settings.matchmaker(), Tasks()))
         if outcome == "retry":  # the referee failed that attempt: the next one, soon
             run_match_task.apply_async(args=[match_pk], countdown=RETRY_DELAY_S)
         return outcome
@@ -113,7 +118,9 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
     @app.task(name="referee.ladder_tick")
     def ladder_tick_task() -> int:
         """The matchmaker: open rounds and release fixtures (lock-protected, idempotent)."""
-        return tick_and_enqueue(None)
+        from api.scheduling import tick_and_enqueue
+
+        return len(tick_and_enqueue(engine(), config().matchmaker(), Tasks()).enqueue)
 
     # the worker's own bound on a match, whatever the sender asks: past the visibility
     # timeout Redis would hand the message to a second worker while the first still plays
@@ -126,18 +133,9 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
     @app.task(name="referee.sweep")
     def sweep_task() -> int:
-        from api.execution import sweep_checks
-        from ladder.work import SweepPolicy, sweep
+        from api.scheduling import sweep_and_enqueue
 
-        settings = config()
-        policy = SweepPolicy(settings.requeue_after_s, settings.max_match_s)
-        ids = sweep(engine(), policy)
-        for match_pk in ids:
-            run_match_task.apply_async(args=[match_pk])
-        check_ids = sweep_checks(engine(), policy)
-        for check_id in check_ids:
-            run_check_task.apply_async(args=[check_id])
-        return len(ids) + len(check_ids)
+        return sweep_and_enqueue(engine(), config().sweep_policy(), Tasks())
 
     @app.task(name="referee.health")
     def health_task() -> dict[str, Any]:

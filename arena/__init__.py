@@ -14,7 +14,8 @@ row or a queue message). The checks a front end makes before playing are domain 
 raise typed errors (subclasses of :class:`~referee.errors.RefereeError`): :func:`check_match`,
 :func:`check_seat`, the ``GET /`` probe (:func:`probe`), :func:`check_bot` (the conformance
 check a bot's registration runs). Processes started apart get the registries through
-:func:`snapshot` and :func:`restore`.
+:func:`snapshot` and :func:`restore`. :func:`play` (also ``referee.play``) is the short way
+from Python: bot specs in, the record out.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from arena.description import (
     DescriptionError, MatchDescription, Seat, is_url, parse_option_pairs, parse_seats,
 )
 from arena.liveness import DeadBotError, Probe, capacity_warnings, probe
+from arena.notebook import play
 from arena.play import Prepared, check_match, load_board, play_match, play_prepared
 from arena.registry import Registries, init_worker, restore, snapshot
 from arena.seats import ServeError, bot_seed, check_seat, make_player, seated
@@ -33,6 +35,6 @@ __all__ = [
     "ConformanceReport", "DeadBotError", "DescriptionError", "MatchDescription", "MatchRecord",
     "Prepared", "Probe", "Registries", "Seat", "ServeError", "TimeControl", "bot_seed",
     "capacity_warnings", "check_bot", "check_match", "check_seat", "init_worker", "is_url",
-    "load_board", "make_player", "parse_option_pairs", "parse_seats", "play_match",
+    "load_board", "make_player", "parse_option_pairs", "parse_seats", "play", "play_match",
     "play_prepared", "probe", "restore", "seated", "snapshot",
 ]

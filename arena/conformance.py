@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.description import MatchDescription, Seat
+from arena.description import DescriptionError, MatchDescription, Seat, is_command, runs_here
 from arena.play import play_match
 from referee.display import printable, redact
 from referee.faults import Fault
@@ -153,35 +153,77 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
               seed: int | None = None, guard: ConnectGuard | None = None) -> ConformanceReport:
     """Check the bot at ``url`` for ``game``: its ``GET /``, then ``games`` matches against
     :data:`CHECK_OPPONENT` in the fewest seats the game allows (the bot's seat rotates; match
-    ``n`` is seeded ``seed + n``).
+    ``n`` is seeded ``seed + n``). On the command line ``url`` may also be a ``cmd:`` program
+    (started for its ``GET /`` and for each match) or a ``py:`` file (which has no ``GET /``).
 
-    Raises :class:`~referee.transport.BotUrlError` for a URL that cannot be a bot's and
-    :class:`~referee.core.UnknownGameError` for an unknown game; everything the bot does
-    wrong is in the report. A bot that ``GET /`` cannot reach plays no match
-    (:attr:`ConformanceReport.reachable`). Every connection goes through ``guard`` when one
-    is given (the service's address policy).
+    Raises :class:`~referee.transport.BotUrlError` for a URL that cannot be a bot's,
+    :class:`~referee.core.UnknownGameError` for an unknown game, and for a ``cmd:`` or
+    ``py:`` bot :class:`~arena.launch.LaunchError` or :class:`~arena.py_seat.PySeatError`
+    (:class:`~arena.description.DescriptionError` with a ``guard``: the service plays
+    neither); everything the bot does wrong is in the report. A bot that ``GET /`` cannot
+    reach plays no match (:attr:`ConformanceReport.reachable`). Every connection goes through
+    ``guard`` when one is given (the service's address policy).
     """
-    from referee.transport import check_url, fetch_info  # loads requests
-
-    url = check_url(url)
     find_game(game)
-    began = time.perf_counter()
-    info, fault = fetch_info(url, guard=guard)
-    info_ms = (time.perf_counter() - began) * 1000
-    name = bot_name(info)
-    info_call = CallStats("GET /", {(fault.reason.value if fault else OK): 1},
-                          info_ms, info_ms, info_ms, fault.body if fault else None)
+    if guard is not None and runs_here(url):
+        raise DescriptionError("cmd: and py: bots run programs on this machine; only the "
+                               "command line checks them")
+    info, fault, info_ms = _read_info(url, guard)
+    name = bot_name(info) if info is not None or not runs_here(url) else printable(url[:64])
+    info_call = None if info is None and fault is None else CallStats(
+        "GET /", {(fault.reason.value if fault else OK): 1}, info_ms, info_ms, info_ms,
+        fault.body if fault else None)
     tally = _Tally(info_call)
-    if fault is None or not fault.reason.unreachable:
+    if _playable(url, info, fault, game):
         first = secrets.randbits(63) if seed is None else seed
         for record, seat in _play(url, name, game, time_ms, games, first, guard):
             tally.add(record, seat)
+    problems = info_problems(info, fault, game) if info is not None or fault else []
     return ConformanceReport(
         url=redact(url), game=game, name=name, time_ms=time_ms, info=info, info_fault=fault,
-        info_problems=tuple(info_problems(info, fault, game)), calls=tally.calls(),
+        info_problems=tuple(problems), calls=tally.calls(),
         kinds=tally.kinds(), matches=tuple(tally.matches), strikes=tuple(tally.strikes),
         end_failures=tuple(tally.end_failures), notes=tuple(tally.notes),
     )
+
+
+def _playable(bot: str, info: Any, fault: Fault | None, game: str) -> bool:
+    """Whether to play the check matches: not for a bot ``GET /`` cannot reach, nor for a
+    ``cmd:`` bot whose ``GET /`` does not list the game (each match would refuse to start
+    it; the report says why)."""
+    if fault is not None:
+        return not fault.reason.unreachable
+    games = info.get("games") if isinstance(info, dict) else None
+    return not (is_command(bot) and isinstance(games, list) and game not in games)
+
+
+def _read_info(bot: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None, float]:
+    """The ``GET /`` document of ``bot``, the fault if it did not come, and the time it took;
+    a ``py:`` bot has none (``None``, no fault) but must load."""
+    from referee.transport import check_url  # loads requests
+
+    if is_command(bot):
+        from arena.launch import launch
+
+        started = launch(bot, None)
+        try:
+            return _timed_info(started.url, None)
+        finally:
+            started.stop()
+    if runs_here(bot):
+        from arena.py_seat import load_bot
+
+        load_bot(bot)
+        return None, None, 0.0
+    return _timed_info(check_url(bot), guard)
+
+
+def _timed_info(url: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None, float]:
+    from referee.transport import fetch_info
+
+    began = time.perf_counter()
+    info, fault = fetch_info(url, guard=guard)
+    return info, fault, (time.perf_counter() - began) * 1000
 
 
 def _play(url: str, name: str, game: str, time_ms: int, games: int, seed: int,
@@ -203,7 +245,7 @@ def _play(url: str, name: str, game: str, time_ms: int, games: int, seed: int,
 class _Tally:
     """The check matches' records, added up for the bot's seat."""
 
-    def __init__(self, info_call: CallStats) -> None:
+    def __init__(self, info_call: CallStats | None) -> None:
         self.info_call = info_call
         self.decide: list[tuple[str, str, float]] = []  # kind, status, ms
         self.lifecycle: dict[str, list[tuple[str, float | None]]] = {"/start": [], "/end": []}
@@ -230,7 +272,7 @@ class _Tally:
                                        seat in log["forfeited"]))
 
     def calls(self) -> tuple[CallStats, ...]:
-        out = [self.info_call]
+        out = [] if self.info_call is None else [self.info_call]
         if self.matches:
             out.append(_stats("/start", self.lifecycle["/start"]))
             out.append(_stats("/decide", [(status, ms) for _, status, ms in self.decide],

@@ -6,9 +6,13 @@ seed, board, options, time control, strikes, match id) and nothing that is built
 JSON (:meth:`MatchDescription.to_dict`, :meth:`MatchDescription.from_dict`) for a database row
 or a queue message. :func:`arena.play_match` turns it into a match record.
 
-A seat's bot is a built-in bot spec (``greedy``, ``mcts:playouts=200``) or an HTTP bot's base
+A seat's bot is a built-in bot spec (``greedy``, ``mcts:playouts=200``), an HTTP bot's base
 URL, which may carry credentials: a description holds them (it must, to connect), so keep its
-dict where secrets are kept; names and logs never show them.
+dict where secrets are kept; names and logs never show them. On the command line only, it may
+also be a bot the referee runs itself: ``cmd:COMMAND``, a program started for the match and
+played over HTTP (:mod:`arena.launch`), or ``py:PATH[:NAME]``, a Python bot loaded from a
+file and played in-process (:mod:`arena.py_seat`); the service refuses both
+(:func:`runs_here`).
 """
 
 from __future__ import annotations
@@ -38,13 +42,31 @@ def is_url(spec: str) -> bool:
     return "://" in spec
 
 
+COMMAND_PREFIX = "cmd:"
+PYTHON_PREFIX = "py:"
+
+
+def is_command(spec: str) -> bool:
+    """Whether a bot spec is a program for the referee to start (``cmd:COMMAND``)."""
+    return spec.startswith(COMMAND_PREFIX)
+
+
+def runs_here(spec: str) -> bool:
+    """Whether a bot spec runs code of the user's on this machine (``cmd:``, ``py:``): the
+    command line's dev loop, which a service must never accept from anyone."""
+    return spec.startswith((COMMAND_PREFIX, PYTHON_PREFIX))
+
+
 @dataclass(frozen=True)
 class Seat:
-    """One seat: ``bot`` is a built-in bot spec or an HTTP bot's base URL; ``name`` is what the
-    match log and the other bots call it (``None``: the spec, a URL's credentials hidden)."""
+    """One seat: ``bot`` is a built-in bot spec, an HTTP bot's base URL, or a bot the referee runs
+    (``cmd:`` a program it starts, ``py:`` a Python file it loads); ``name`` is what the
+    match log and the other bots call it (``None``: the spec, a URL's credentials hidden);
+    ``time_control``, the seat's own, where it is not the match's (``None``)."""
 
     bot: str
     name: str | None = None
+    time_control: TimeControl | None = None
 
     @property
     def shown_name(self) -> str:
@@ -52,7 +74,18 @@ class Seat:
 
     @property
     def remote(self) -> bool:
+        """Whether the bot is at a URL (checked, probed and guarded as one)."""
         return is_url(self.bot)
+
+    @property
+    def launched(self) -> bool:
+        """Whether the referee starts the bot's program for the match (``cmd:``)."""
+        return is_command(self.bot)
+
+    @property
+    def waits(self) -> bool:
+        """Whether the match mostly waits on this seat's bot (over HTTP): threads suit it."""
+        return self.remote or self.launched
 
     @classmethod
     def parse(cls, text: str) -> Seat:
@@ -77,6 +110,7 @@ class MatchDescription:
     (as a match log embeds it). ``match_id`` ``None`` draws a fresh one when played.
     ``over_http`` serves the built-in bots behind real loopback HTTP servers, seeded as they
     would be in-process, so the match is the same one through the whole protocol.
+    ``outputs`` is where started (``cmd:``) bots write their output.
     """
 
     game: str
@@ -88,11 +122,15 @@ class MatchDescription:
     strikes: int = 3
     match_id: str | None = None
     over_http: bool = False
+    outputs: str | None = None
+    """Where ``cmd:`` bots' output goes: ``<outputs>.seat<N>.stdout`` and ``.stderr`` (a path
+    prefix, beside the match log); ``None``, a temporary folder, kept only if a bot fails."""
 
     @property
     def remote(self) -> bool:
-        """Whether any seat is an HTTP bot (such matches mostly wait: threads suit them)."""
-        return any(seat.remote for seat in self.seats)
+        """Whether any seat's bot is played over HTTP (such matches mostly wait: threads suit
+        them)."""
+        return any(seat.waits for seat in self.seats)
 
     def names(self) -> tuple[str, ...]:
         return tuple(seat.shown_name for seat in self.seats)
@@ -101,7 +139,10 @@ class MatchDescription:
         """The description as JSON-ready data (bot URLs with their credentials)."""
         return {
             "game": self.game,
-            "seats": [{"bot": s.bot, "name": s.name} for s in self.seats],
+            "seats": [{"bot": s.bot, "name": s.name}
+                      | ({"time_control": dict(s.time_control.to_dict())} if s.time_control
+                         else {})
+                      for s in self.seats],
             "seed": self.seed,
             "board": self.board if isinstance(self.board, str | None) else dict(self.board),
             "options": dict(self.options),
@@ -109,6 +150,7 @@ class MatchDescription:
             "strikes": self.strikes,
             "match_id": self.match_id,
             "over_http": self.over_http,
+            "outputs": self.outputs,
         }
 
     @classmethod
@@ -118,10 +160,11 @@ class MatchDescription:
         doc = _expect(data, dict, "the description")
         seats = tuple(
             Seat(_expect(_expect(s, dict, f"seats[{i}]").get("bot"), str, f"seats[{i}].bot"),
-                 _optional(s.get("name"), str, f"seats[{i}].name"))
+                 _optional(s.get("name"), str, f"seats[{i}].name"),
+                 None if s.get("time_control") is None
+                 else _time_control(s["time_control"], f"seats[{i}].time_control"))
             for i, s in enumerate(_expect(doc.get("seats"), list, "seats"))
         )
-        clock = _expect(doc.get("time_control", {}), dict, "time_control")
         board = doc.get("board")
         if not isinstance(board, str | dict | None):
             raise DescriptionError("field board is not a path, board data or null")
@@ -131,14 +174,11 @@ class MatchDescription:
             seed=_expect(doc.get("seed"), int, "seed"),
             board=board,
             options=_expect(doc.get("options", {}), dict, "options"),
-            time_control=TimeControl(
-                _expect(clock.get("decision_ms", TimeControl.decision_ms), int,
-                        "time_control.decision_ms"),
-                _expect(clock.get("bank_ms", TimeControl.bank_ms), int, "time_control.bank_ms"),
-            ),
+            time_control=_time_control(doc.get("time_control", {}), "time_control"),
             strikes=_expect(doc.get("strikes", 3), int, "strikes"),
             match_id=_optional(doc.get("match_id"), str, "match_id"),
             over_http=_expect(doc.get("over_http", False), bool, "over_http"),
+            outputs=_optional(doc.get("outputs"), str, "outputs"),
         )
 
     def check_shape(self) -> None:
@@ -146,9 +186,10 @@ class MatchDescription:
         bot is looked up: see :func:`arena.check_match` for the rest)."""
         if not self.seats:
             raise DescriptionError("a match needs at least one seat")
-        if self.time_control.decision_ms < 1 or self.time_control.bank_ms < 0:
-            raise DescriptionError(f"time control {self.time_control.to_dict()}: the decision "
-                                   "time must be at least 1 ms and the bank not negative")
+        for clock in (self.time_control, *(s.time_control for s in self.seats)):
+            if clock is not None and (clock.decision_ms < 1 or clock.bank_ms < 0):
+                raise DescriptionError(f"time control {clock.to_dict()}: the decision "
+                                       "time must be at least 1 ms and the bank not negative")
         if self.strikes < 1:
             raise DescriptionError(f"strikes must be at least 1, got {self.strikes}")
 
@@ -164,12 +205,21 @@ def _expect(value: Any, kind: type, what: str) -> Any:
     raise DescriptionError(f"field {what} is {shown}")
 
 
+def _time_control(value: Any, what: str) -> TimeControl:
+    clock = _expect(value, dict, what)
+    return TimeControl(
+        _expect(clock.get("decision_ms", TimeControl.decision_ms), int, f"{what}.decision_ms"),
+        _expect(clock.get("bank_ms", TimeControl.bank_ms), int, f"{what}.bank_ms"),
+    )
+
+
 def _optional(value: Any, kind: type, what: str) -> Any:
     return None if value is None else _expect(value, kind, what)
 
 
 def parse_seats(texts: Sequence[str]) -> tuple[Seat, ...]:
-    """Seats from command-line words (``greedy``, ``http://…``, ``NAME=BOT``)."""
+    """Seats from command-line words (``greedy``, ``http://…``, ``cmd:…``, ``py:…``,
+    ``NAME=BOT``)."""
     return tuple(Seat.parse(text) for text in texts)
 
 

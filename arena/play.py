@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.description import MatchDescription
-from arena.seats import check_seat, seated
+from arena.seats import check_seat, refuse_local, seated
 from referee.core import BoardError, Game, GameOptionsError
 from referee.games import find_game
 from referee.match import MatchRecord, Runner
@@ -75,10 +75,13 @@ def play_match(description: MatchDescription,
     The same description plays the same match: the game's chance, the built-in bots and the
     fallback for struck decisions are all seeded from ``description.seed`` (bots that play by
     the clock, ``mcts:ms=…``, and HTTP bots apart). HTTP seats connect through ``guard`` when
-    one is given (the service's address policy, checked at every connection). Raises what
-    :func:`check_match` raises, and :class:`~arena.seats.ServeError` when ``over_http``
+    one is given (the service's address policy, checked at every connection), and then no
+    seat may run code here (``cmd:``, ``py:``: refused before anything is loaded). Raises
+    what :func:`check_match` raises, and :class:`~arena.seats.ServeError` when ``over_http``
     cannot serve a bot.
     """
+    if guard is not None:
+        refuse_local(description.seats)
     prepared = check_match(description)
     return play_prepared(prepared, guard)
 
@@ -87,10 +90,12 @@ def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None) -> Matc
     """Play a match :func:`check_match` has checked (a caller that checks first, to report
     before it plays, need not check twice)."""
     d = prepared.description
-    with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard) as players:
+    with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard,
+                d.outputs) as players:
         runner = Runner(prepared.game, players, d.seed, board=prepared.board,
                         options=prepared.options, time_control=d.time_control,
-                        strikes=d.strikes, match_id=d.match_id)
+                        strikes=d.strikes, match_id=d.match_id,
+                        seat_time_controls=[s.time_control for s in d.seats])
         return runner.run()
 
 

@@ -10,6 +10,9 @@ lives as long as anyone holds its pipe. So each worker watches its parent itself
   handler exits only if the parent process is really gone;
 * everywhere, a daemon thread polls ``os.getppid()``, which changes when the parent dies
   (the orphan is adopted by init or a subreaper).
+
+:func:`die_with_parent` asks the same of the kernel for a child that is a program of its own
+(the Celery process that ``referee worker`` supervises).
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
+
+PR_SET_PDEATHSIG = 1
 
 POLL_S = 0.5
 """How often the portable watch looks at the parent; the cost is a wake-up, not work."""
-PR_SET_PDEATHSIG = 1
 EXIT_CODE = 70
 """The worker's exit status when it leaves because its parent died (EX_SOFTWARE)."""
 
@@ -98,3 +103,25 @@ def _watch_process(pid: int) -> None:
     threading.Thread(target=wait_for_it, name="parent-watch", daemon=True).start()
     if not _alive(pid):  # it ended before the watch began
         os._exit(EXIT_CODE)
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the kernel send ``sig`` to the child when its parent ends
+    (Linux; ``None`` elsewhere). Everything that could take a lock is done here, before the
+    fork; the child only makes the call (and exits at once if the parent is already gone)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the call
+            os._exit(1)
+
+    return arm

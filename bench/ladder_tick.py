@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import delete, insert  # noqa: E402
 
-from ladder import matchmaker as mm  # noqa: E402
+from ladder import matchmaking as mm  # noqa: E402
 from ladder.accounts import now_utc  # noqa: E402
 from ladder.models import (  # noqa: E402
     ACTIVE, Bot, Fixture, LadderEntry, Match, MatchSeat, Owner, Round,
@@ -70,11 +70,11 @@ def main() -> None:
             for _ in range(args.reps):
                 reset(engine)
                 began = time.process_time()
-                result = mm.tick(engine, args.game, config=mm.MatchmakerConfig(depth=args.depth))
+                result = mm.tick(engine, config=mm.MatchmakerConfig(depth=args.depth))
                 ticks.append(time.process_time() - began)
                 assert result.opened, "no round opened"
                 began = time.process_time()
-                again = mm.tick(engine, args.game, config=mm.MatchmakerConfig(depth=args.depth))
+                again = mm.tick(engine, config=mm.MatchmakerConfig(depth=args.depth))
                 idle.append(time.process_time() - began)
                 assert not again.enqueue and not again.opened
                 entrants = [Entrant(i, rng.gauss(1500, 200), rng.randrange(n // 2))

@@ -25,7 +25,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from api import create_app  # noqa: E402
 from api.config import ServiceConfig  # noqa: E402
-from api.dispatch import NoDispatcher  # noqa: E402
 from api.startup import prepare_database  # noqa: E402
 from api.replays import FRAMES  # noqa: E402
 from ladder.store import record_match  # noqa: E402
@@ -35,7 +34,7 @@ from arena import MatchDescription, Seat, play_match  # noqa: E402
 
 def build(url: str, matches: int, bots: int) -> None:
     config = ServiceConfig(db_url=url, ratelimit=False)
-    app = create_app(config, engine=prepare_database(config), dispatcher=NoDispatcher())
+    app = create_app(config, engine=prepare_database(config))  # its pool is never started
     engine = app.extensions["referee"].engine
     rng = random.Random(1)
     names = [f"bot{n}" for n in range(bots)]
@@ -68,7 +67,7 @@ def main() -> None:
         print(f"ladder: {args.matches} matches, {args.bots} bots, built in "
               f"{time.perf_counter() - started:.0f} s")
         config = ServiceConfig(db_url=url, ratelimit=False)
-        app = create_app(config, engine=prepare_database(config), dispatcher=NoDispatcher())
+        app = create_app(config, engine=prepare_database(config))  # its pool is never started
         client = app.test_client()
 
         def get(path: str) -> Callable[[], object]:

@@ -16,6 +16,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bots.boards import match_board
 from referee.core import Decision, Option
 from referee.games import find_game
 from referee.games.doubletrack.board import NUMBER, TAKE_AMOUNT, Board, RouteNode
@@ -159,7 +160,7 @@ class DoubletrackGreedyBot(Bot):
 
     def start(self, info: MatchInfo) -> None:
         if info.board:
-            self.outer = Outer(self.game.board_from_data(info.board))
+            self.outer = Outer(match_board(self.game, info.board))
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
         handler = getattr(self, "_" + decision.kind, None)

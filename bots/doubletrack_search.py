@@ -34,7 +34,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bots.doubletrack_greedy import DoubletrackGreedyBot
-from bots.doubletrack_value import win_chances
+from bots.boards import match_board
+from bots.doubletrack_value import weights, win_chances
 from bots.mcts import MAX_MS, MAX_PLAYOUTS, whole_number
 from referee.core import Decision
 from referee.games import find_game
@@ -75,9 +76,11 @@ class DoubletrackSearchBot(Bot):
         self.board: Board = self.game.load_board()
 
     def start(self, info: MatchInfo) -> None:
-        board = info.board
-        self.board = self.game.board_from_data(board) if board else self.game.load_board()
+        """The board and the value model's weights, ready before the first decision, off
+        the clock (:mod:`bots.boards`)."""
+        self.board = match_board(self.game, info.board)
         self.policy.start(info)
+        weights(len(info.players))
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> tuple[str, str]:
         view = dict(view)  # materialise once: determinize reads it every iteration

@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bots.boards import match_board
 from referee.core import Decision, Option, Result, State
 from referee.games import find_game
 from referee.players import Bot, MatchInfo
@@ -157,7 +158,11 @@ class MctsBot(Bot):
         self.board: Any = None
 
     def start(self, info: MatchInfo) -> None:
-        self.board = self.game.board_from_data(info.board) if info.board else None
+        """The board, warmed up here, off the clock (:mod:`bots.boards`), for the search and
+        for the greedy policy that orders its options."""
+        self.board = match_board(self.game, info.board)
+        if self.policy is not None:
+            self.policy.start(info)
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
         view = dict(view)  # materialise once: determinize reads it every iteration

@@ -15,6 +15,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from bots.boards import match_board
 from referee.core import Decision, State
 from referee.games import find_game
 from referee.players import Bot, MatchInfo
@@ -77,7 +78,7 @@ class TokaidoGreedyBot(Bot):
         self.board: Any = None
 
     def start(self, info: MatchInfo) -> None:
-        self.board = self.game.board_from_data(info.board) if info.board else None
+        self.board = match_board(self.game, info.board)  # warmed up here, off the clock
 
     def decide(self, decision: Decision, view: Mapping[str, Any]) -> str:
         state = self.game.determinize(dict(view), self.rng.getrandbits(63), self.board)

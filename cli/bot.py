@@ -1,8 +1,9 @@
 """``referee bot serve`` and ``referee bot check``: the bot author's dev loop.
 
 ``serve`` puts a built-in bot behind a real HTTP server, to play against from your own code.
-``check`` is the first thing a bot author runs: it reads ``GET /``, plays a short match against
-``random`` and prints a verdict (protocol errors naming the field, latency per decision kind,
+``check`` is the first thing a bot author runs: it reads ``GET /`` (of a URL, or of a ``cmd:``
+program it starts; a ``py:`` file has none), plays a short match against ``random`` and prints a
+verdict (protocol errors naming the field, latency per decision kind,
 strikes with their reasons). It exits 0 only for a clean bot, so it can gate a CI job.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import click
 
 from arena.conformance import ConformanceReport, check_bot
+from arena.description import runs_here
 from cli.params import GAME, game_option
 from referee.core import Game
 from referee.display import printable
@@ -59,7 +61,7 @@ def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
 
 
 @bot.command()
-@click.argument("url")
+@click.argument("url", metavar="BOT")
 @game_option()
 @click.option("--time-ms", type=click.IntRange(1), default=1000, show_default=True,
               help="Time per decision, as in a real match.")
@@ -67,13 +69,26 @@ def serve(name: str, port: int, host: str, game: Game | None, seed: int | None,
               help="Matches to play (the bot's seat rotates).")
 @click.option("--seed", type=int, default=None, help="Seed of the first match (drawn if absent).")
 def check(url: str, game: Game, time_ms: int, num_games: int, seed: int | None) -> None:
-    """Check the bot at URL: its GET / document, then short matches against random."""
-    report = check_bot(url, game.name, time_ms, num_games, seed)
+    """Check BOT (an http:// URL, "cmd:COMMAND" or py:FILE[:NAME]): its GET / document, then
+    short matches against random."""
+    if "://" not in url and not runs_here(url):
+        raise click.BadParameter(f"{url!r} is not a bot's address: did you mean "
+                                 f"http://{url} ? (or cmd:COMMAND to start it, py:FILE)",
+                                 param_hint="BOT")
+    try:
+        report = check_bot(url, game.name, time_ms, num_games, seed)
+    except KeyboardInterrupt:
+        click.echo("interrupted: the check did not finish (no verdict)", err=True)
+        raise SystemExit(130) from None
     if not report.reachable:
         assert report.info_fault is not None
         raise click.ClickException(f"cannot reach {report.url}: {report.info_fault.detail}")
     shown = [printable(p) for p in report.info_problems]
-    click.echo(f"GET /: '{report.name}'" + ("  ok" if not shown else f"  {len(shown)} problem(s)"))
+    if report.info is not None or report.info_fault is not None:
+        click.echo(f"GET /: '{report.name}'" + ("  ok" if not shown else
+                                                f"  {len(shown)} problem(s)"))
+    else:
+        click.echo(f"'{report.name}' (a py: bot: no GET /)")
     for problem in shown:
         click.echo(f"  protocol error: {problem}")
     print_report(report)

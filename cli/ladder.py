@@ -106,7 +106,8 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
 @game_option("Checked, then ignored: every tick covers every ladder (they share bots).")
 @db_option()
 @click.option("--depth", type=click.IntRange(1), default=None,
-              help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else 16).")
+              help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else as "
+                   "for a broker's workers).")
 def tick(game: str | None, db_url: str | None, depth: int | None) -> None:
     """Run the matchmaker once: open rounds and release fixtures whose bots are free.
 
@@ -117,28 +118,29 @@ def tick(game: str | None, db_url: str | None, depth: int | None) -> None:
     from dataclasses import replace
 
     from api.config import ServiceConfig
-    from ladder.matchmaker import tick as run_tick
+    from api.scheduling import tick_and_enqueue
 
     try:
         service = ServiceConfig.from_env(db_url=db_url)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    config = service.matchmaker()
-    if depth is not None or not service.ladder_depth:
-        config = replace(config, depth=depth or 16)
+    config = service.matchmaker(embedded=False)  # the ticks of no server's own pool
+    if depth is not None:
+        config = replace(config, depth=depth)
     require_database(db_url)  # a mistyped --db would otherwise create an empty ladder
     with database(db_url) as engine:
         if game is not None:
             check_game(engine, game)
-        result = run_tick(engine, game, config=config)
-    if result.enqueue and service.broker_url:
-        from api.dispatch import CeleryDispatcher
+        dispatcher = None
+        if service.broker_url:
+            from api.dispatch import CeleryDispatcher
 
-        dispatcher = CeleryDispatcher(service.broker_url, service.queue)
+            dispatcher = CeleryDispatcher(service.broker_url, service.queue)
         try:
-            dispatcher.enqueue(result.enqueue)
+            result = tick_and_enqueue(engine, config, dispatcher)
         finally:
-            dispatcher.close()
+            if dispatcher is not None:
+                dispatcher.close()
     click.echo(f"opened {len(result.opened)} rounds, closed {len(result.closed)}, "
                f"released {len(result.enqueue)} matches ({result.created} created)")
 

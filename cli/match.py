@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -42,12 +43,15 @@ def match(
     log_path: str | None, as_json: bool, over_http: bool = False, allow_dead: bool = False,
 ) -> None:
     """Play one match between BOTS, one per seat: built-in names (random, greedy,
-    mcts:playouts=200, ...), http:// URLs, or NAME=BOT to name a seat."""
+    mcts:playouts=200, ...), http:// URLs, "cmd:COMMAND" (a bot program the referee starts,
+    its port in {port} and $PORT; its output beside --log), py:FILE[:NAME] (a Python bot
+    played in-process), or NAME=BOT to name a seat."""
     drawn = seed is None
     description = MatchDescription(
         game=game.name, seats=parse_seats(bots),
         seed=secrets.randbits(63) if seed is None else seed, board=board_path, options=options,
         time_control=TimeControl(time_ms, bank_ms), strikes=strikes, over_http=over_http,
+        outputs=outputs_beside(log_path),
     )
     prepared = check_match(description)
     require_live([s.bot for s in description.seats if s.remote], game.name, allow_dead)
@@ -77,6 +81,14 @@ def interrupted(stop: KeyboardInterrupt, seed: int, log_path: str | None) -> NoR
         played += f"; the log so far, marked unfinished, is in {log_path}"
     click.echo(played, err=True)
     sys.exit(130)
+
+
+def outputs_beside(log_path: str | None) -> str | None:
+    """Where ``cmd:`` bots' output goes: beside the log (``game.json`` gives
+    ``game.seat0.stderr``), or nowhere in particular without one."""
+    if log_path is None:
+        return None
+    return str(Path(log_path).with_suffix("")) if log_path.endswith(".json") else log_path
 
 
 def print_summary(record: MatchRecord) -> None:

@@ -7,15 +7,18 @@ group turns every other :class:`~referee.errors.RefereeError` into one line (``c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import click
 
 from arena import DescriptionError, Probe, parse_option_pairs, probe
+from arena.description import NAME_RE
 from bots import did_you_mean
 from referee.core import Game, UnknownGameError
 from referee.games import find_game, game_names
+from referee.match import DEFAULT_STRIKES, TimeControl
 from referee.matchlog import LogError, check_log_path
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,18 +85,53 @@ def log_option() -> Callable[[F], F]:
                         callback=_log_path, help="Write the match log here.")
 
 
-def clock_options(bank: bool = True) -> Callable[[F], F]:
+def clock_options(bank: bool = True, per_entrant: bool = False) -> Callable[[F], F]:
     """``--time-ms``, ``--bank-ms`` (unless ``bank`` is false) and ``--strikes``: the time
-    control and fault tolerance every command that plays matches shares."""
+    control and fault tolerance every command that plays matches shares. ``per_entrant``
+    (tournaments): ``--time-ms`` repeats, ``MS`` for everyone and ``NAME=MS`` for one entrant,
+    and the command gets :class:`EntrantTimes`."""
+    clock = TimeControl()
+
     def decorate(func: F) -> F:
-        func = click.option("--strikes", type=click.IntRange(1), default=3, show_default=True,
-                            help="Strikes before a seat forfeits.")(func)
+        func = click.option("--strikes", type=click.IntRange(1), default=DEFAULT_STRIKES,
+                            show_default=True, help="Strikes before a seat forfeits.")(func)
         if bank:
-            func = click.option("--bank-ms", type=click.IntRange(0), default=0,
+            func = click.option("--bank-ms", type=click.IntRange(0), default=clock.bank_ms,
                                 show_default=True, help="Overage bank per seat.")(func)
-        return click.option("--time-ms", type=click.IntRange(1), default=1000,
+        if per_entrant:
+            return click.option(
+                "--time-ms", multiple=True, metavar="[NAME=]MS", callback=_entrant_times,
+                help=f"Time per decision (default {clock.decision_ms}); NAME=MS gives entrant "
+                     "NAME its own (repeat it: --time-ms 1000 --time-ms new=500).")(func)
+        return click.option("--time-ms", type=click.IntRange(1), default=clock.decision_ms,
                             show_default=True, help="Time per decision.")(func)
     return decorate
+
+
+@dataclass(frozen=True)
+class EntrantTimes:
+    """``--time-ms`` of a tournament: ``default_ms`` for every entrant, ``own`` by name."""
+
+    default_ms: int = TimeControl().decision_ms
+    own: Mapping[str, int] = field(default_factory=dict)
+
+
+def _entrant_times(ctx: click.Context, param: click.Parameter,
+                   values: tuple[str, ...]) -> EntrantTimes:
+    """``MS`` (the last one given wins) and ``NAME=MS`` words; a name is what ``NAME=BOT``
+    may be (so ``mcts:ms=50=500`` is refused: name that entrant first)."""
+    default, own = EntrantTimes.default_ms, {}
+    for value in values:
+        name, sep, ms = value.rpartition("=")
+        if not ms.isdigit() or int(ms) < 1 or (sep and not NAME_RE.fullmatch(name)):
+            raise click.BadParameter(
+                f"{value!r} is not MS or NAME=MS (a whole number of milliseconds, at least "
+                "1; NAME as in NAME=BOT)", ctx, param_hint="--time-ms")
+        if sep:
+            own[name] = int(ms)
+        else:
+            default = int(ms)
+    return EntrantTimes(default, own)
 
 
 def allow_dead_option() -> Callable[[F], F]:

@@ -20,16 +20,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import click
+
+from arena.watchdog import die_with_parent
 
 RESTART_PAUSES_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
 """Pauses before each restart in a row; the last repeats."""
 STEADY_S = 60.0
 """A child that ran this long was healthy: its next failure starts the pauses over."""
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-PR_SET_PDEATHSIG = 1
 CHILD_FLAG = "--no-supervise"
 
 
@@ -51,7 +52,9 @@ def keep_running(what: str, args: Sequence[str] | None = None,
         failures = 0
         while True:
             began = time.monotonic()
-            child = subprocess.Popen(args, preexec_fn=_die_with_parent(), process_group=0)
+            # SIGTERM when the supervisor dies: a warm shutdown
+            child = subprocess.Popen(args, preexec_fn=die_with_parent(signal.SIGTERM),
+                                     process_group=0)
             if stop.is_set():  # asked to stop while the child was starting
                 child.terminate()
             code = child.wait()
@@ -76,19 +79,3 @@ def _status(code: int) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit status {code}"
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """In the child before it runs: SIGTERM (a warm shutdown) when the supervisor dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-
-    def arm() -> None:
-        import ctypes
-
-        try:
-            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-
-    return arm

@@ -17,17 +17,19 @@ import secrets
 import shlex
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import BrokenExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from arena import TimeControl, capacity_warnings, load_board
+from arena.description import runs_here
 from cli.params import (
-    allow_dead_option, board_option, clock_options, game_option, game_options_option,
+    GAME, EntrantTimes, allow_dead_option, board_option, clock_options, game_options_option,
     require_live,
 )
 from cli.progress import game_progress, progress_mode
@@ -35,10 +37,12 @@ from ladder import LadderError
 from referee.core import Game
 from referee.display import has_credentials, redact
 from referee.errors import RefereeError
+from referee.games import game_names
 from tournaments import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome
 from tournaments.plan import (
-    Entrant, Plan, check_entrants, check_plan, default_seats, parse_entrants,
+    Entrant, Plan, check_entrants, check_plan, declared_names, default_seats, parse_entrant,
+    parse_entrants, with_times,
 )
 from tournaments.pool import PoolFactory
 from tournaments.standings import Standings
@@ -50,30 +54,46 @@ CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points
               "elo", "elo_error", "los")
 
 
-def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> None:
+def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> Plan:
     """``GET /`` of every HTTP entrant before the first game (one line if one is dead), and a
-    warning for a bot that announces fewer connections than the matches will hold open."""
+    warning for a bot that announces fewer connections than the matches will hold open.
+    Returns the plan with each unnamed HTTP bot shown by the name its ``GET /`` declares."""
     urls = [e.bot for e in plan.entrants if e.remote]
     found = require_live(urls, plan.game, allow_dead)
     needed = {url: concurrency * min(plan.seats, urls.count(url)) for url in set(urls)}
     advice = f"lower --concurrency (now {concurrency}) or let the bot take more"
     for line in capacity_warnings(found.infos, needed, advice):
         click.echo(f"warning: {line}", err=True)
+    return dataclasses.replace(plan, entrants=tuple(declared_names(plan.entrants, found.infos)))
 
 
 def build_plan(bots: tuple[str, ...], game: Game, games: int | None, seats: int | None,
-               seed: int | None, terms: dict[str, Any]) -> Plan:
+               seed: int | None, gauntlet: str | None, terms: dict[str, Any],
+               own_times: Mapping[str, int]) -> Plan:
+    """A new tournament's plan from the command line, checked before anything is played."""
     if not bots:
         raise click.UsageError("name at least two BOTS (or --resume ID)")
     if games is None:
-        raise click.UsageError("--games is required (games per pairing or table)")
-    entrants = parse_entrants(bots)
+        raise click.UsageError("Missing option '--games' (games per pairing or table).")
+    entrants = with_times(parse_entrants(bots), own_times)
+    if seats is None and gauntlet is not None:  # NEW against each other entrant in turn
+        seats = min((n for n in game.player_counts if n >= 2), default=None)
     seats = seats or default_seats(game, len(entrants))
     plan = Plan(game.name, tuple(entrants), games, seats,
-                seed if seed is not None else secrets.randbits(63), **terms)
+                seed if seed is not None else secrets.randbits(63), **terms,
+                gauntlet=None if gauntlet is None else gauntlet_index(entrants, gauntlet))
     check_plan(game, plan)
     check_entrants(entrants, game.name)
     return plan
+
+
+def gauntlet_index(entrants: Sequence[Entrant], name: str) -> int:
+    """The entrant ``--gauntlet NAME`` names (by its name, or its bot spec or URL)."""
+    for i, e in enumerate(entrants):
+        if name in (e.name, e.bot):
+            return i
+    names = ", ".join(e.name for e in entrants)
+    raise click.UsageError(f"--gauntlet {name}: no such entrant (the entrants: {names})")
 
 
 def match_terms(game: Game, board_path: str | None, options: dict[str, Any], time_ms: int,
@@ -86,14 +106,63 @@ def match_terms(game: Game, board_path: str | None, options: dict[str, Any], tim
             "keep_logs": keep_logs}
 
 
+RESUME_FLAGS = {
+    "game": "--game", "games": "--games", "seats": "--seats", "seed": "--seed",
+    "board_path": "--board", "options": "--option", "time_ms": "--time-ms",
+    "bank_ms": "--bank-ms", "strikes": "--strikes", "gauntlet": "--gauntlet",
+    "elo0": "--elo0", "elo1": "--elo1", "alpha": "--alpha", "beta": "--beta", "model": "--model",
+}
+"""The options that say what a tournament or an SPRT is (its state file has them all), by
+the name of the command's parameter."""
+
+
+def plan_terms(plan: Plan) -> dict[str, Any]:
+    """What each of :data:`RESUME_FLAGS` was when ``plan`` started."""
+    terms = {
+        "game": plan.game, "games": plan.games, "seats": plan.seats, "seed": plan.seed,
+        "board_path": plan.board, "options": dict(plan.options),
+        "time_ms": EntrantTimes(plan.time_control.decision_ms,
+                                {e.name: e.time_ms for e in plan.entrants if e.time_ms}),
+        "bank_ms": plan.time_control.bank_ms,
+        "strikes": plan.strikes,
+        "gauntlet": None if plan.gauntlet is None else plan.entrants[plan.gauntlet].name,
+    }
+    if plan.sprt is not None:
+        terms.update(elo0=plan.sprt.elo0, elo1=plan.sprt.elo1, alpha=plan.sprt.alpha,
+                     beta=plan.sprt.beta, model=plan.sprt.model)
+    return terms
+
+
+def given_terms(ctx: click.Context) -> dict[str, Any]:
+    """The options of :data:`RESUME_FLAGS` this command line gives (not their defaults)."""
+    given = {}
+    for name in RESUME_FLAGS:
+        source = ctx.get_parameter_source(name)
+        if name in ctx.params and source not in (None, ParameterSource.DEFAULT,
+                                                 ParameterSource.DEFAULT_MAP):
+            value = ctx.params[name]
+            given[name] = value.name if isinstance(value, Game) else value
+    return given
+
+
 def check_resume(plan: Plan, given: dict[str, Any]) -> None:
-    """A resumed tournament must be the same tournament: compare what the command names."""
-    stored = {"game": plan.game, "games": plan.games, "seats": plan.seats, "seed": plan.seed}
+    """A resumed tournament or SPRT must be the same one: its state file holds its terms, so
+    ``--resume ID`` needs no other option, and one that says otherwise is refused."""
+    stored = plan_terms(plan)
     for key, value in given.items():
         if value is not None and value != stored[key]:
+            flag, was = RESUME_FLAGS[key], stored[key]
             raise TournamentError(
-                f"--resume: this tournament was started with {key} {stored[key]}, not {value}"
-            )
+                f"--resume: this {plan.kind} was started with {flag} {shown_term(was)}, not "
+                f"{shown_term(value)}; leave {flag} out (the state file has it)")
+
+
+def shown_term(value: Any) -> str:
+    if isinstance(value, EntrantTimes):
+        return " ".join([str(value.default_ms), *(f"{k}={v}" for k, v in value.own.items())])
+    if isinstance(value, dict):
+        return " ".join(f"{k}={json.dumps(v)}" for k, v in value.items()) or "(none)"
+    return "(none)" if value is None else str(value)
 
 
 class LadderRecorder:
@@ -176,9 +245,10 @@ def recorders(*hooks: Any) -> Any:
     return record
 
 
-def keep_logs(t: Tournament) -> None:
-    """Ask the match workers for every log (the ladder asks already when it records)."""
-    t.plan = dataclasses.replace(t.plan, keep_logs=True)
+def keep_logs(t: Tournament, folder: Path) -> None:
+    """Ask the match workers for every log (the ladder asks already when it records), and
+    have ``cmd:`` bots write their output beside it."""
+    t.plan = dataclasses.replace(t.plan, keep_logs=True, outputs=str(folder))
 
 
 @contextmanager
@@ -221,6 +291,10 @@ def check_sendable(entrants: Sequence[Entrant]) -> None:
             raise click.ClickException(
                 f"--broker: entrant {e.name}: the workers play no bot URL with credentials "
                 "(user:password@); serve the bot without them, or play here without --broker")
+        if runs_here(e.bot):
+            raise click.ClickException(
+                f"--broker: entrant {e.name}: the workers run no cmd: or py: bot (only this "
+                "machine does); serve it at a URL they can reach, or play without --broker")
 
 
 def broker_queue(queue: str | None) -> str:
@@ -246,14 +320,24 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
         engine.dispose()
 
 
+def resumable_game_option() -> Any:
+    """``--game``, required unless ``--resume ID`` (the state file has the game)."""
+    return click.option("--game", "-g", type=GAME, default=None,
+                        help=f"One of: {', '.join(game_names())} (not with --resume).")
+
+
 @click.command()
 @click.argument("bots", nargs=-1)
-@game_option()
+@resumable_game_option()
 @click.option("--games", "-n", type=click.IntRange(1), default=None,
               help="Games per pairing (two seats) or per table; a multiple of the seat count. "
-                   "[required, except with --resume]")
+                   "Required (not with --resume).")
 @click.option("--seats", type=click.IntRange(2), default=None,
               help="Seats per table (default: the most the game allows, up to the entrants).")
+@click.option("--gauntlet", default=None, metavar="NAME",
+              help="Entrant NAME plays every other entrant, who do not meet each other "
+                   "(testing one bot against a field); tables of the fewest seats (two or "
+                   "more) the game allows unless --seats.")
 @click.option("--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True,
               help="Matches played at once (a process each for built-in bots; for HTTP "
                    "bots, threads spread over one process per core; with --broker, matches "
@@ -261,14 +345,15 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
 @click.option("--seed", type=int, default=None, help="Tournament seed (drawn if absent).")
 @board_option()
 @game_options_option()
-@clock_options()
+@clock_options(per_entrant=True)
 @click.option("--db", default=None, is_flag=False, flag_value="", metavar="URL",
               help="Record results in the ladder (alone: the default ladder database).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
 @click.option("--csv", "csv_path", default=None, is_flag=False, flag_value="-", metavar="FILE",
               help="Write pairwise results as CSV to FILE (alone: to standard output).")
 @click.option("--resume", "resume_id", default=None, metavar="ID",
-              help="Finish the missing games of an interrupted tournament.")
+              help="Finish the missing games of an interrupted tournament (its state file "
+                   "holds the game, entrants and terms: no other option is needed).")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where tournament state files live (default: the user data directory).")
 @click.option("--progress/--no-progress", default=None,
@@ -292,15 +377,21 @@ def db_recorder(url: str | None) -> Iterator[LadderRecorder | None]:
               metavar="SECONDS",
               help="With --broker: a match started this long ago without a result is sent "
                    "again, to another worker (default 900; 3 tries).")
+@click.pass_context
 def tournament(
-    bots: tuple[str, ...], game: Game, games: int | None, seats: int | None, concurrency: int,
-    seed: int | None, board_path: str | None, options: dict[str, Any], time_ms: int,
+    ctx: click.Context, bots: tuple[str, ...], game: Game | None, games: int | None,
+    seats: int | None, gauntlet: str | None, concurrency: int, seed: int | None,
+    board_path: str | None, options: dict[str, Any], time_ms: EntrantTimes,
     bank_ms: int, strikes: int, db: str | None, as_json: bool, csv_path: str | None,
     resume_id: str | None, state_dir: Path | None, progress: bool | None, allow_dead: bool,
     new_version: bool, logs_dir: Path | None, broker_url: str | None, queue: str | None,
     match_timeout_s: float | None,
 ) -> None:
-    """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT).
+    """Play a round-robin between BOTS (built-in names, http:// URLs, or NAME=BOT), or a
+    gauntlet of one of them against the others (--gauntlet NAME).
+
+    An HTTP bot given without NAME= is shown by the name its GET / declares (made unique
+    with -2, -3…).
 
     Two-seat games are played in seat-swapped pairs on one seed; larger tables play each seed
     once per seat rotation; in each round every pairing or table gets the same seed.
@@ -318,22 +409,24 @@ def tournament(
         with db_recorder(db) as ladder, \
                 broker_pool(broker_url, queue, match_timeout_s) as pool:
             if resume_id:
-                t = resume_tournament(state_dir, resume_id, bots, game, games, seats, seed, db)
-                check_live(t.plan, concurrency, allow_dead)
+                t = resume_tournament(state_dir, resume_id, bots, given_terms(ctx), db)
+                t.plan = check_live(t.plan, concurrency, allow_dead)
                 if pool is not None:
                     check_sendable(t.plan.entrants)
             else:
-                terms = match_terms(game, board_path, options, time_ms, bank_ms, strikes,
-                                    keep_logs=db is not None)
-                plan = build_plan(bots, game, games, seats, seed, terms)
-                check_live(plan, concurrency, allow_dead)
+                if game is None:
+                    raise click.UsageError("Missing option '--game' (or --resume ID).")
+                terms = match_terms(game, board_path, options, time_ms.default_ms, bank_ms,
+                                    strikes, keep_logs=db is not None)
+                plan = build_plan(bots, game, games, seats, seed, gauntlet, terms, time_ms.own)
+                plan = check_live(plan, concurrency, allow_dead)
                 if pool is not None:
                     check_sendable(plan.entrants)
                 t = Tournament.start(plan, JsonlStateStore(state_dir, new_tournament_id()))
             if ladder is not None:
                 ladder.claim(t.plan.entrants, new_version)
             if logs is not None:
-                keep_logs(t)
+                keep_logs(t, logs.folder)
             with t.playing():
                 announce(t, resume_id is not None)
                 table = play(t, concurrency, ladder, progress, logs, pool)
@@ -355,19 +448,12 @@ def tournament(
     output(report(t, table), as_json, csv_path)
 
 
-def resume_tournament(
-    state_dir: Path, resume_id: str, bots: tuple[str, ...], game: Game, games: int | None,
-    seats: int | None, seed: int | None, db: str | None,
-) -> Tournament:
+def resume_tournament(state_dir: Path, resume_id: str, bots: tuple[str, ...],
+                      given: dict[str, Any], db: str | None) -> Tournament:
     """The tournament to finish, after checking the command names the same one."""
     t = Tournament.resume(JsonlStateStore(state_dir, resume_id))
-    if bots:
-        t.plan = t.plan.with_entrants(parse_entrants(bots))
-    elif t.plan.hidden_credentials():
-        raise TournamentError(
-            f"--resume: the bot URL of {', '.join(t.plan.hidden_credentials())} has credentials, "
-            "which the state file does not keep: name every bot again, as it was started")
-    check_resume(t.plan, {"game": game.name, "games": games, "seats": seats, "seed": seed})
+    t.plan = resumed_entrants(t.plan, bots)
+    check_resume(t.plan, given)
     if db is not None and not t.plan.keep_logs:
         raise TournamentError("--db: this tournament was started without --db, so the logs "
                               "of its finished matches were not kept")
@@ -375,6 +461,19 @@ def resume_tournament(
         raise TournamentError("this tournament records its results in the ladder: resume it "
                               "with --db as it was started")
     return t
+
+
+def resumed_entrants(plan: Plan, bots: Sequence[str]) -> Plan:
+    """The plan's entrants as a resume names them: none (the stored ones), or all of them
+    again, as they were started (so a bot URL's credentials, which the state file does not
+    keep, come back)."""
+    if bots:
+        return plan.with_entrants([parse_entrant(b) for b in bots])
+    if plan.hidden_credentials():
+        raise TournamentError(
+            f"--resume: the bot URL of {', '.join(plan.hidden_credentials())} has credentials, "
+            "which the state file does not keep: name every bot again, as it was started")
+    return plan
 
 
 def play(t: Tournament, concurrency: int, ladder: LadderRecorder | None,
@@ -409,8 +508,10 @@ def resume_command(t: Tournament, db: str | None, state_dir: Path | None,
     URL or in ``--db`` are shown as ``***``: put them back to run it."""
     entrants = [e.name if e.name == redact(e.bot) else f"{e.name}={redact(e.bot)}"
                 for e in t.plan.entrants]
-    args = ["referee", "tournament", *entrants, "--game", t.plan.game,
-            "--games", str(t.plan.games), "--resume", t.tournament_id]
+    # the entrants only when a URL's credentials must be given again
+    again = any(has_credentials(e.bot) for e in t.plan.entrants)
+    args = ["referee", "tournament", *(entrants if again else []),
+            "--resume", t.tournament_id]
     if concurrency > 1:
         args += ["--concurrency", str(concurrency)]
     if db is not None:

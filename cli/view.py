@@ -1,6 +1,8 @@
 """``referee view LOG``: watch a match in a browser, from one self-contained HTML file.
 
-The file holds the viewer and every frame, so it opens offline and can be mailed around.
+The file holds the viewer and every frame, so it opens offline and can be mailed around. The log
+is the reader's own, so the page shows what each bot said (its ``log`` text, the ``stderr`` lines
+of a bot the referee started) beside the frame; ``--public`` leaves those out of the page.
 ``--serve`` serves it on loopback instead (a free port unless ``--port``), where the page for a
 browser without JavaScript follows the ``?ply=N`` links too; Ctrl-C stops the server.
 """
@@ -29,9 +31,12 @@ from referee.matchlog import LogError, read_log
 @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 instead of writing it.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
               help="The port for --serve (default: a free one).")
-def view(log_file: str, out_path: str | None, ply: int, serve: bool, port: int) -> None:
+@click.option("--public", is_flag=True,
+              help="Leave out what the bots said (log text, stderr): a page to share.")
+def view(log_file: str, out_path: str | None, ply: int, serve: bool, port: int,
+         public: bool) -> None:
     """Draw the match in LOG_FILE: write an HTML viewer and print its path, or --serve it."""
-    doc = load_frames(log_file)
+    doc = load_frames(log_file, notes=not public)
     if serve:
         serve_frames(doc, port, ply)
         return
@@ -46,11 +51,12 @@ def view(log_file: str, out_path: str | None, ply: int, serve: bool, port: int) 
     click.echo(os.path.abspath(path))
 
 
-def load_frames(log_file: str) -> dict[str, Any]:
-    """The frames of the log in ``log_file``; any unreadable or inconsistent log is one line."""
+def load_frames(log_file: str, notes: bool = True) -> dict[str, Any]:
+    """The frames of the log in ``log_file`` (with the bots' own words unless not ``notes``);
+    any unreadable or inconsistent log is one line."""
     log = read_log(log_file)
     try:
-        return build_frames(log)
+        return build_frames(log, notes=notes)
     except LogError as exc:
         raise LogError(f"{log_file}: {exc}") from exc
 

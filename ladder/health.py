@@ -14,7 +14,7 @@ row.  The rules, applied after every probe and on every health tick, are:
 Only the reasons written here (``health: …``, ``forfeits: …``) are lifted automatically; a
 pause for any other reason (retirement, an admin) is left alone.  Each pause and resume is an
 ``alerts`` row its owner reads through ``GET /me/alerts``.  Pausing and resuming go through
-:func:`ladder.matchmaker.pause_entries` / :func:`ladder.matchmaker.resume_entries`, as the
+:func:`ladder.matchmaking.pause_entries` / :func:`ladder.matchmaking.resume_entries`, as the
 owner's do: under the matchmaker's lock, and a resume counts as a rest (the resumed bot does
 not take the next bye).  :func:`decide` is the rule alone,
 with no database, so it can be tested on its own.
@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, or_, select, update
 
-from ladder import matchmaker
+from ladder import matchmaking
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
@@ -178,7 +178,7 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
         return None
     # something to change: read again under the matchmaker's lock, which the owner's pause
     # and resume take too (so a resume here never lifts a pause the owner just made)
-    lock_ladder(conn, matchmaker.LOCK)
+    lock_ladder(conn, matchmaking.LOCK)
     found = _verdict(conn, bot_id)
     if found is None:
         return None
@@ -188,7 +188,7 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
         changed = _pause_entries(conn, bot_id, verdict.reason)
     else:
         games = _entry_games(conn, bot_id, paused=AUTO_REASONS)
-        changed = matchmaker.resume_entries(conn, bot_id, games)
+        changed = matchmaking.resume_entries(conn, bot_id, games)
     if not changed:  # no entry, or every one paused for another reason: nothing happened
         return None
     conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
@@ -221,7 +221,7 @@ def _pause_entries(conn: Connection, bot_id: int, reason: str) -> int:
     """Pause the bot's ladder entries (those of the ladders it joined); entries paused for
     another reason keep theirs.  The number of entries paused."""
     games = _entry_games(conn, bot_id, paused=None)
-    return matchmaker.pause_entries(conn, bot_id, games, reason, only_running=True)
+    return matchmaking.pause_entries(conn, bot_id, games, reason, only_running=True)
 
 
 def auto_pause_reason(conn: Connection, bot_id: int) -> str | None:

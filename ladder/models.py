@@ -8,9 +8,11 @@ settings so that every fold uses the same ones.
 
 A match is also the service's unit of work (revision 0002): a row is created ``scheduled``,
 claimed by a worker (``running``, with an attempt counter and a lease) and ends ``finished`` or
-``voided``.  The CLI records its matches directly as ``finished``.  ``bots`` is the one bot
-identity of the CLI ladder and the service alike: a name, what it stands for (a built-in spec
-or a URL) and a version that changes only when asked to.
+``voided``; a ladder match may be created ``held`` (revision 0008: a ``scheduled`` row no
+worker gets until the matchmaker releases it).  The CLI records its matches directly as
+``finished``.  ``bots`` is the one bot identity of the CLI ladder and the service alike: a
+name, what it stands for (a built-in spec or a URL) and a version that changes only when
+asked to.
 
 Constraint names follow a naming convention because Alembic's batch mode on SQLite can only
 alter constraints that have names.
@@ -276,6 +278,7 @@ class Match(Base):
         Index("ix_matches_pair_key", "pair_key"),
         Index("ix_matches_fold", "game", "rating_seq", "state", "rated"),  # the fold reads no row
         Index("ix_matches_round_id", "round_id"),
+        Index("ix_matches_fixture_id", "fixture_id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -308,6 +311,13 @@ class Match(Base):
         ForeignKey("rounds.id", ondelete="SET NULL"), nullable=True)
     pair_key: Mapped[str | None] = mapped_column(String(MATCH_ID_LEN), nullable=True)
     """Matches sharing a seed: no log is public until all of them are over."""
+    fixture_id: Mapped[int | None] = mapped_column(
+        ForeignKey("fixtures.id", ondelete="SET NULL"), nullable=True)
+    """The living ladder's fixture the match plays (revision 0008); none for a challenge."""
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    """Created but not released to the workers: a game of a fixture waiting for its bots to
+    have room (revision 0008).  The sweeper never enqueues a held match; the matchmaker
+    releases it (``held`` false, ``enqueued_at`` now)."""
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     void_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
 

@@ -29,7 +29,7 @@ from ladder.models import (
     FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderEntry, LadderPause,
     Match, MatchLog, MatchSeat, Owner, RatingHistory,
 )
-from ladder.matchmaker import placement_left
+from ladder.matchmaking import placement_left
 from ladder.pages_reads import paused_bots
 from ladder.ratings import outcomes, standings
 

@@ -276,7 +276,7 @@ OWNER_PAUSE = "owner: paused by its owner"
 def ladder_entries(engine: Engine, bot_id: int, game: str | None = None) -> list[dict[str, Any]]:
     """The bot's living-ladder entries (by game): joined or left, why paused, the placement
     games it has left (a bot with games left is provisional on the leaderboard)."""
-    from ladder.matchmaker import placement_due
+    from ladder.matchmaking import placement_due
 
     cond = [LadderEntry.bot_id == bot_id]
     if game is not None:
@@ -301,7 +301,7 @@ def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> Non
     owner's own pause: ConflictError for one the health rules hold (they lift it after good
     probes) or an admin's; NotFoundError when the bot never joined."""
     from ladder.health import GOOD_PROBES_TO_RESUME, is_auto
-    from ladder.matchmaker import LOCK, pause_entries, resume_entries
+    from ladder.matchmaking import LOCK, pause_entries, resume_entries
 
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, LOCK)  # the reason read is the reason changed
@@ -330,7 +330,7 @@ def join_house_bots(engine: Engine, names: tuple[str, ...] | list[str],
     owner's bot on its living ladder), so a lone author's bot has opponents; a game's ladder
     with no owner's bot gets none (house bots would only play each other).  A house bot that
     left a ladder (an admin took it off) is not put back.  The (bot, game) entries made."""
-    from ladder.matchmaker import join
+    from ladder.matchmaking import join
 
     if not names:
         return []

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
 
 from ladder import ForbiddenError, InvalidError, NotFoundError
 from ladder.accounts import now_utc, utc
@@ -44,6 +44,7 @@ from ladder.models import (
     ACTIVE, CODE_LEN, FINISHED, NAME_LEN, REASON_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot,
     Challenge, Incident, Match, MatchLog, MatchSeat,
 )
+from ladder.newmatches import STANDARD, MatchSettings, NewMatch, insert_matches
 from ladder.ratings import standings
 
 MAX_ATTEMPTS = 3
@@ -56,7 +57,6 @@ MAX_INCIDENT_DETAIL = 8000
 MAX_CHALLENGE_GAMES = 10
 SUMMARY_FAULTS = 200
 """Faults a match's summary lists (the match page's; the log keeps them all)."""
-DEFAULT_SETTINGS = {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class Claim:
     game: str
     seed: int
     seats: tuple[SeatPlan, ...]
-    settings: Mapping[str, Any]
+    settings: MatchSettings
     rated: bool
     worker: str
     lease_until: datetime = field(compare=False)
@@ -99,7 +99,7 @@ def new_seed() -> int:
 
 def schedule(engine: Engine, game: str, seatings: Sequence[tuple[Sequence[int], int, str | None]],
              *, rated: bool, challenge_id: int | None = None, round_id: int | None = None,
-             settings: Mapping[str, Any] | None = None) -> list[int]:
+             settings: MatchSettings | None = None) -> list[int]:
     """Create ``scheduled`` matches, one per ``(bot ids in seat order, seed, pair_key)``, in one
     transaction; their ids.  Enqueue them after this returns (the sweeper re-enqueues any
     whose enqueue was lost)."""
@@ -108,28 +108,13 @@ def schedule(engine: Engine, game: str, seatings: Sequence[tuple[Sequence[int], 
                          round_id=round_id, settings=settings)
 
 
-def _schedule(conn: Any, game: str, seatings: Sequence[tuple[Sequence[int], int, str | None]],
-              *, rated: bool, challenge_id: int | None, round_id: int | None,
-              settings: Mapping[str, Any] | None) -> list[int]:
-    from referee.games import find_game
-
-    rules = find_game(game).rules_version
-    now = now_utc()
-    versions = dict(conn.execute(select(Bot.id, Bot.version).where(
-        Bot.id.in_({b for seats, _, _ in seatings for b in seats}))).all())
-    ids = []
-    for bot_ids, seed, pair_key in seatings:
-        pk = conn.execute(insert(Match).values(
-            match_id=f"svc-{secrets.token_hex(12)}", game=game, rules_version=rules,
-            num_seats=len(bot_ids), recorded_at=now, state=SCHEDULED, rated=rated, seed=seed,
-            settings=dict(settings or DEFAULT_SETTINGS), attempt=0, enqueued_at=now,
-            challenge_id=challenge_id, round_id=round_id, pair_key=pair_key,
-        ).returning(Match.id)).scalar_one()
-        conn.execute(insert(MatchSeat), [
-            {"match_pk": pk, "seat": seat, "bot_id": bot_id, "bot_version": versions[bot_id]}
-            for seat, bot_id in enumerate(bot_ids)])
-        ids.append(pk)
-    return ids
+def _schedule(conn: Connection, game: str,
+              seatings: Sequence[tuple[Sequence[int], int, str | None]], *, rated: bool,
+              challenge_id: int | None, round_id: int | None,
+              settings: MatchSettings | None) -> list[int]:
+    new = [NewMatch(bots, seed, pair_key, round_id) for bots, seed, pair_key in seatings]
+    return insert_matches(conn, game, new, now_utc(), rated=rated,
+                          settings=settings or STANDARD, challenge_id=challenge_id)
 
 
 def rotations(bot_ids: Sequence[int], games: int, tag: str,
@@ -148,7 +133,7 @@ def rotations(bot_ids: Sequence[int], games: int, tag: str,
 
 
 def create_challenge(engine: Engine, owner_id: int, game: str, bot_ids: Sequence[int],
-                     games: int, settings: Mapping[str, Any] | None = None
+                     games: int, settings: MatchSettings | None = None
                      ) -> tuple[int, list[int]]:
     """An unrated challenge between ``bot_ids`` (one of them the owner's): its id and its
     matches' ids.  InvalidError names what is wrong with the request."""
@@ -190,11 +175,12 @@ def create_challenge(engine: Engine, owner_id: int, game: str, bot_ids: Sequence
 def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
           now: datetime | None = None) -> Claim | None:
     """Take the next attempt of ``match_pk`` (compare-and-swap); None when there is nothing to
-    do: already finished or voided, held by a live lease, or just voided here because its
-    attempts are used up or one of its bots was retired."""
+    do: already finished or voided, held by a live lease, held back by the matchmaker (not
+    released yet), or just voided here because its attempts are used up or one of its bots
+    was retired."""
     now = now or now_utc()  # a test may pass the time
     until = now + timedelta(seconds=lease_s)
-    claimable = or_(Match.state == SCHEDULED,
+    claimable = or_(and_(Match.state == SCHEDULED, Match.held.is_(False)),
                     and_(Match.state == RUNNING, Match.lease_until < now))
     with translate_errors(engine), engine.begin() as conn:
         row = conn.execute(
@@ -223,7 +209,7 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
     plans = tuple(SeatPlan(s.seat, s.bot_id, s.name, s.url, s.spec or s.name, s.bot_version)
                   for s in seats)
     return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
-                 dict(row.settings or DEFAULT_SETTINGS), bool(row.rated), worker, until)
+                 MatchSettings.from_json(row.settings), bool(row.rated), worker, until)
 
 
 def renew(engine: Engine, held: Claim, lease_s: float) -> bool:
@@ -283,8 +269,8 @@ def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None)
         cond.append(Match.attempt == attempt)
     with translate_errors(engine), engine.begin() as conn:
         return bool(conn.execute(update(Match).where(*cond).values(
-            state=VOIDED, finished_at=now_utc(), lease_owner=None, lease_until=None,
-            void_reason=reason[:REASON_LEN])).rowcount)
+            state=VOIDED, held=False, finished_at=now_utc(), lease_owner=None,
+            lease_until=None, void_reason=reason[:REASON_LEN])).rowcount)
 
 
 def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
@@ -336,15 +322,17 @@ class SweepPolicy:
 def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
           now: datetime | None = None) -> list[int]:
     """Void what cannot finish any more; the ids to enqueue again (expired leases with
-    attempts left, and lost enqueues), marked as enqueued now (``now``: a test's clock)."""
+    attempts left, and lost enqueues), marked as enqueued now (``now``: a test's clock).
+    A match the matchmaker holds back (:attr:`~ladder.models.Match.held`) is never enqueued
+    here: it waits for its bots to have room, however long; only the age cap voids it."""
     now = now or now_utc()
     stale = now - timedelta(seconds=policy.requeue_after_s)
     with translate_errors(engine), engine.begin() as conn:
         conn.execute(update(Match).where(
             Match.state.in_((SCHEDULED, RUNNING)),
             Match.recorded_at < now - timedelta(seconds=policy.max_age_s),
-        ).values(state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
-                 void_reason="not over within the age cap"))
+        ).values(state=VOIDED, held=False, finished_at=now, lease_owner=None,
+                 lease_until=None, void_reason="not over within the age cap"))
         conn.execute(update(Match).where(
             Match.state == RUNNING, Match.lease_until < now, Match.attempt >= MAX_ATTEMPTS,
         ).values(state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
@@ -352,7 +340,7 @@ def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
         due = conn.execute(select(Match.id).where(or_(
             and_(Match.state == RUNNING, Match.lease_until < now,
                  or_(Match.enqueued_at.is_(None), Match.enqueued_at < Match.lease_until)),
-            and_(Match.state == SCHEDULED,
+            and_(Match.state == SCHEDULED, Match.held.is_(False),
                  or_(Match.enqueued_at.is_(None), Match.enqueued_at < stale)),
         )).order_by(Match.id)).scalars().all()
         if due:
@@ -379,24 +367,38 @@ def queue_stats(engine: Engine) -> dict[str, Any]:
 
 
 def pending_ids(engine: Engine) -> list[int]:
-    """Every match not over (the embedded pool's queue after a restart)."""
+    """Every match not over and not held back by the matchmaker (the embedded pool's queue
+    after a restart)."""
     with translate_errors(engine), reader(engine) as conn:
         return list(conn.execute(select(Match.id).where(
-            Match.state.in_((SCHEDULED, RUNNING))).order_by(Match.id)).scalars())
+            Match.state.in_((SCHEDULED, RUNNING)), Match.held.is_(False)).order_by(Match.id)
+        ).scalars())
 
 
 # -- what a finished log leaves behind --------------------------------------------------------
 
+OWNER_ONLY = ("log", "stderr")
+"""A decision's fields that are its bot's own words, for the bot's owner only: the ``log`` text
+the bot sent with its answer, the ``stderr`` lines of a bot the referee started. Every public
+copy of a log (the log and frames endpoints, the match pages, the export) goes through
+:func:`split_log`, which keeps these out."""
+
+
 def split_log(log: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """The public log (bots' own ``log`` lines removed) and each seat's lines for its owner."""
+    """The public log (bots' own words removed: :data:`OWNER_ONLY`) and each seat's lines for
+    its owner: ``{step, kind, ms, log}`` (``log`` empty when the bot sent none), with
+    ``stderr`` when there were lines."""
     public = dict(log)
     decisions: list[dict[str, Any]] = []
     seat_logs: dict[str, list[dict[str, Any]]] = {}
     for d in log.get("decisions", []):
-        if "log" in d:
-            seat_logs.setdefault(str(d["seat"]), []).append(
-                {"step": d["step"], "kind": d["kind"], "ms": d["ms"], "log": d["log"]})
-            d = {k: v for k, v in d.items() if k != "log"}
+        if any(d.get(k) for k in OWNER_ONLY):
+            line = {"step": d["step"], "kind": d["kind"], "ms": d["ms"], "log": d.get("log") or ""}
+            if d.get("stderr"):
+                line["stderr"] = list(d["stderr"])
+            seat_logs.setdefault(str(d["seat"]), []).append(line)
+        if any(k in d for k in OWNER_ONLY):
+            d = {k: v for k, v in d.items() if k not in OWNER_ONLY}
         decisions.append(d)
     public["decisions"] = decisions
     return public, seat_logs

@@ -26,12 +26,16 @@ from referee.display import printable
 from referee.faults import Fault, FaultReason
 from referee.matchlog import (
     FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, UNFINISHED, DecisionEntry, FaultEntry,
-    MatchLog, TimeControlDoc, summary_of,
+    MatchLog, PlayerEntry, TimeControlDoc, cap_stderr, summary_of,
 )
 from referee.players import Answer, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
 MAX_STEPS = 1_000_000
 """A guard against an engine bug that never ends a game; no real game comes near it."""
+
+
+DEFAULT_STRIKES = 3
+"""Strikes that forfeit a seat unless a match says otherwise (the CLI's and the service's)."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +142,12 @@ class Runner:
         board: Any | None = None,
         options: Mapping[str, Any] | None = None,
         time_control: TimeControl = TimeControl(),
-        strikes: int = 3,
+        strikes: int = DEFAULT_STRIKES,
         match_id: str | None = None,
+        seat_time_controls: Sequence[TimeControl | None] = (),
     ) -> None:
+        """``seat_time_controls``: a seat's own time control where it is not ``None`` (a
+        time handicap, or an engine given more time), the match's ``time_control`` elsewhere."""
         if len(players) not in game.player_counts:
             counts = ", ".join(map(str, game.player_counts))
             raise GameOptionsError(
@@ -150,9 +157,13 @@ class Runner:
         self.board = board if board is not None else game.load_board()
         self.options = game.validate_options(options)
         self.time_control, self.strike_limit = time_control, strikes
+        own = list(seat_time_controls)[:len(self.players)]
+        self.clocks = [c or time_control for c in own + [None] * (len(self.players) - len(own))]
+        """Each seat's time control."""
         self.match_id = match_id or uuid.uuid4().hex
         self.fallback_rng = random.Random(f"{seed}:fallback")
-        self.seats = [SeatRecord(p.name, bank_ms=time_control.bank_ms) for p in self.players]
+        self.seats = [SeatRecord(p.name, bank_ms=c.bank_ms)
+                      for p, c in zip(self.players, self.clocks)]
         self.decisions: list[DecisionEntry] = []
         self.faults: list[FaultRecord] = []
         self._pool: ThreadPoolExecutor | None = None
@@ -232,7 +243,7 @@ class Runner:
             request_id=f"{self.match_id}:{step}:{seat}",
             decision=decision,
             view=lambda: state.view(seat),
-            deadline_ms=self.time_control.decision_ms + bank,
+            deadline_ms=self.clocks[seat].decision_ms + bank,
             bank_ms=bank,
         )
 
@@ -248,7 +259,7 @@ class Runner:
         player = self._direct[seat]
         assert player is not None
         answer = player.answer(decision, view)
-        deadline = self.time_control.decision_ms + max(0, int(record.bank_ms))
+        deadline = self.clocks[seat].decision_ms + max(0, int(record.bank_ms))
         return self._settle(decision, self._checked(decision, answer, deadline, player), step)
 
     def _ask_one(self, decision: Decision, request: DecisionRequest) -> Answer | None:
@@ -275,17 +286,17 @@ class Runner:
         if answer is None:  # forfeited: the fallback plays the seat, no time is booked
             return self._book(decision, step, self.fallback_rng.choice(decision.options).id,
                               0.0, FORFEITED, None)
-        over = answer.elapsed_ms - self.time_control.decision_ms
+        over = answer.elapsed_ms - self.clocks[decision.seat].decision_ms
         if over > 0 and self.players[decision.seat].clocked:
             seat.bank_ms = max(0.0, seat.bank_ms - over)
         if answer.fault is None:
             assert answer.choice is not None
             return self._book(decision, step, answer.choice, answer.elapsed_ms, OK, answer.log,
-                              answer.stall_ms)
+                              answer.stall_ms, answer.stderr)
         choice = self.fallback_rng.choice(decision.options).id
         self._strike(FaultRecord(step, decision.seat, decision.kind, answer.fault))
         return self._book(decision, step, choice, answer.elapsed_ms, answer.fault.reason.value,
-                          answer.log, answer.stall_ms)
+                          answer.log, answer.stall_ms, answer.stderr)
 
     def _strike(self, record: FaultRecord, strike: bool = True) -> None:
         """Record a fault; a strike counts towards the seat's forfeit."""
@@ -298,10 +309,11 @@ class Runner:
                 seat.forfeited = True
 
     def _book(self, decision: Decision, step: int, choice: str, elapsed_ms: float, status: str,
-              log: str | None, stall_ms: float = 0.0) -> str:
+              log: str | None, stall_ms: float = 0.0, stderr: list[str] | None = None) -> str:
         """Log one decision as settled; returns the id to apply. ``stall_ms``, the time the
         referee itself was stalled during the call (not charged to the bot), is logged when
-        there was any, so that a slow decision of the referee's making reads as such."""
+        there was any, so that a slow decision of the referee's making reads as such;
+        ``stderr``, the bot's stderr lines of the call (a bot the referee started), when any."""
         entry: DecisionEntry = {
             "step": step,
             "seat": decision.seat,
@@ -315,6 +327,8 @@ class Runner:
             entry["log"] = log[:MAX_LOG_CHARS]
         if stall_ms >= 1.0:
             entry["stall_ms"] = round(stall_ms, 3)
+        if stderr:
+            entry["stderr"] = cap_stderr(stderr)
         self.decisions.append(entry)
         return choice
 
@@ -331,7 +345,7 @@ class Runner:
         def start(seat: int, player: Player) -> Fault | None:
             info = MatchInfo(
                 self.match_id, self.game.name, seat, names,
-                cast(Mapping[str, int], self.time_control.to_dict()),
+                cast(Mapping[str, int], self.clocks[seat].to_dict()),
                 board_data(self.board),
             )
             return player.start(info)
@@ -385,14 +399,20 @@ class Runner:
             "board": board_data(self.board),
             "time_control": self.time_control.to_dict(),
             "strike_limit": self.strike_limit,
-            "players": [
-                {"seat": i, "name": s.name, "strikes": s.strikes, "forfeited": s.forfeited}
-                for i, s in enumerate(self.seats)
-            ],
+            "players": [self._player_entry(i) for i in range(len(self.seats))],
             "decisions": self.decisions,
             "faults": [f.to_log() for f in self.faults],
             "forfeited": forfeited,
         }
+
+    def _player_entry(self, seat: int) -> PlayerEntry:
+        """A seat in the log; its time control only when it is not the match's."""
+        record = self.seats[seat]
+        entry: PlayerEntry = {"seat": seat, "name": record.name, "strikes": record.strikes,
+                              "forfeited": record.forfeited}
+        if self.clocks[seat] != self.time_control:
+            entry["time_control"] = self.clocks[seat].to_dict()
+        return entry
 
 
 def board_data(board: Any) -> Any:

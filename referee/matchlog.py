@@ -24,6 +24,10 @@ LOG_FORMAT = "referee-match-log"
 LOG_VERSION = 1
 MAX_LOG_CHARS = 4096
 """A bot's ``log`` text is kept up to this many characters (the match log stores it)."""
+MAX_STDERR_LINES = 50
+MAX_STDERR_CHARS = 4096
+"""A decision's ``stderr`` (what a bot the referee started wrote meanwhile) is kept up to
+this many lines and characters in all; past them, a last line says how many were left out."""
 
 UNFINISHED = "interrupted"
 """``unfinished`` of a match stopped by Ctrl-C (``referee match --log`` keeps what was played)."""
@@ -35,6 +39,22 @@ STATUSES: tuple[str, ...] = (OK, FORFEITED, *FaultReason)
 """Every decision status: ok, forfeited, or the :class:`~referee.faults.FaultReason` struck."""
 LIFECYCLE_STRIKES = ("start",)
 """Lifecycle calls whose failure is a strike (``/end`` never is: the game is over)."""
+
+
+def cap_stderr(lines: list[str]) -> list[str]:
+    """``lines`` as a decision's ``stderr`` keeps them: the first ones, up to
+    :data:`MAX_STDERR_LINES` lines and :data:`MAX_STDERR_CHARS` characters in all (a line is
+    cut to what is left), and a last line saying how many were left out."""
+    kept: list[str] = []
+    room = MAX_STDERR_CHARS
+    for line in lines:
+        if len(kept) == MAX_STDERR_LINES or room <= 0:
+            break
+        kept.append(line[:room])
+        room -= len(kept[-1])
+    if len(kept) < len(lines):
+        kept.append(f"[{len(lines) - len(kept)} more line(s) in the bot's stderr file]")
+    return kept
 
 
 class LogError(RefereeError, ValueError):
@@ -54,6 +74,9 @@ class PlayerEntry(TypedDict):
     name: str
     strikes: int
     forfeited: bool
+    time_control: NotRequired[TimeControlDoc]
+    """The seat's own time control, when it is not the match's (a tournament's per-entrant
+    ``--time-ms NAME=MS``)."""
 
 
 class DecisionEntry(TypedDict):
@@ -67,6 +90,9 @@ class DecisionEntry(TypedDict):
     ms: float
     status: str
     log: NotRequired[str]
+    stderr: NotRequired[list[str]]
+    """The lines a ``cmd:`` bot wrote on stderr (a ``py:`` bot: printed) while it decided
+    (see :func:`cap_stderr`)."""
     stall_ms: NotRequired[float]
     """Time the referee's own process was stalled during the call, not charged to the bot
     (``ms`` is the bot's time without it); absent when there was none."""
@@ -247,7 +273,8 @@ LOG_SCHEMA: dict[str, Any] = {
         "players": {"type": "array", "items": {
             "type": "object", "required": _required(PlayerEntry),
             "properties": {"seat": _NAT, "name": _STR, "strikes": _NAT,
-                           "forfeited": {"type": "boolean"}},
+                           "forfeited": {"type": "boolean"},
+                           "time_control": TIME_CONTROL_SCHEMA},
         }},
         "decisions": {"type": "array", "items": {
             "type": "object",
@@ -258,6 +285,8 @@ LOG_SCHEMA: dict[str, Any] = {
                 "status": {"enum": list(STATUSES)},
                 "log": {"type": "string", "maxLength": MAX_LOG_CHARS},
                 "stall_ms": {"type": "number", "minimum": 0},
+                "stderr": {"type": "array", "maxItems": MAX_STDERR_LINES + 1,
+                           "items": {"type": "string", "maxLength": MAX_STDERR_CHARS}},
             },
         }},
         "faults": {"type": "array", "items": {

@@ -51,6 +51,7 @@ class DecisionRequest:
 class Answer:
     """A player's reply: the chosen id (``None`` if none usable), how long it took, the bot's
     own ``log`` text, and the :class:`~referee.faults.Fault` if the answer cannot be used.
+    ``stderr``: what a bot the referee runs (``cmd:``, ``py:``) wrote meanwhile, as lines.
     ``elapsed_ms`` is the time charged to the bot: the wall clock less ``stall_ms``, the time
     the referee's own process was stalled meanwhile (:mod:`referee.stall`)."""
 
@@ -59,6 +60,7 @@ class Answer:
     log: str | None = None
     fault: Fault | None = None
     stall_ms: float = 0.0
+    stderr: list[str] | None = None
 
 
 @dataclass

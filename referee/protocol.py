@@ -29,6 +29,7 @@ from referee.matchlog import (
     LOG_SCHEMA, MAX_LOG_CHARS, RESULT_SCHEMA, SCHEMA_BASE, TIME_CONTROL_SCHEMA,
 )
 from referee.players import DecisionRequest, MatchInfo
+from referee.board_schemas import BOARD_OF_GAME, BOARD_SCHEMAS
 from referee.view_schemas import VIEW_OF_GAME, VIEW_SCHEMAS
 
 PROTOCOL_VERSION = 1
@@ -487,8 +488,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "properties": {"seat": _NAT, "name": _STR},
             }},
             "time_control": TIME_CONTROL_SCHEMA,
-            "board": {"type": ["object", "null"]},
+            "board": {"type": ["object", "null"], "description": "the board data in play: "
+                      "see the game's board schema (board-<game>.json) and docs/games/<game>.md"},
         },
+        "allOf": [
+            {"if": {"required": ["game"], "properties": {"game": {"const": game}}},
+             "then": {"properties": {"board": {"$ref": f"{schema}.json"}}}}
+            for game, schema in sorted(BOARD_OF_GAME.items())
+        ],
     },
     "decide": {
         "$id": _ID + "decide.json",
@@ -541,6 +548,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 SCHEMAS.update(VIEW_SCHEMAS)
+SCHEMAS.update(BOARD_SCHEMAS)
 
 
 def schema_text(name: str) -> str:

@@ -156,7 +156,8 @@ _DOUBLETRACK_EVENTS = _events({
     "turn_limit": ({"turns": _NAT}, {}),
 })
 DOUBLETRACK_VIEW: Schema = _obj({
-    "game": {"const": "doubletrack"}, "board_version": _STR, "seat": _SEAT_OR_NULL,
+    "game": {"const": "doubletrack"}, "rules_version": _STR, "board_version": _STR,
+    "seat": _SEAT_OR_NULL,
     "num_players": {"enum": [3, 4]}, "turn": _NAT, "turn_limit": _NAT, "active": _SEAT,
     "seats": {"type": "array", "minItems": 3, "maxItems": 4, "items": _obj(
         {"seat": _SEAT, "colour": _STR,

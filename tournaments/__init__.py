@@ -6,14 +6,16 @@ touches a database. The modules, each on the ones before it:
 
 - ``errors``: :class:`TournamentError` (the user's) and :class:`Interrupted` (Ctrl-C);
 - ``stats``: Elo with error bars, likelihood of superiority, pentanomial counts, the SPRT maths;
-- ``plan``: entrants and the terms of every match (:class:`~tournaments.plan.Plan`);
+- ``plan``: entrants (each maybe with its own time per decision) and the terms of every match,
+  round-robin or gauntlet, or an SPRT's terms (:class:`~tournaments.plan.Plan`);
 - ``fixtures``: the schedule (one :class:`~tournaments.fixtures.Fixture` per match, each an
   ``arena.MatchDescription``) and each match's :class:`~tournaments.fixtures.Outcome`;
 - ``pool``: fixtures played in worker processes (HTTP bots: on threads, one process per core);
 - ``standings``: scores, crosstable and per-block samples;
 - ``store``: the state store interface and its JSON-lines file (what ``--resume`` reads);
 - ``tournament``: a tournament bound to its store, run and reported;
-- ``sprt``: game pairs of two entrants until the SPRT decides.
+- ``sprt``: game pairs of two entrants until the SPRT decides, kept in the same store (so an
+  SPRT resumes as a tournament does).
 """
 
 from __future__ import annotations

@@ -11,5 +11,5 @@ class TournamentError(RefereeError, ValueError):
 
 class Interrupted(Exception):
     """Raised by :meth:`~tournaments.tournament.Tournament.run` and
-    :func:`~tournaments.sprt.run_sprt` after Ctrl-C, once the pools have been stopped (the
+    :meth:`~tournaments.sprt.Sprt.run` after Ctrl-C, once the pools have been stopped (the
     games finished so far are kept)."""

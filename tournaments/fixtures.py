@@ -53,7 +53,7 @@ def schedule(plan: Plan, tournament_id: str) -> list[Fixture]:
     Rounds go over all tables, so partial results stay balanced; in round ``r`` every table
     plays the same seed once per cyclic seat rotation (both orders, for two seats).
     """
-    tables = list(itertools.combinations(range(len(plan.entrants)), plan.seats))
+    tables = plan_tables(plan)
     fixtures: list[Fixture] = []
     block = 0
     for round_no in range(plan.games // plan.seats):
@@ -66,6 +66,13 @@ def schedule(plan: Plan, tournament_id: str) -> list[Fixture]:
                 fixtures.append(Fixture(index, block, seats, match))
             block += 1
     return fixtures
+
+
+def plan_tables(plan: Plan) -> list[tuple[int, ...]]:
+    """The tables of a round: every set of ``plan.seats`` entrants, or in a gauntlet only
+    those with the gauntlet's entrant (who then plays every game)."""
+    tables = itertools.combinations(range(len(plan.entrants)), plan.seats)
+    return [t for t in tables if plan.gauntlet is None or plan.gauntlet in t]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from referee.display import redact
 from referee.games import find_game
-from tournaments.errors import Interrupted
+from tournaments.errors import Interrupted, TournamentError
 from tournaments.fixtures import Fixture, Outcome, schedule
 from tournaments.plan import Plan, check_plan
 from tournaments.pool import MatchPool, PoolFactory
@@ -50,6 +50,9 @@ class Tournament:
     @classmethod
     def resume(cls, store: StateStore) -> Tournament:
         plan, done = store.load()
+        if plan.sprt is not None:
+            raise TournamentError(f"{store.tournament_id} is an SPRT, not a tournament: finish "
+                                  f"it with referee sprt --resume {store.tournament_id}")
         return cls(plan, store, done)
 
     @property
@@ -147,21 +150,27 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
     order = table.order()
     entrants = [
         {"rank": rank, "name": names[i], "bot": redact(plan.entrants[i].bot),
+         "time_ms": plan.entrants[i].time_ms or plan.time_control.decision_ms,
          "games": table.games[i],
          "points": round(table.points[i], 4),
          "score": round(table.points[i] / table.games[i], 4) if table.games[i] else None,
          "firsts": table.firsts[i], "strikes": table.strikes[i], "forfeits": table.forfeits[i]}
         for rank, i in enumerate(order, 1)
     ]
+    def meet(a: int, b: int) -> bool:  # in a gauntlet, only pairs with its entrant
+        return a != b and (plan.gauntlet is None or plan.gauntlet in (a, b))
+
     crosstable = {
         names[a]: {names[b]: {"games": h.games, "wins": h.wins, "draws": h.draws,
                               "losses": h.losses, "points": h.points}
-                   for b, h in enumerate(table.heads[a]) if b != a}
+                   for b, h in enumerate(table.heads[a]) if meet(a, b)}
         for a in order
     }
     pairs = []
     for x, a in enumerate(order):
         for b in order[x + 1:]:
+            if not meet(a, b):
+                continue
             head, est = table.heads[a][b], table.estimate(a, b)
             entry: dict[str, Any] = {"a": names[a], "b": names[b], "games": head.games,
                                      "points": head.points, "stats": est.to_dict() if est else None}
@@ -172,6 +181,7 @@ def report(tournament: Tournament, table: Standings) -> dict[str, Any]:
         "tournament": tournament.tournament_id, "game": plan.game, "seed": plan.seed,
         "seats": plan.seats, "games_per_table": plan.games, "matches": len(tournament.fixtures),
         "played": table.played, "complete": tournament.complete,
+        "gauntlet": None if plan.gauntlet is None else names[plan.gauntlet],
         "entrants": entrants, "crosstable": crosstable, "pairs": pairs,
     }
 

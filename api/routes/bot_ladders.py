@@ -12,7 +12,7 @@ from api.context import service
 from api.schemas import (
     ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body,
 )
-from ladder import NotFoundError, matchmaker, registry
+from ladder import NotFoundError, matchmaking, registry
 
 
 def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
@@ -57,10 +57,10 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                                f"{', '.join(bot['games'])}): add it with PATCH /bots/{bot_id}")
         try:
             if body.get("active") is True:
-                matchmaker.join(svc.engine, bot_id, game, svc.config.matchmaker())
+                matchmaking.join(svc.engine, bot_id, game, svc.config.matchmaker())
                 registry.join_house_bots(svc.engine, svc.config.house_ladders, [game])
             elif body.get("active") is False:
-                matchmaker.leave(svc.engine, bot_id, game)
+                matchmaking.leave(svc.engine, bot_id, game)
             if "paused" in body:
                 registry.set_owner_pause(svc.engine, bot_id, game, body["paused"])
         except NotFoundError as exc:  # the bot exists: it is the entry that does not

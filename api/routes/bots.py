@@ -21,7 +21,7 @@ from api.schemas import (
     bot_update_schema, check_args_schema, head_to_head_args_schema, rating_args_schema,
 )
 from ladder import pages_reads as more
-from ladder import checks, matchmaker, reads, registry
+from ladder import checks, matchmaking, reads, registry
 from ladder.models import ACTIVE, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
@@ -250,7 +250,7 @@ def join_ladders(bot_id: int, games: list[str]) -> None:
     opponents (an unverified bot's entries wait until it is verified)."""
     svc = service()
     for game in games:
-        matchmaker.join(svc.engine, bot_id, game, svc.config.matchmaker())
+        matchmaking.join(svc.engine, bot_id, game, svc.config.matchmaker())
     registry.join_house_bots(svc.engine, svc.config.house_ladders, games)
 
 
@@ -262,7 +262,7 @@ def follow_games(bot_id: int, before: list[str], after: list[str]) -> None:
     entries = {e["game"]: e for e in registry.ladder_entries(svc.engine, bot_id)}
     for game in set(before) - set(after):
         if entries.get(game, {}).get("active"):
-            matchmaker.leave(svc.engine, bot_id, game)
+            matchmaking.leave(svc.engine, bot_id, game)
     if any(e["active"] for e in entries.values()):
         join_ladders(bot_id, sorted(set(after) - set(before)))
 

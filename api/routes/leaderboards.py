@@ -10,7 +10,7 @@ from flask_smorest import Blueprint, abort
 from api.context import service
 from api.schemas import GamesOut, LeaderboardOut
 from ladder.reads import leaderboard_page
-from ladder.work import DEFAULT_SETTINGS
+from ladder.newmatches import STANDARD
 
 
 def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
@@ -28,9 +28,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             game = find_game(name)
             items.append({"name": name, "seats": list(game.player_counts),
                           "rules_version": game.rules_version,
-                          "time_control": {"decision_ms": DEFAULT_SETTINGS["time_ms"],
-                                           "bank_ms": DEFAULT_SETTINGS["bank_ms"],
-                                           "strikes": DEFAULT_SETTINGS["strikes"]},
+                          "time_control": {"decision_ms": STANDARD.time_ms,
+                                           "bank_ms": STANDARD.bank_ms,
+                                           "strikes": STANDARD.strikes},
                           "leaderboard": f"/api/v1/leaderboards/{name}"})
         return {"items": items}
 

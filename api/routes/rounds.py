@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 
 from api.context import service
 from api.schemas import ID_RULE as ID, Page, PageArgs, Ref, game_field
-from ladder.matchmaker import list_rounds, round_detail
+from ladder.matchmaking import list_rounds, round_detail
 
 
 def round_filter_schema(known: list[str]) -> type[ma.Schema]:

@@ -153,12 +153,11 @@ def pages() -> None:
 
     from api import create_app
     from api.config import ServiceConfig
-    from api.dispatch import NoDispatcher
     from api.startup import prepare_database
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         config = ServiceConfig(db_url=f"sqlite:///{tmp}/ladder.sqlite3", ratelimit=False)
-        app = create_app(config, engine=prepare_database(config), dispatcher=NoDispatcher())
+        app = create_app(config, engine=prepare_database(config))  # its pool is never started
         ids = build_ladder(app)
         server = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()

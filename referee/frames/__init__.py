@@ -13,7 +13,10 @@ Nothing a spectator may not see gets in:
 - a decision whose answer stays secret (the card a Doubletrack seller puts face down) is shown
   without its choice, and a decision whose options would tell a hand (which distinct cards a
   seat could play) without their number: each game's kit names those kinds;
-- a bot's own ``log`` text is owner-only and never copied; the seed stays in the log.
+- a bot's own words (the ``log`` text it sent with an answer, and the ``stderr`` lines the
+  referee captured from a bot it started) are owner-only: copied only when the caller asks
+  for them (``notes=True``: the author's own ``referee view`` and ``replay --trace``), never
+  into the service's frames; the seed stays in the log.
 
 Neither game reveals hidden information when it ends (Tokaido Duo's face-down paintings are
 never turned over; Doubletrack's hands are never shown), so the last frame shows no more than
@@ -41,8 +44,11 @@ FRAMES_VERSION = 1
 __all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "build_frames", "frame_count", "iter_frames"]
 
 
-def build_frames(log: Any) -> dict[str, Any]:
+def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
     """The frames document of ``log``: ``{format, version, match, board, frames}``.
+
+    ``notes`` copies each bot's own words into its decisions (``log``, ``stderr``): for the
+    author reading their own log, never for a spectator.
 
     The log is first replayed and checked (:func:`referee.replay.replay`): anything that is not
     a match log, or whose choices do not reach its recorded result, raises :class:`LogError`
@@ -56,7 +62,7 @@ def build_frames(log: Any) -> dict[str, Any]:
         raise LogError(f"the log of an unfinished match ({log['unfinished']}, after "
                        f"{len(log['decisions'])} decisions): it has no result to show")
     game, state, cast = _start(log)
-    frames = list(_frames(log, state, cast))
+    frames = list(_frames(log, state, cast, notes))
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
                              if f.get("step") is None and f.get("kind") != "start"]
     return {
@@ -100,7 +106,8 @@ def frame_count(log: Mapping[str, Any]) -> int:
     return len({int(d["step"]) for d in log["decisions"]}) + 1
 
 
-def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[str, Any]]:
+def _frames(log: Mapping[str, Any], state: State, cast: Cast, notes: bool = False
+            ) -> Iterator[dict[str, Any]]:
     """Frame 0, then replay step by step. ``/start`` faults are strikes (the runner's rule)
     shown on frame 0; ``/end`` faults come after the result (added to the last frame)."""
     steps: dict[int, dict[int, Mapping[str, Any]]] = {}
@@ -128,8 +135,10 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast) -> Iterator[dict[s
             entry = steps[step][d.seat]
             if entry["status"] not in (OK, FORFEITED):
                 strikes[d.seat] += 1
-            decisions.append(_decision(d, entry, faults.get((step, d.seat)), cast,
-                                       strikes[d.seat]))
+            decision = _decision(d, entry, faults.get((step, d.seat)), cast, strikes[d.seat])
+            if notes:
+                decision.update(bot_notes(entry))
+            decisions.append(decision)
         try:
             state.apply({seat: e["choice"] for seat, e in steps[step].items()})
         except RulesError as exc:
@@ -165,7 +174,7 @@ def _frame(ply: int, step: int | None, turn: int | None, state: State, cast: Cas
 
 def _decision(d: Decision, entry: Mapping[str, Any], fault: Mapping[str, Any] | None,
               cast: Cast, strikes: int) -> dict[str, Any]:
-    """One seat's answer as a spectator may see it; the bot's ``log`` text is never copied."""
+    """One seat's answer as a spectator may see it; the bot's own words are not copied here."""
     option = next((o for o in d.options if o.id == entry["choice"]), None)
     if option is None:
         raise LogError(f"step {entry['step']}: {entry['choice']!r} is not an option of "
@@ -186,6 +195,26 @@ def _decision(d: Decision, entry: Mapping[str, Any], fault: Mapping[str, Any] | 
     }
     if fault is not None:
         out["fault"] = _fault(fault)
+    return out
+
+
+def bot_notes(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A log entry's bot's own words, as the author sees them: ``log`` (the text the bot sent
+    with its answer) and ``stderr`` (the lines the referee captured from a bot it started),
+    each only when there is some. Raises :class:`LogError` for a field of the wrong shape."""
+    out: dict[str, Any] = {}
+    where = f"step {entry.get('step')}: seat {entry.get('seat')}'s"
+    text = entry.get("log")
+    if text is not None and not isinstance(text, str):
+        raise LogError(f"{where} 'log' is not a string")
+    if text:
+        out["log"] = text
+    lines = entry.get("stderr")
+    if lines is not None and (not isinstance(lines, list)
+                              or not all(isinstance(line, str) for line in lines)):
+        raise LogError(f"{where} 'stderr' is not a list of strings")
+    if lines:
+        out["stderr"] = list(lines)
     return out
 
 

@@ -91,3 +91,21 @@ def test_new_state_under_another_version_is_a_typed_error():
     assert GAME.new_state(3, 46).may_decline is True
     with pytest.raises(GameOptionsError, match="version '9'.*plays version '3' and replays '2'"):
         GAME.new_state_under("9", 3, 46)
+
+
+@pytest.mark.parametrize("version", ["3", "2"])
+def test_the_view_names_the_rules_it_is_played_by_and_a_determinized_state_keeps_them(version):
+    """Like Tokaido Duo's, every Doubletrack view carries ``rules_version``: a bot (or a search
+    bot's determinized copy) can tell whether the two cards may be declined."""
+    state = GAME.new_state_under(version, 3, 46)
+    for seat in (0, 1, 2, None):
+        assert state.view(seat)["rules_version"] == version
+    seat = state.pending()[0].seat
+    copy_ = GAME.determinize(state.view(seat), 1)
+    assert copy_.may_decline == (version == "3")
+    assert copy_.view(seat)["rules_version"] == version
+
+
+def test_the_frames_of_a_version_2_log_show_version_2_views():
+    doc = build_frames(v2_log())
+    assert {f["view"]["rules_version"] for f in doc["frames"]} == {"2"}

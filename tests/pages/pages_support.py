@@ -19,7 +19,7 @@ from sqlalchemy import insert, update
 from support.apps import prepared_app
 
 from api.config import ServiceConfig
-from api.dispatch import NoDispatcher
+from support.apps import NoDispatcher
 from ladder import registry
 from ladder.accounts import create_owner, now_utc
 from ladder.identity import claim_names

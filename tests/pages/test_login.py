@@ -14,7 +14,7 @@ from pages_support import Site, csrf_of
 
 from api import create_app
 from api.config import ServiceConfig
-from api.dispatch import NoDispatcher
+from support.apps import NoDispatcher
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from support.ladder_db import (  # noqa: F401 (fixtures)
 )
 
 from api.config import ServiceConfig
-from api.dispatch import NoDispatcher
+from support.apps import NoDispatcher
 from bots.server import BotApp, BotServer
 
 

@@ -60,4 +60,5 @@ def seats_of(engine: Engine) -> dict[int, list[int]]:
 def match_rows(engine: Engine) -> list[Any]:
     with engine.connect() as conn:
         return list(conn.execute(select(Match.id, Match.state, Match.round_id, Match.pair_key,
-                                        Match.enqueued_at, Match.rated, Match.void_reason)))
+                                        Match.fixture_id, Match.held, Match.enqueued_at,
+                                        Match.rated, Match.void_reason)))

@@ -8,7 +8,7 @@ import pytest
 
 from api.health import probe_due
 from bots.server import BotApp, BotServer
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 from ladder.accounts import now_utc
 from ladder.registry import OWNER_PAUSE, join_house_bots
 
@@ -56,7 +56,7 @@ def test_a_registered_bot_joins_its_ladders_with_house_opponents(anon, served):
     assert mine["active"] and not mine["paused"] and mine["paused_reason"] is None
     assert mine["placement_remaining"] == 10 and mine["provisional"] and mine["byes"] == 0
     engine = anon.app.extensions["referee"].engine
-    result = mm.tick(engine, DUO)  # alice's bot, random and greedy: a round is planned
+    result = mm.tick(engine)  # alice's bot, random and greedy: a round is planned
     assert result.opened and result.enqueue
     names = {b["name"]: b["id"] for b in anon.get("/api/v1/bots").json["items"]}
     detail = anon.get(f"/api/v1/rounds/{result.opened[0]}").json
@@ -118,7 +118,7 @@ def test_a_resume_counts_as_a_rest_for_the_owner_and_the_health_rules(anon, serv
     a = register(alice, served(1).url, name="a")
     server = served(2)
     b = register(bob, server.url, name="b")
-    mm.tick(svc.engine, GAME)
+    mm.tick(svc.engine)
 
     def last_rest(bot):
         with svc.engine.connect() as conn:
@@ -131,7 +131,7 @@ def test_a_resume_counts_as_a_rest_for_the_owner_and_the_health_rules(anon, serv
                          .values(last_rest=-5))
 
     put(alice, a, {"paused": True})
-    mm.tick(svc.engine, GAME)
+    mm.tick(svc.engine)
     latest = max(r["number"] for r in anon.get("/api/v1/rounds").json["items"])
     assert latest >= 1
     forget_rest(a)

@@ -106,6 +106,43 @@ def test_bot_log_lines_go_to_their_owner_only(app, anon):
     assert alice.get(f"/api/v1/matches/{match_id}/seats/9/log").status_code == 404
 
 
+def test_stderr_lines_go_to_their_owner_only_like_log_lines(app, anon, bot_url, monkeypatch):
+    """A bot the referee started leaves ``stderr`` lines on its decisions (added here to the
+    logs the real runner plays): the public log, frames and match page hold none of them; the
+    owner's seat log has them, beside the ``log`` text where the bot sent both."""
+    from api import execution
+
+    real = execution.play
+
+    def with_stderr(claim, policy):
+        log = real(claim, policy)
+        seen = set()
+        for d in log["decisions"]:
+            d["stderr"] = [f"STDERR-{d['step']}"]
+            if d["seat"] not in seen:
+                seen.add(d["seat"])
+                d["log"] = "LOG-TEXT"
+        return log
+
+    monkeypatch.setattr(execution, "play", with_stderr)
+    alice, mine, answer = setup_challenge(anon, bot_url, games=2)
+    assert answer.status_code == 202, answer.json
+    assert drain(app) == ["finished", "finished"]
+    match_id = answer.json["match_ids"][0]
+    seat = next(s["seat"] for s in anon.get(f"/api/v1/matches/{match_id}").json["seats"]
+                if s["bot"]["id"] == mine)
+    for public in (f"/api/v1/matches/{match_id}/log", f"/api/v1/matches/{match_id}/frames",
+                   f"/matches/{match_id}"):
+        answered = anon.get(public)
+        assert answered.status_code == 200, public
+        text = answered.get_data(as_text=True)
+        assert "STDERR-" not in text and "LOG-TEXT" not in text, public
+    lines = alice.get(f"/api/v1/matches/{match_id}/seats/{seat}/log").json["lines"]
+    assert len(lines) > 1 and lines[0]["log"] == "LOG-TEXT" and lines[1]["log"] == ""
+    assert [line["stderr"] for line in lines] == [[f"STDERR-{line['step']}"] for line in lines]
+    assert anon.owner("bob").get(f"/api/v1/matches/{match_id}/seats/{seat}/log").status_code == 403
+
+
 def test_match_filters(app, anon, bot_url):
     _, mine, answer = setup_challenge(anon, bot_url, games=2)
     drain(app)

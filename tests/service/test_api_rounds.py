@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 
 from service.matchmaking_support import add_bot, add_owner
 
@@ -11,7 +11,7 @@ def test_rounds_list_and_detail(app, anon):
     engine = app.extensions["referee"].engine
     for i in range(5):
         mm.join(engine, add_bot(engine, f"r{i}", add_owner(engine, f"ro{i}")), "tokaido-duo")
-    mm.tick(engine, "tokaido-duo")
+    mm.tick(engine)
     page = anon.get("/api/v1/rounds?game=tokaido-duo")
     assert page.status_code == 200, page.json
     assert page.json["total"] == 2 and page.json["items"][0]["number"] == 2

@@ -291,7 +291,7 @@ def test_celery_beat_runs_the_health_tick(tmp_path, monkeypatch, bot_url):
 
     import api.tasks
     from api.config import ServiceConfig
-    from api.dispatch import NoDispatcher
+    from support.apps import NoDispatcher
     from api.tasks import make_celery
 
     url = f"sqlite:///{tmp_path / 'beat.sqlite3'}"

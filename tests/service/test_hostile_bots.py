@@ -13,15 +13,16 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 from ladder import work
 from ladder.models import Bot, MatchSeat, Owner
+from ladder.newmatches import MatchSettings
 from service.conftest import Client, drain, fast_bot
 from support.http_bots import HOSTILE_MATRIX, HostileServer
 
 GAME = "tokaido-duo"
 INFO = {"name": "hostile", "games": [GAME], "protocol": 1}
-FAST = {"time_ms": 250, "bank_ms": 0, "strikes": 3, "options": {}}
+FAST = MatchSettings(time_ms=250)
 ONE_ROUND = mm.MatchmakerConfig(settings=FAST, max_open_rounds=1)
 CASES = [(mode, delay, reason, 0) for mode, delay, reason in HOSTILE_MATRIX] + [
     ("deep_json", 0.0, "bad_json", 2),  # after two good answers: a bot that sees it is losing
@@ -30,7 +31,7 @@ CASES = [(mode, delay, reason, 0) for mode, delay, reason in HOSTILE_MATRIX] + [
 
 @pytest.fixture
 def site(make_service, monkeypatch):
-    monkeypatch.setitem(work.DEFAULT_SETTINGS, "time_ms", FAST["time_ms"])
+    monkeypatch.setattr(work, "STANDARD", FAST)  # the challenges
     app = make_service(house_ladders=("random",))
     return app, Client(app)
 
@@ -62,7 +63,7 @@ def test_a_hostile_bot_is_struck_and_its_matches_count(site, mode, delay, reason
         with engine.begin() as conn:  # the ladder's pair released at once, beside the challenge
             conn.execute(update(Bot).values(max_concurrency=4))
         sent = app.extensions["referee"].dispatcher.sent
-        sent += mm.tick(engine, GAME, config=ONE_ROUND).enqueue
+        sent += mm.tick(engine, config=ONE_ROUND).enqueue
         challenge = alice.post("/api/v1/challenges", json={"game": GAME, "bots": [hostile, 1],
                                                            "games": 2})
         assert challenge.status_code == 202, challenge.json

@@ -122,7 +122,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
     from api import create_app
     from api.config import ServiceConfig
     from api.health import probe_due
-    from ladder import matchmaker as mm
+    from ladder import matchmaking as mm
 
     began = time.monotonic()
     queue = f"referee-e2e-{os.getpid()}-{secrets.token_hex(4)}"
@@ -153,7 +153,7 @@ def test_the_living_ladder_end_to_end(pg_service: str, tmp_path: Path) -> None:
 
         def step() -> None:
             """What beat does: a tick (its released matches to the worker) and a health run."""
-            released = mm.tick(engine, DUO, config=cfg).enqueue
+            released = mm.tick(engine, config=cfg).enqueue
             if released:
                 svc.dispatcher.enqueue(released)
             probe_due(engine, policy, interval_s=PROBE_S)

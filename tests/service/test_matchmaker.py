@@ -19,9 +19,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from sqlalchemy import select, update
 from support.ladder_db import sqlite_head_url
 
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 from ladder.accounts import now_utc, utc
-from ladder.matchmaker import HELD, MatchmakerConfig
+from ladder.matchmaking import MatchmakerConfig
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED, Fixture, LadderEntry, Rating, Round
 from ladder.store import open_db
 from ladder.work import claim, void
@@ -123,7 +123,7 @@ class Ladder(RuleBasedStateMachine):
 
     def released(self) -> list[Any]:
         return [m for m in match_rows(self.engine) if m.state in (SCHEDULED, RUNNING)
-                and (m.enqueued_at is None or m.enqueued_at.replace(tzinfo=HELD.tzinfo) < HELD)]
+                and not m.held]
 
     @rule(index=st.integers(0, 50), many=st.booleans())
     def matches_finish(self, index: int, many: bool) -> None:
@@ -157,14 +157,14 @@ class Ladder(RuleBasedStateMachine):
     @rule()
     def tick(self) -> None:
         before = {m.id for m in self.released()}
-        result = mm.tick(self.engine, self.game, config=CONFIG, rng=self.rng)
+        result = mm.tick(self.engine, config=CONFIG, rng=self.rng)
         seats = seats_of(self.engine)
         # property 6: nothing released for a bot that is not eligible now
         for pk in result.enqueue:
             assert pk not in before
             assert set(seats[pk]) <= self.eligible(), (pk, seats[pk])
         self.ticked = True
-        again = mm.tick(self.engine, self.game, config=CONFIG, rng=self.rng)
+        again = mm.tick(self.engine, config=CONFIG, rng=self.rng)
         assert again.enqueue == [] and again.created == 0 and again.opened == []  # idempotent
         self.check_snapshots(result.opened)
         self.check_even()
@@ -186,7 +186,7 @@ class Ladder(RuleBasedStateMachine):
         rounds, fixtures = self.load()
         for r in rounds:
             slots = Counter(b for f in fixtures if f.round_id == r.id
-                            and (f.kind == mm.FIXTURE or (f.kind == mm.BYE and f.makeup_of is None))
+                            and (f.kind == mm.Kind.FIXTURE or (f.kind == mm.Kind.BYE and f.makeup_of is None))
                             for b in f.bots)
             assert set(slots) == set(r.eligible) and set(slots.values()) <= {1}, r.number
 
@@ -211,10 +211,10 @@ class Ladder(RuleBasedStateMachine):
         planned: Counter[int] = Counter()
         open_: Counter[int] = Counter()
         for f in fixtures:
-            if f.kind == mm.FIXTURE and f.state in (mm.PLANNED, mm.DISPATCHED):
+            if f.kind == mm.Kind.FIXTURE and f.state in (mm.Stage.PLANNED, mm.Stage.DISPATCHED):
                 for b in f.bots:
                     open_[b] += 1
-                    planned[b] += f.state == mm.PLANNED
+                    planned[b] += f.state == mm.Stage.PLANNED
         for bot, n in open_.items():
             assert planned[bot] <= 1 and n <= self.bots[bot]["cap"] + 1, (bot, n, planned[bot])
 
@@ -247,8 +247,8 @@ class Ladder(RuleBasedStateMachine):
                                   .where(Round.id.in_(opened))).all()
         for r in rounds:
             at = utc(r.opened_at)
-            waiting = {b for f in fixtures if f.kind in (mm.FIXTURE, mm.MAKEUP)
-                       and f.round_id != r.id and f.state != mm.CANCELLED
+            waiting = {b for f in fixtures if f.kind in (mm.Kind.FIXTURE, mm.Kind.MAKEUP)
+                       and f.round_id != r.id and f.state != mm.Stage.CANCELLED
                        and (f.dispatched_at is None or utc(f.dispatched_at) >= at)
                        for b in f.bots}
             left_out = self.eligible() - set(r.eligible) - waiting
@@ -265,8 +265,8 @@ class Ladder(RuleBasedStateMachine):
         seats = seats_of(self.engine)
         by_fixture: dict[int, list[Any]] = defaultdict(list)
         for m in matches:
-            if m.pair_key and m.pair_key.startswith("fx"):
-                by_fixture[int(m.pair_key[2:])].append(m)
+            if m.fixture_id is not None:
+                by_fixture[m.fixture_id].append(m)
         last = rounds[-1].number
         for start in range(len(rounds)):
             window = rounds[start:]
@@ -278,25 +278,25 @@ class Ladder(RuleBasedStateMachine):
             if len(present) < 2:
                 continue
             inside = [f for f in fixtures if f.round_id in ids]
-            if any(f.kind == mm.BYE and f.reason == "forced" for f in inside):
+            if any(f.kind == mm.Kind.BYE and f.reason == "forced" for f in inside):
                 continue  # an infeasible field (one owner's bots only) is outside the bound
             byes: Counter[int] = Counter()
             games: Counter[int] = Counter()
             rotation: Counter[int] = Counter()
             for f in inside:
-                if f.kind == mm.BYE:
+                if f.kind == mm.Kind.BYE:
                     byes[f.bots[0]] += 1
                     rotation[f.bots[0]] += f.reason == "rotation"
-                elif f.kind == mm.ORPHAN and f.state == mm.PLANNED:
+                elif f.kind == mm.Kind.ORPHAN and f.state == mm.Stage.PLANNED:
                     for b in f.bots:
                         games[b] += f.games  # its make-up is due
-                elif f.kind in (mm.FIXTURE, mm.MAKEUP) and f.state != mm.CANCELLED:
-                    if f.state == mm.PLANNED:
+                elif f.kind in (mm.Kind.FIXTURE, mm.Kind.MAKEUP) and f.state != mm.Stage.CANCELLED:
+                    if f.state == mm.Stage.PLANNED:
                         for b in f.bots:
                             games[b] += f.games
                         continue
                     for m in by_fixture[f.id]:
-                        if m.state != VOIDED or f.state == mm.DISPATCHED:
+                        if m.state != VOIDED or f.state == mm.Stage.DISPATCHED:
                             for b in seats[m.id]:
                                 games[b] += 1
             for x in present:
@@ -338,7 +338,7 @@ def test_two_ticks_at_once_schedule_one_ticks_worth(db_url, game, created):
         def run() -> None:
             try:
                 barrier.wait()
-                results.append(mm.tick(engine, game, config=MatchmakerConfig(depth=100)))
+                results.append(mm.tick(engine, config=MatchmakerConfig(depth=100)))
             except BaseException as exc:  # noqa: BLE001 - reported below
                 errors.append(exc)
 
@@ -364,15 +364,15 @@ def test_two_ticks_at_once_schedule_one_ticks_worth(db_url, game, created):
 def test_a_pair_shares_a_seed_and_its_second_game_waits_for_the_bots(db_url):
     engine = ladder_of(db_url, 2, "tokaido-duo")
     try:
-        first = mm.tick(engine, "tokaido-duo")
+        first = mm.tick(engine)
         assert len(first.enqueue) == 1 and first.created == 2
         rows = sorted(match_rows(engine), key=lambda m: m.id)
         assert rows[0].pair_key == rows[1].pair_key
         seats = seats_of(engine)
         assert seats[rows[0].id] == seats[rows[1].id][::-1]
-        assert mm.tick(engine, "tokaido-duo").enqueue == []  # the bots are busy
+        assert mm.tick(engine).enqueue == []  # the bots are busy
         assert finish_match(engine, first.enqueue[0], random.Random(1))
-        second = mm.tick(engine, "tokaido-duo")
+        second = mm.tick(engine)
         assert second.enqueue == [rows[1].id] and second.created == 0
     finally:
         engine.dispose()
@@ -382,16 +382,16 @@ def test_a_voided_game_is_made_up_and_a_paused_bot_leaves_an_orphan(db_url):
     engine = ladder_of(db_url, 4, "tokaido-duo")
     rng = random.Random(2)
     try:
-        first = mm.tick(engine, "tokaido-duo")
+        first = mm.tick(engine)
         assert len(first.enqueue) == 2
         voided = first.enqueue[0]
         void(engine, voided, "no result after 3 attempts")
         finish_match(engine, first.enqueue[1], rng)
-        for pk in mm.tick(engine, "tokaido-duo").enqueue:  # the pairs' second games
+        for pk in mm.tick(engine).enqueue:  # the pairs' second games
             finish_match(engine, pk, rng)
-        mm.tick(engine, "tokaido-duo")
+        mm.tick(engine)
         with engine.connect() as conn:
-            makeups = conn.execute(select(Fixture.__table__).where(Fixture.kind == mm.MAKEUP)).all()
+            makeups = conn.execute(select(Fixture.__table__).where(Fixture.kind == mm.Kind.MAKEUP)).all()
         assert len(makeups) == 1 and makeups[0].games == 1
         assert makeups[0].bots == seats_of(engine)[voided]
     finally:
@@ -408,8 +408,8 @@ def test_a_tick_after_a_match_skips_while_another_tick_holds_the_lock(pg_head_ur
     try:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock_key(mm.LOCK)})
-            skipped = mm.tick(engine, "tokaido-duo", wait=False)
+            skipped = mm.tick(engine, wait=False)
             assert skipped.opened == [] and skipped.created == 0
-        assert mm.tick(engine, "tokaido-duo", wait=False).opened
+        assert mm.tick(engine, wait=False).opened
     finally:
         engine.dispose()

@@ -21,9 +21,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, select
 
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 from ladder.accounts import now_utc
-from ladder.matchmaker import HELD, MatchmakerConfig
+from ladder.matchmaking import MatchmakerConfig
 from ladder.models import FINISHED, SCHEDULED, Fixture, Match, MatchSeat, Round
 from ladder.store import open_db
 from ladder.work import claim, finish
@@ -49,7 +49,7 @@ class Waits:
         """Note the fixtures planned now; those that were and are not any more started."""
         with engine.connect() as conn:
             rows = conn.execute(select(Fixture.id, Fixture.game, Fixture.bots).where(
-                Fixture.kind.in_((mm.FIXTURE, mm.MAKEUP)), Fixture.state == mm.PLANNED)).all()
+                Fixture.kind.in_((mm.Kind.FIXTURE, mm.Kind.MAKEUP)), Fixture.state == mm.Stage.PLANNED)).all()
         now = {fid: (game, set(bots)) for fid, game, bots in rows}
         for fid, (game, _) in self.waiting.items():
             if fid not in now:
@@ -97,7 +97,7 @@ def simulate(engine: Engine, events: int, length: dict[str, int],
     clock = 0
 
     def tick(game: str | None) -> None:
-        result = mm.tick(engine, game, config=CONFIG, rng=rng)
+        result = mm.tick(engine, config=CONFIG, rng=rng)
         for pk, (match_game, bots) in released(engine, result.enqueue).items():
             game_of[pk] = match_game
             waits.released(match_game, bots)
@@ -151,10 +151,10 @@ def play_all_but(engine: Engine, stuck: int, rng: random.Random, rounds: int) ->
     """Tick and finish every released match but ``stuck`` until nothing is left to play or
     ``rounds`` rounds have opened."""
     for _ in range(10 * rounds):
-        mm.tick(engine, DUO, config=CONFIG, rng=rng)
+        mm.tick(engine, config=CONFIG, rng=rng)
         with engine.connect() as conn:
             released = conn.execute(select(Match.id).where(
-                Match.state == SCHEDULED, Match.enqueued_at < HELD, Match.id != stuck)
+                Match.state == SCHEDULED, Match.held.is_(False), Match.id != stuck)
             ).scalars().all()
         if not released or len(rounds_of(engine)) >= rounds:
             return
@@ -175,7 +175,7 @@ def waiting_on(engine: Engine, bots: set[int]) -> set[int]:
     """``bots`` and the bots of every planned fixture with one of them."""
     with engine.connect() as conn:
         planned = conn.execute(select(Fixture.bots).where(
-            Fixture.state == mm.PLANNED, Fixture.kind == mm.FIXTURE)).scalars().all()
+            Fixture.state == mm.Stage.PLANNED, Fixture.kind == mm.Kind.FIXTURE)).scalars().all()
     return bots | {b for table in planned if set(table) & bots for b in table}
 
 
@@ -183,7 +183,7 @@ def test_a_match_in_retry_does_not_keep_the_next_round_from_opening(db_url):
     engine = bots_on(db_url, 6, (DUO,))
     rng = random.Random(5)
     try:
-        first = mm.tick(engine, DUO, config=CONFIG, rng=rng).enqueue
+        first = mm.tick(engine, config=CONFIG, rng=rng).enqueue
         stuck = first[0]
         pair = set(seats_of(engine)[stuck])
         dies(engine, stuck)
@@ -218,12 +218,12 @@ def test_a_match_under_a_live_lease_is_waited_for(tmp_path):
     engine = bots_on(f"sqlite:///{tmp_path / 'live.sqlite3'}", 6, (DUO,))
     rng = random.Random(6)
     try:
-        stuck = mm.tick(engine, DUO, config=CONFIG, rng=rng).enqueue[0]
+        stuck = mm.tick(engine, config=CONFIG, rng=rng).enqueue[0]
         assert claim(engine, stuck, "slow-worker", lease_s=3600)
         play_all_but(engine, stuck, rng, rounds=5)
         assert [number for number, _, _ in rounds_of(engine)] == [1, 2]
         # the same state once the lease has run out: the round opens
         later = now_utc() + timedelta(hours=2)
-        assert mm.tick(engine, DUO, now=later, config=CONFIG, rng=rng).opened
+        assert mm.tick(engine, now=later, config=CONFIG, rng=rng).opened
     finally:
         engine.dispose()

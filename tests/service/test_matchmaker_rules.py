@@ -11,9 +11,9 @@ from sqlalchemy import insert, select, update
 from support.cli import assert_clean_error
 
 from cli import main
-from ladder import matchmaker as mm
+from ladder import matchmaking as mm
 from ladder.accounts import now_utc
-from ladder.matchmaker import MatchmakerConfig
+from ladder.matchmaking import MatchmakerConfig
 from ladder.models import Bot, Fixture, HealthCheck, LadderEntry, Owner, Round
 from ladder.store import open_db
 
@@ -39,7 +39,7 @@ def snapshot(engine: Any, number: int) -> list[int]:
 def play_out(engine: Any, rounds: int, rng: random.Random, config=MatchmakerConfig()) -> None:
     """Tick and finish every released match until ``rounds`` rounds exist."""
     for _ in range(200):
-        released = mm.tick(engine, GAME, config=config).enqueue
+        released = mm.tick(engine, config=config).enqueue
         for pk in released:
             finish_match(engine, pk, rng)
         with engine.connect() as conn:
@@ -64,7 +64,7 @@ def test_paused_suspended_unhealthy_and_retired_bots_are_not_eligible(db_url):
             conn.execute(insert(HealthCheck), [  # two failures after a success: still fine
                 {"bot_id": bots[5], "at": now_utc(), "ok": ok, "status": "", "detail": ""}
                 for ok in (True, False, False)])
-        mm.tick(engine, GAME)
+        mm.tick(engine)
         assert snapshot(engine, 1) == sorted(bots[5:])
         mm.resume(engine, bots[0], GAME)
         mm.join(engine, bots[1], GAME)
@@ -77,7 +77,7 @@ def snapshot_after_tick(engine: Any) -> list[int]:
     """The eligible bots the next opened round snapshots (rounds are cleared first)."""
     with engine.begin() as conn:
         conn.execute(update(Round).where(Round.game == GAME).values(closed_at=now_utc()))
-    result = mm.tick(engine, GAME)
+    result = mm.tick(engine)
     with engine.connect() as conn:
         return sorted(conn.execute(select(Round.eligible).where(Round.id == result.opened[0])
                                    ).scalar_one())
@@ -88,7 +88,7 @@ def test_placement_counts_down_and_a_new_version_places_again(db_url):
     rng = random.Random(3)
     try:
         play_out(engine, 4, rng)
-        mm.tick(engine, GAME)  # placement counts a fixture's games when it settles
+        mm.tick(engine)  # placement counts a fixture's games when it settles
         with engine.connect() as conn:
             left = dict(conn.execute(select(LadderEntry.bot_id, LadderEntry.placement_remaining)
                                      .where(LadderEntry.game == GAME)).all())
@@ -98,7 +98,7 @@ def test_placement_counts_down_and_a_new_version_places_again(db_url):
             conn.execute(update(Bot).where(Bot.id == bots[0]).values(version=2))
             conn.execute(update(LadderEntry).where(LadderEntry.bot_id == bots[0])
                          .values(placement_remaining=0))
-        mm.tick(engine, GAME)
+        mm.tick(engine)
         with engine.connect() as conn:
             entry = conn.execute(select(LadderEntry.placement_remaining, LadderEntry.version)
                                  .where(LadderEntry.bot_id == bots[0])).one()
@@ -114,11 +114,10 @@ def _games(engine: Any, settled: bool = False) -> dict[int, int]:
     from ladder.models import FINISHED, Match, MatchSeat
 
     with engine.connect() as conn:
-        done = {f"fx{i}" for i in conn.execute(select(Fixture.id).where(
-            Fixture.state == "done")).scalars()}
-        rows = conn.execute(select(MatchSeat.bot_id, Match.pair_key).join(
+        done = set(conn.execute(select(Fixture.id).where(Fixture.state == "done")).scalars())
+        rows = conn.execute(select(MatchSeat.bot_id, Match.fixture_id).join(
             Match, Match.id == MatchSeat.match_pk).where(Match.state == FINISHED)).all()
-    return dict(Counter(b for b, key in rows if not settled or key in done))
+    return dict(Counter(b for b, fixture in rows if not settled or fixture in done))
 
 
 def test_the_daily_cap_keeps_a_bot_out_of_new_rounds(db_url):
@@ -139,26 +138,26 @@ def test_an_orphan_rests_before_the_next_round_and_plays_it(db_url):
     engine, bots = ladder(db_url, 5)
     rng = random.Random(5)
     try:
-        first = mm.tick(engine, GAME)  # round 1 plays; round 2 is planned, its bots busy
+        first = mm.tick(engine)  # round 1 plays; round 2 is planned, its bots busy
         assert len(first.opened) == 2
         with engine.connect() as conn:
             fixtures = conn.execute(select(Fixture.round_id, Fixture.kind, Fixture.bots)
                                     .order_by(Fixture.id)).all()
         [rested] = [f.bots[0] for f in fixtures if f.round_id == first.opened[0]
-                    and f.kind == mm.BYE]
+                    and f.kind == mm.Kind.BYE]
         # its round-2 opponent is the orphan: it was busy in round 1, so was the other pair
         [(victim, orphan)] = [(rested, next(b for b in f.bots if b != rested))
                               for f in fixtures if f.round_id == first.opened[1]
-                              and f.kind == mm.FIXTURE and rested in f.bots]
+                              and f.kind == mm.Kind.FIXTURE and rested in f.bots]
         mm.pause(engine, victim, GAME, "3 failed probes")
-        assert mm.tick(engine, GAME).opened == []  # the other pair of round 2 still waits
+        assert mm.tick(engine).opened == []  # the other pair of round 2 still waits
         for pk in first.enqueue:
             finish_match(engine, pk, rng)
         play_out(engine, 3, rng)
         assert snapshot(engine, 3) == sorted(set(bots) - {victim})
         with engine.connect() as conn:
             [bye] = conn.execute(select(Fixture.round_id, Fixture.bots).where(
-                Fixture.kind == mm.BYE, Fixture.reason == "orphan")).all()
+                Fixture.kind == mm.Kind.BYE, Fixture.reason == "orphan")).all()
         assert tuple(bye) == (first.opened[1], [orphan])  # its rest is in its own round
     finally:
         engine.dispose()
@@ -199,7 +198,7 @@ def test_the_embedded_pool_ticks_and_the_runner_ticks_after_a_match(tmp_path):
             return fake_log(2, random.Random(1))
 
         assert run_match(engine, first, UrlPolicy(), lease_s=30, play=play,
-                         after=lambda game: (games.append(game), pool.tick(game))) == "finished"
+                         after=lambda game: (games.append(game), pool.tick())) == "finished"
         assert games == [GAME]
         second = pool._queue.get_nowait()
         assert seats_of(engine)[second] == seats_of(engine)[first][::-1]
@@ -242,14 +241,45 @@ def test_a_fixture_voided_again_and_again_is_given_up_after_three_make_ups(tmp_p
         from ladder.work import void
 
         for _ in range(4):  # the table, then its three make-ups
-            [pk] = mm.tick(engine, "doubletrack").enqueue
+            [pk] = mm.tick(engine).enqueue
             void(engine, pk, "no result after 3 attempts")
-        mm.tick(engine, "doubletrack")
+        mm.tick(engine)
         with engine.connect() as conn:
             rows = conn.execute(select(Fixture.kind, Fixture.reason, Fixture.round_id)
                                 .order_by(Fixture.id)).all()
         round1 = [r for r in rows if r.round_id == rows[0].round_id]
         assert [r.kind for r in round1].count("makeup") == 3
         assert sorted(r.reason for r in round1 if r.kind == "bye") == ["void"] * 4
+    finally:
+        engine.dispose()
+
+
+def test_a_tick_that_does_not_settle_raises_and_keeps_nothing(db_url, monkeypatch):
+    """A step that changes something on every pass (a bug) would keep a tick going for ever:
+    the loop stops after its bound and raises, and the tick's transaction keeps nothing."""
+    import pytest
+
+    from ladder.matchmaking import loop
+    from ladder.models import Match
+
+    engine, _ = ladder(db_url, 4)
+    passes: list[str] = []
+    sound = loop.close
+
+    def restless(lad: Any) -> None:
+        sound(lad)
+        passes.append(lad.game)
+        lad.changes += 1
+
+    monkeypatch.setattr(loop, "close", restless)
+    try:
+        with pytest.raises(mm.UnsettledError, match=f"after {mm.MAX_PASSES} passes"):
+            mm.tick(engine)
+        assert passes == [GAME] * mm.MAX_PASSES
+        with engine.connect() as conn:
+            assert conn.execute(select(Round.id)).all() == []
+            assert conn.execute(select(Match.id)).all() == []
+        monkeypatch.undo()
+        assert mm.tick(engine).opened  # the next tick starts again from the rows
     finally:
         engine.dispose()

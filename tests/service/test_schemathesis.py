@@ -20,7 +20,7 @@ from sqlalchemy import select, update
 from support.apps import prepared_app
 
 from api.config import ServiceConfig
-from api.dispatch import NoDispatcher
+from support.apps import NoDispatcher
 from ladder.models import Bot, Owner
 
 def _seed_ladder(app):

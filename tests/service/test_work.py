@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from ladder.accounts import now_utc
 from ladder.leaderboard import leaderboard
 from ladder.models import Match, RatingHistory
+from ladder.newmatches import MatchSettings
 from ladder.recompute import recompute
 from ladder.registry import ensure_house_bots
 from ladder.work import (
@@ -121,3 +122,41 @@ def test_unrated_matches_stay_out_of_the_fold(engine):
     assert finish(engine, held, play(held))
     assert leaderboard(engine, "toy-race") == []
     assert recompute(engine, "toy-race") == 0
+
+
+def test_a_held_match_is_neither_swept_nor_claimed_until_released(engine):
+    """The matchmaker holds a pair's second game back (``held``) until its bots have room:
+    the sweeper does not enqueue it however long it waits, a stray delivery claims nothing,
+    a restarted pool does not queue it; released, it is ordinary work."""
+    from sqlalchemy import update
+
+    from ladder.work import pending_ids
+
+    [held_pk, free_pk] = schedule(engine, "toy-race", [([1, 4], 15, "p"), ([4, 1], 15, "p")],
+                                  rated=False)
+    with engine.begin() as conn:
+        conn.execute(update(Match).where(Match.id == held_pk).values(held=True,
+                                                                      enqueued_at=None))
+    later = now_utc() + timedelta(hours=2)
+    assert sweep(engine, SweepPolicy(requeue_after_s=0, max_age_s=10**9), now=later) == [free_pk]
+    assert claim(engine, held_pk, "stray", lease_s=30) is None
+    assert pending_ids(engine) == [free_pk]
+    with engine.begin() as conn:
+        conn.execute(update(Match).where(Match.id == held_pk).values(held=False,
+                                                                      enqueued_at=now_utc()))
+    assert pending_ids(engine) == [held_pk, free_pk]
+    claimed = claim(engine, held_pk, "w", lease_s=30)
+    assert claimed is not None and claimed.settings == MatchSettings()
+
+
+def test_match_settings_default_to_the_referees_and_fill_in_what_a_row_lacks():
+    from referee.match import DEFAULT_STRIKES, TimeControl
+
+    standard = MatchSettings()
+    assert (standard.time_ms, standard.bank_ms, standard.strikes) == (
+        TimeControl().decision_ms, TimeControl().bank_ms, DEFAULT_STRIKES)
+    assert MatchSettings.from_json(None) == MatchSettings.from_json({}) == standard
+    fast = MatchSettings.from_json({"time_ms": 250, "options": {"variant": "x"}})
+    assert (fast.time_ms, fast.strikes, dict(fast.options)) == (250, DEFAULT_STRIKES,
+                                                                {"variant": "x"})
+    assert MatchSettings.from_json(fast.to_json()) == fast

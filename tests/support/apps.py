@@ -8,6 +8,7 @@ here, and only here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask import Flask
@@ -21,3 +22,24 @@ def prepared_app(config: ServiceConfig, **parts: Any) -> Flask:
     """``create_app(config, **parts)`` on ``config``'s database, prepared (its dispatcher is
     not started: give one, e.g. a ``NoDispatcher``, or call ``api.startup.start``)."""
     return create_app(config, engine=prepare_database(config), **parts)
+
+
+class NoDispatcher:
+    """Scheduling only (tests that drive the runners themselves): what was sent is kept,
+    matches in ``sent``, checks in ``checks``."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+        self.checks: list[int] = []
+
+    def start(self) -> None:
+        pass
+
+    def enqueue(self, ids: Sequence[int]) -> None:
+        self.sent.extend(ids)
+
+    def enqueue_checks(self, ids: Sequence[int]) -> None:
+        self.checks.extend(ids)
+
+    def close(self) -> None:
+        pass

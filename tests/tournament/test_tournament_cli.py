@@ -233,13 +233,14 @@ def test_db_errors_and_resume_rules(tmp_path):
 
 
 def test_sprt_verdicts(tmp_path):
-    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1", "--json")
+    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1", "--json",
+                         "--state-dir", str(tmp_path))
     assert code == 0, err
     doc = json.loads(out)
     assert doc["verdict"] == "H1" and doc["trace"][-1] >= doc["bounds"][1]
     assert doc["model"] == "normalized" and len(doc["trace"]) == doc["pairs"]
     code, out, err = run("sprt", "noisy", "other-noisy", "--game", "toy-race", "--seed", "1",
-                         "--elo1", "40")
+                         "--elo1", "40", "--state-dir", str(tmp_path))
     assert code == 0, err
     assert "H0 accepted: noisy is not stronger than other-noisy" in out and "LLR" in out
 
@@ -255,8 +256,9 @@ def test_sprt_verdicts(tmp_path):
     (["ftp://x", "weak", "--game", "toy-race"], "must start with http://"),
     (["strong", "http://", "--game", "toy-race"], "no host"),
 ])
-def test_sprt_errors_are_one_line(args, message):
-    assert_clean_error(invoke("sprt", *args), None, message)
+def test_sprt_errors_are_one_line(tmp_path, args, message):
+    assert_clean_error(invoke("sprt", *args, "--state-dir", str(tmp_path)), None, message)
+    assert not list(tmp_path.iterdir())  # refused before any state file was written
 
 
 def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
@@ -284,6 +286,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path):
     assert "Traceback" not in err and out == ""
     assert "interrupted after" in err and "--resume" in err
     tid = files[0].stem
+    assert f"referee tournament --resume {tid} --concurrency 2 --state-dir" in err
     kept = len(files[0].read_text().splitlines()) - 1
     assert 0 < kept < 120
     code, out, err = run("tournament", "slow", "noisy", "other-noisy", "--game", "toy-race",
@@ -302,13 +305,14 @@ def test_the_eta_counts_from_the_start_of_this_run():
     assert format_duration(3723.4) == "1:02:03"
 
 
-def test_sprt_says_how_long_it_should_take_and_shows_progress():
-    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1")
+def test_sprt_says_how_long_it_should_take_and_shows_progress(tmp_path):
+    code, out, err = run("sprt", "strong", "noisy", "--game", "toy-race", "--seed", "1",
+                         "--state-dir", str(tmp_path))
     assert code == 0, err
     assert "expected length: about 3,199 game pairs (6,398 games)" in err
     assert "about 5,233 when it is in between" in err
     code, out, err = run("sprt", "noisy", "other-noisy", "--game", "toy-race", "--seed", "1",
-                         "--elo1", "150", "--max-pairs", "60")
+                         "--elo1", "150", "--max-pairs", "60", "--state-dir", str(tmp_path))
     assert "--max-pairs stops it at 60" not in err  # 60 pairs is more than this test needs
     progress = [line for line in err.splitlines() if line.strip().startswith("pairs ")]
     assert progress and all("pairs/s" in line and ("ETA" in line or "past" in line)

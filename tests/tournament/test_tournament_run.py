@@ -9,8 +9,8 @@ import pytest
 import tournament_bots
 
 from tournaments import Interrupted, TournamentError
-from tournaments.plan import Entrant, Plan
-from tournaments.sprt import SprtRun, run_sprt
+from tournaments.plan import Entrant, Plan, SprtTerms
+from tournaments.sprt import Sprt, SprtRun
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament, report
 
@@ -30,10 +30,6 @@ def make_plan(bots: list[str], games: int, seats: int = 2, seed: int = 11,
 
 def store(path, tid: str = TID) -> JsonlStateStore:
     return JsonlStateStore(path, tid)
-
-
-def sprt_plan(new: Entrant, base: Entrant, seed: int) -> Plan:
-    return Plan("toy-race", (new, base), 2, 2, seed)
 
 
 def finished_report(t: Tournament, concurrency: int = 1) -> dict:
@@ -164,22 +160,26 @@ def test_a_tournament_holds_no_log_once_a_match_is_recorded(tmp_path, concurrenc
     assert all(o.log is None for block in table.blocks.values() for o in block)
 
 
-def test_sprt_accepts_h1_for_stronger_and_h0_for_equal():
-    strong = run_sprt(SprtRun(0, 10, 0.05, 0.05, "normalized"),
-                      sprt_plan(Entrant("strong", "strong"), Entrant("noisy", "noisy"), 3),
-                      max_pairs=2000, concurrency=1)
+def run_sprt(path, new: Entrant, base: Entrant, seed: int, terms: SprtTerms,
+             concurrency: int = 1, tid: str = TID) -> SprtRun:
+    plan = Plan("toy-race", (new, base), 2, 2, seed, sprt=terms)
+    return Sprt.start(plan, store(path, tid)).run(concurrency)
+
+
+def test_sprt_accepts_h1_for_stronger_and_h0_for_equal(tmp_path):
+    strong = run_sprt(tmp_path, Entrant("strong", "strong"), Entrant("noisy", "noisy"), 3,
+                      SprtTerms(0, 10, 0.05, 0.05, "normalized", 2000), tid="00000001")
     assert strong.verdict == "H1" and strong.trace[-1].llr >= strong.bounds[1]
-    equal = run_sprt(SprtRun(0, 40, 0.05, 0.05, "normalized"),
-                     sprt_plan(Entrant("noisy", "noisy"), Entrant("other", "other-noisy"), 3),
-                     max_pairs=5000, concurrency=1)
+    equal = run_sprt(tmp_path, Entrant("noisy", "noisy"), Entrant("other", "other-noisy"), 3,
+                     SprtTerms(0, 40, 0.05, 0.05, "normalized", 5000), tid="00000002")
     assert equal.verdict == "H0" and equal.trace[-1].llr <= equal.bounds[0]
     assert [s.pairs for s in equal.trace] == list(range(1, len(equal.trace) + 1))
 
 
-def test_sprt_trace_does_not_depend_on_concurrency():
-    runs = [run_sprt(SprtRun(-20, 20, 0.05, 0.05, "logistic"),
-                     sprt_plan(Entrant("a", "noisy"), Entrant("b", "other-noisy"), 5),
-                     max_pairs=30, concurrency=j)
+def test_sprt_trace_does_not_depend_on_concurrency(tmp_path):
+    runs = [run_sprt(tmp_path, Entrant("a", "noisy"), Entrant("b", "other-noisy"), 5,
+                     SprtTerms(-20, 20, 0.05, 0.05, "logistic", 30), concurrency=j,
+                     tid=f"0000000{j}")
             for j in (1, 2)]
     assert runs[0].trace == runs[1].trace and len(runs[0].trace) >= 1
 

@@ -158,3 +158,22 @@ def test_the_page_without_javascript_heads_a_frame_with_the_turn_its_board_shows
     html = str(render_fragment(doc, frame["ply"]))
     assert (f"&middot; turn {frame['turn_now']} (decided in turn {frame['turn']})</strong>"
             in html)
+
+
+def test_the_page_shows_the_bots_words_unless_public_and_the_static_frame_escapes_them(tmp_path):
+    log = a_log()
+    said = log["decisions"][0]
+    said.update(log="plan " + HOSTILE, stderr=["warming up", HOSTILE])
+    path = write(tmp_path, log)
+    assert CliRunner().invoke(main, ["view", path, "--ply", "1"]).exit_code == 0
+    page = (tmp_path / "match.html").read_text("utf-8")
+    noted = inline_frames(page)["frames"][1]["decisions"][0]
+    assert (noted["log"], noted["stderr"]) == (said["log"], said["stderr"])
+    static = page.split('<script type="application/json"')[0]
+    assert static.count('class="rv-note') == 2 and "warming up" in static
+    assert HOSTILE not in page and "<b id=pwned>" not in page  # escaped in the text and the JSON
+    out = CliRunner().invoke(main, ["view", path, "--ply", "1", "--public"])
+    assert out.exit_code == 0, out.output
+    page = (tmp_path / "match.html").read_text("utf-8")
+    assert "warming up" not in page and "plan " not in page and 'class="rv-note' not in page
+    assert inline_frames(page) == json.loads(json.dumps(build_frames(log)))

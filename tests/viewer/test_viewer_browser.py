@@ -168,6 +168,38 @@ def test_play_jump_to_a_turn_and_a_timeline_with_the_strikes(page, site):
     assert shown(page) == struck[1] and "STRIKE 2: bot_error" in page.inner_text(".rv-said")
 
 
+def test_next_strike_jumps_from_strike_to_strike_and_the_bots_words_show_beside_the_frame(
+        page, site):
+    base, folder = site
+    game = find_game("doubletrack")
+    players = [InProcessPlayer(name="crash", bot=Crashing())] + [
+        InProcessPlayer(name=f"r{i}", bot=RandomBot("doubletrack", i)) for i in (1, 2)]
+    log = Runner(game, players, seed=6, strikes=3).run().log
+    struck = sorted({d["step"] for d in log["decisions"] if d["status"] == "bot_error"})
+    first = next(d for d in log["decisions"] if d["step"] == struck[0])
+    first.update(log="<b>not bold</b>", stderr=["Traceback (most recent call last):", "boom"])
+    doc = build_frames(log, notes=True)
+    plies = [f["ply"] for f in doc["frames"] if f["step"] in struck]
+    page.goto(base + publish(folder, "dt.html", doc))
+    page.wait_for_selector(".rv-big")
+    page.keyboard.press("n")
+    assert shown(page) == plies[0]
+    assert texts(page, ".rv-said .rv-note") == [
+        "log: <b>not bold</b>", "stderr:\nTraceback (most recent call last):\nboom"]
+    assert page.locator(".rv-said b").count() == 0
+    page.click("[data-act=trouble]")
+    assert shown(page) == plies[1] and page.locator(".rv-said .rv-note").count() == 0
+    page.keyboard.press("n")
+    page.keyboard.press("n")
+    assert shown(page) == plies[0]  # after the last strike, the first again
+    quiet = random_match("doubletrack", 3, 9)
+    page.goto(base + publish(folder, "quiet.html", quiet))
+    page.wait_for_selector(".rv-big")
+    assert page.is_disabled("[data-act=trouble]")
+    page.keyboard.press("n")
+    assert shown(page) == 0
+
+
 def test_doubletrack_board_is_drawn_from_its_data_even_a_replaced_one(page, site):
     base, folder = site
     game = find_game("doubletrack")

@@ -5,9 +5,11 @@
  * frames alone: the board's geometry comes from the board facts in the document (boards are
  * data users can replace), the pieces from each frame's spectator view.
  *
- * Keys: <- / -> (or , / .) step, Home / End, space play/pause. #ply=N in the URL opens at frame
- * N and follows the frame shown; ?ply=N works too. A timeline strip shows every decision's
- * latency and marks the strikes.
+ * Keys: <- / -> (or , / .) step, Home / End, space play/pause, n the next strike or fault
+ * (after the last one, the first again). #ply=N in the URL opens at frame N and follows the
+ * frame shown; ?ply=N works too. A timeline strip shows every decision's latency and marks the
+ * strikes. A decision that carries its bot's own words (the author's frames: its `log` text,
+ * its `stderr` lines) shows them under the decision, beside the board.
  */
 (function () {
   "use strict";
@@ -83,6 +85,9 @@
     this.playButton = button("play", "play / pause (space)", "play");
     button("\u25B6", "next (\u2192)", "next");
     button("\u25B6|", "last frame (End)", "last");
+    this.troubles = this.frames.filter(hasTrouble).map(function (f) { return f.ply; });
+    var strike = button("next strike", "next strike or fault (n)", "trouble");
+    if (!this.troubles.length) { strike.disabled = true; strike.title = "no strike or fault in this match"; }
     var speed = html(bar, "select", {"aria-label": "speed", "class": "rv-speed"});
     SPEEDS.forEach(function (s) {
       var o = html(speed, "option", {value: String(s)}, s + "\u00D7");
@@ -121,12 +126,21 @@
     else if (act === "next") { this.stop(); this.show(this.ply + 1); }
     else if (act === "last") { this.stop(); this.show(this.frames.length - 1); }
     else if (act === "play") { if (this.timer) { this.stop(); } else { this.play(false); } }
+    else if (act === "trouble") { this.nextTrouble(); }
+  };
+
+  // The next frame after this one with a strike or a fault; after the last, the first again.
+  Viewer.prototype.nextTrouble = function () {
+    if (!this.troubles.length) { return; }
+    var here = this.ply, next = this.troubles.filter(function (p) { return p > here; })[0];
+    this.stop();
+    this.show(next === undefined ? this.troubles[0] : next);
   };
 
   Viewer.prototype.key = function (e) {
     var t = e.target && e.target.tagName;
     if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
-    var map = {ArrowLeft: "prev", ",": "prev", ArrowRight: "next", ".": "next", Home: "first", End: "last", " ": "play"};
+    var map = {ArrowLeft: "prev", ",": "prev", ArrowRight: "next", ".": "next", Home: "first", End: "last", " ": "play", n: "trouble"};
     var act = map[e.key];
     if (act) { e.preventDefault(); this.act(act); }
   };
@@ -197,6 +211,7 @@
         if (d.status === "forfeited") { tail += ", forfeited (fallback move)"; }
         else if (isStrike(d)) { tail += ", STRIKE " + d.strikes + ": " + d.status + (d.fault && d.fault.detail ? " (" + d.fault.detail + ")" : ""); }
         html(li, "span", {"class": "rv-meta"}, tail);
+        showNotes(li, d);
       });
     } else {
       html(box, "p", {"class": "rv-decisions"}, frame.ply === 0 ? "The start of the match." : "");
@@ -209,7 +224,17 @@
     if (frame.over) { html(box, "p", {"class": "rv-outcome"}, doc.match.outcome); }
   };
 
+  // What the bot said with this decision (only in the author's frames), labelled by field.
+  function showNotes(li, d) {
+    if (d.log) { html(li, "pre", {"class": "rv-note", "data-field": "log"}, "log: " + d.log); }
+    if (d.stderr && d.stderr.length) {
+      html(li, "pre", {"class": "rv-note rv-stderr", "data-field": "stderr"}, "stderr:\n" + d.stderr.join("\n"));
+    }
+  }
+
   function isStrike(d) { return d.status !== "ok" && d.status !== "forfeited"; }
+
+  function hasTrouble(f) { return f.faults.length > 0 || f.decisions.some(isStrike); }
 
   Viewer.prototype.drawTimeline = function () {
     var self = this, t = this.timeline, frames = this.frames, n = frames.length;

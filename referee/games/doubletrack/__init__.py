@@ -14,6 +14,7 @@ from referee.core import Game, GameOptionsError
 from referee.games.doubletrack.board import TURN_LIMIT, Board
 from referee.games.doubletrack.determinize import determinize
 from referee.games.doubletrack.state import DoubletrackState
+from referee.games.doubletrack.views import FORCED_CARDS_VERSION, RULES_VERSION
 
 __all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
 
@@ -21,10 +22,10 @@ __all__ = ["GAME", "Board", "DoubletrackGame", "DoubletrackState", "TURN_LIMIT"]
 class DoubletrackGame(Game):
     name = "doubletrack"
     title = "Doubletrack"
-    rules_version = "3"
+    rules_version = RULES_VERSION
     """2: the seed-003 corrections (minimum bid $5, SELL THE LEAD tie, optional TAKE PASS).
     3: Trade Places and Steal A Gate Pass may be declined (the seed's 可, may)."""
-    older_rules = ("2",)
+    older_rules = (FORCED_CARDS_VERSION,)
     """Version 2 still plays, so that its logs replay: the two cards' effects are forced."""
     player_counts = (3, 4)
 
@@ -49,7 +50,8 @@ class DoubletrackGame(Game):
                 f"doubletrack: {num_players} players; this board allows "
                 f"{' or '.join(map(str, board.players))}")
         # Version 3 made Trade Places and Steal A Gate Pass optional; version 2 forced them.
-        return DoubletrackState(board, num_players, seed, may_decline=rules_version != "2")
+        return DoubletrackState(board, num_players, seed,
+                                may_decline=rules_version != FORCED_CARDS_VERSION)
 
     def determinize(self, view: Mapping[str, Any], seed: int,
                     board: Board | None = None) -> DoubletrackState:

@@ -16,6 +16,7 @@ from referee.core import EndReason, RulesError
 from referee.games.doubletrack.board import NO_ONE, Board
 from referee.games.doubletrack.state import DoubletrackState
 from referee.games.doubletrack.steps import FinishCard, Step, step_from_json
+from referee.games.doubletrack.views import FORCED_CARDS_VERSION
 
 
 def determinize(view: Mapping[str, Any], seed: int, board: Board) -> DoubletrackState:
@@ -23,7 +24,9 @@ def determinize(view: Mapping[str, Any], seed: int, board: Board) -> Doubletrack
 
     Raises :class:`RulesError` when the view cannot come from a game on ``board``.
     """
-    st = DoubletrackState(board, int(view["num_players"]), seed, deal=False)
+    # the rules the view names (a view without the field is from before it: the current rules)
+    st = DoubletrackState(board, int(view["num_players"]), seed, deal=False,
+                          may_decline=view.get("rules_version") != FORCED_CARDS_VERSION)
     _copy_public(st, view, board)
     _deal_unseen(st, view, board, st.rng)  # the dice follow the deal, not repeat its numbers
     if view["over"]:

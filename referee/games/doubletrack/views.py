@@ -15,6 +15,18 @@ from referee.games.doubletrack.board import NO_ONE, TURN_LIMIT
 if TYPE_CHECKING:
     from referee.games.doubletrack.state import DoubletrackState
 
+RULES_VERSION = "3"
+"""The rules this referee plays: Trade Places and Steal A Gate Pass may be declined (the seed's
+可, *may*)."""
+FORCED_CARDS_VERSION = "2"
+"""The older rules still played to replay their logs: the seed-003 corrections, both cards'
+effects forced. A state knows which it plays by ``may_decline``."""
+
+
+def rules_version(st: DoubletrackState) -> str:
+    """The rules version ``st`` is played under, as its view and its log name it."""
+    return RULES_VERSION if st.may_decline else FORCED_CARDS_VERSION
+
 
 def _json(value: Any) -> Any:
     """Steps hold tuples; views carry lists."""
@@ -46,6 +58,7 @@ def build_view(st: DoubletrackState, seat: int | None) -> dict[str, Any]:
     since = st.seen[seat] if seat is not None else 0
     return {
         "game": "doubletrack",
+        "rules_version": rules_version(st),
         "board_version": b.version,
         "seat": seat,
         "num_players": st.num_players,
