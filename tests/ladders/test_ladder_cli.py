@@ -111,3 +111,24 @@ def test_help_texts_show_no_raw_markup():
         out = run(*command, "--help")
         assert out.exit_code == 0 and "``" not in out.output, (command, out.output)
     assert "Games played at once" in run("sprt", "--help").output
+
+
+def test_db_upgrade_takes_revision_as_downgrade_does_and_keeps_the_old_option(tmp_path):
+    for n, args in enumerate([["head"], ["--revision", "head"], ["head", "--revision", "head"],
+                              []]):
+        url = f"sqlite:///{tmp_path / f'{n}.db'}"
+        out = run("db", "upgrade", *args, "--db", url)
+        assert out.exit_code == 0, (args, out.output)
+        assert run("db", "current", "--db", url).output.startswith(head_revision())
+    out = run("db", "upgrade", "head", "--revision", "base", "--db", f"sqlite:///{tmp_path}/x.db")
+    assert_clean_error(out, 2, "two revisions given")
+    help_text = run("db", "upgrade", "--help").output
+    assert "[REVISION]" in help_text and "--revision" not in help_text
+
+
+def test_ladder_game_options_show_the_games_and_suggest_a_near_miss(ladder_engine, db_url):
+    for command in (["show"], ["recompute"], ["tick"], ["export"]):
+        out = run("ladder", *command, "--help")
+        assert "--game [" in out.output and "toy-race" in out.output, (command, out.output)
+    out = run("ladder", "show", "--game", "toy-rase", "--db", db_url)
+    assert_clean_error(out, 2, "unknown game 'toy-rase' (did you mean 'toy-race'?)")

@@ -162,7 +162,7 @@ def test_play_jump_to_a_turn_and_a_timeline_with_the_strikes(page, site):
     assert shown(page) == stopped and page.get_attribute(ROOT, "data-playing") == "false"
     page.fill(".rv-jump input", "9")
     page.click(".rv-jump button")
-    first = next(f["ply"] for f in frames if f["turn"] is not None and f["turn"] >= 9)
+    first = next(f["ply"] for f in frames if f["turn_now"] is not None and f["turn_now"] >= 9)
     assert shown(page) == first and drawn_doubletrack_pieces(page) == doubletrack_pieces(frames[first])
     page.click(f".rv-tl-frame[data-ply='{struck[1]}']")
     assert shown(page) == struck[1] and "STRIKE 2: bot_error" in page.inner_text(".rv-said")
@@ -283,3 +283,19 @@ def test_without_javascript_a_frame_is_shown_with_links_to_its_neighbours(browse
         assert f"Pilgrim on {pilgrim} " in page.inner_text(".rv-static")
     finally:
         context.close()
+
+
+def test_doubletrack_header_and_panel_show_the_same_turn(page, site):
+    # a step whose decision ends a turn, and then turns that ask nobody pass: the board (and
+    # its panel) are turns later than the decision; the header says the board's turn first
+    base, folder = site
+    doc = random_match("doubletrack", 3, 1)
+    jumps = [f for f in doc["frames"] if f["turn_now"] - f["turn"] >= 2]
+    assert jumps, "no step of this game plays on past the next turn"
+    frame = jumps[0]
+    page.goto(base + publish(folder, "dt-turns.html", doc) + f"#ply={frame['ply']}")
+    page.wait_for_selector(".rv-big")
+    header = page.inner_text(".rv-where")
+    panel = [t for t in texts(page, "text") if t.startswith("Turn ")]
+    assert panel and panel[0].startswith(f"Turn {frame['turn_now']} / ")
+    assert (f"turn {frame['turn_now']} (decided in turn {frame['turn']})") in header, header

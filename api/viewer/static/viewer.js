@@ -164,9 +164,19 @@
     this.root.setAttribute("data-playing", "false");
   };
 
+  // The header's turn is the one the board shows (turn_now, as the game's panel says it), and
+  // the decision's own turn beside it when the step played on into a later one.
+  function turnWords(frame, name) {
+    var now = frame.turn_now === undefined ? frame.turn : frame.turn_now;
+    if (now === null) { return ""; }
+    var before = frame.turn !== null && frame.turn !== now ? " (decided in " + name + " " + frame.turn + ")" : "";
+    return " \u00B7 " + name + " " + now + before;
+  }
+
   Viewer.prototype.jumpToTurn = function (turn) {
     for (var i = 0; i < this.frames.length; i++) {
-      if (this.frames[i].turn !== null && this.frames[i].turn >= turn) { this.stop(); this.show(i); return; }
+      var now = this.frames[i].turn_now === undefined ? this.frames[i].turn : this.frames[i].turn_now;
+      if (now !== null && now >= turn) { this.stop(); this.show(i); return; }
     }
     this.show(this.frames.length - 1);
   };
@@ -179,8 +189,8 @@
     while (this.dynamicLayer.firstChild) { this.dynamicLayer.removeChild(this.dynamicLayer.firstChild); }
     this.game.draw(this.dynamicLayer, frame, this.doc, this.layout, n);
     var m = this.doc.match;
-    this.where.textContent = "frame " + n + " of " + (this.frames.length - 1) +
-      (frame.turn !== null ? " \u00B7 " + m.turn_name + " " + frame.turn : "") + (frame.over ? " \u00B7 game over" : "");
+    this.where.textContent = "frame " + n + " of " + (this.frames.length - 1) + turnWords(frame, m.turn_name) +
+      (frame.over ? " \u00B7 game over" : "");
     this.showSaid(frame);
     this.markTimeline(n);
     if (history.replaceState) { history.replaceState(null, "", "#ply=" + n); }
@@ -249,7 +259,7 @@
                         "class": strike ? "rv-tl-strike" : forfeit ? "rv-tl-forfeit" : "rv-tl-bar"});
       }
       if (strike) { svg(g, "path", {d: "M" + (i * w + w / 2 - 5) + " 0 h10 l-5 8 z", "class": "rv-tl-strike"}); }
-      var words = "frame " + i + (f.turn !== null ? ", " + self.doc.match.turn_name + " " + f.turn : "") +
+      var words = "frame " + i + turnWords(f, self.doc.match.turn_name) +
         f.decisions.map(function (d) { return "\n" + d.who + ": " + d.label + " (" + (d.ms || 0).toFixed(1) + " ms" + (isStrike(d) ? ", strike: " + d.status : "") + ")"; }).join("");
       title(g, words);
       g.addEventListener("click", function () { self.stop(); self.show(i); });
