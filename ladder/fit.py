@@ -293,7 +293,7 @@ def _pair_weights(model: Model, point: _Point) -> tuple[Ints, Ints, Floats]:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0)
     unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    weight = np.bincount(inverse.ravel(), weights=np.concatenate(ws))
+    weight = np.bincount(inverse.ravel(), weights=np.concatenate(ws)).astype(np.float64)
     pairs = unique.astype(np.int64)
     return pairs // model.n, pairs % model.n, weight
 
