@@ -170,6 +170,35 @@ def tables_from(results: Iterable[Sequence[Seat[K]]], bots: Iterable[K] = ()) ->
     return tables, list(index)
 
 
+def tables_from_seats(match: Ints, bot: Ints, standing: Ints, forfeited: Bools) -> tuple[
+        Tables, Ints]:
+    """:class:`Tables` from one row per seat, the rows of a match together (as a query ordered
+    by match gives them); also the bot keys in index order (sorted).  No Python loop per row,
+    so a ladder of a million results indexes in a fraction of a second."""
+    match, bot = np.asarray(match, dtype=np.int64), np.asarray(bot, dtype=np.int64)
+    standing = np.asarray(standing, dtype=np.int64)
+    forfeited = np.asarray(forfeited, dtype=bool)
+    keys, index = np.unique(bot, return_inverse=True)
+    tables = Tables(len(keys))
+    if not len(match):
+        return tables, keys
+    starts = np.flatnonzero(np.r_[True, match[1:] != match[:-1]])
+    sizes = np.diff(np.r_[starts, len(match)])
+    if len(np.unique(match)) != len(starts):
+        raise ValueError("the seats of a match must come together")
+    if (sizes < 2).any():
+        raise ValueError("a rated result needs two or more seats")
+    for s in np.unique(sizes):
+        rows = (starts[sizes == s][:, None] + np.arange(s)).ravel()
+        b = index.ravel()[rows].reshape(-1, int(s))
+        if (np.sort(b, axis=1)[:, 1:] == np.sort(b, axis=1)[:, :-1]).any():
+            raise ValueError("a bot sits twice at one table")
+        tables.bots[int(s)] = b
+        tables.standing[int(s)] = standing[rows].reshape(-1, int(s))
+        tables.forfeited[int(s)] = forfeited[rows].reshape(-1, int(s))
+    return tables, keys
+
+
 # -- the model: linear part and log-sum-exp terms over risk sets -----------------------------
 
 @dataclass
@@ -399,6 +428,14 @@ def fit(results: Iterable[Sequence[Seat[K]]], bots: Iterable[K] = (),
     or a non-finite warm start.
     """
     tables, keys = tables_from(results, bots)
+    return fit_indexed(tables, keys, config, start)
+
+
+def fit_indexed(tables: Tables, keys: Sequence[K], config: FitConfig = FitConfig(),
+                start: Mapping[K, float] | None = None) -> Fit[K]:
+    """:func:`fit` over tables already indexed, ``keys[i]`` naming bot ``i``."""
+    if len(keys) != tables.n:
+        raise ValueError("one key per bot of the tables")
     theta0 = None if start is None else np.array([float(start.get(k, 0.0)) for k in keys])
     theta, errors, steps, exact = fit_tables(tables, config, theta0)
     games, played = tables.counts()

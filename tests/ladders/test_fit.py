@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladder.fit import BotFit, Fit, FitConfig, fit
+from ladder.fit import BotFit, Fit, FitConfig, fit, fit_indexed, tables_from_seats
 from ladder.ratings import ELO_SCALE, Z95, bradley_terry
 
 FLAT = FitConfig(prior_games=1e-9)
@@ -259,3 +260,27 @@ def test_large_fields_use_the_documented_approximation_close_to_the_exact_margin
 def test_botfit_bounds_are_the_margin_either_side():
     b = BotFit(1600.0, 50.0, False, 10, 10)
     assert (b.low, b.high) == (1550.0, 1650.0)
+
+
+def test_seat_rows_index_into_the_same_fit_as_records():
+    results = random_games(12, 6, 120) + [[("b0", 2, False), ("b1", 1, False), ("b2", 4, True)]]
+    ids = {f"b{i}": 10 + i for i in range(6)}
+    rows = [(m, ids[b], p, f) for m, seats in enumerate(results) for b, p, f in seats]
+    tables, keys = tables_from_seats(*(np.array(col) for col in zip(*rows)))
+    by_rows, by_records = fit_indexed(tables, keys.tolist()), fit(results)
+    for name, i in ids.items():
+        mine, theirs = by_rows.bots[i], by_records.bots[name]
+        assert (mine.games, mine.played) == (theirs.games, theirs.played)
+        assert mine.rating == pytest.approx(theirs.rating, abs=1e-9)
+        assert mine.margin == pytest.approx(theirs.margin, abs=1e-9)
+
+
+def test_seat_rows_must_come_together_and_seat_a_bot_once():
+    def index(*rows: tuple[int, int, int, bool]) -> object:
+        return tables_from_seats(*(np.array(col) for col in zip(*rows)))
+    with pytest.raises(ValueError, match="together"):
+        index((1, 1, 1, False), (2, 2, 1, False), (1, 3, 2, False), (2, 1, 2, False))
+    with pytest.raises(ValueError, match="twice"):
+        index((1, 1, 1, False), (1, 1, 2, False))
+    with pytest.raises(ValueError, match="two or more"):
+        index((1, 1, 1, False), (2, 1, 1, False), (2, 2, 2, False))
