@@ -1,23 +1,33 @@
 """Reading a ladder: its games and settings, the leaderboard, a bot's rating history.
 
 Every read runs in :func:`ladder.db.reader`, so on SQLite it never queues behind a writer.  The
-leaderboard is sorted by Elo and also carries each bot's Bradley-Terry rating (fitted here over
-pair counts aggregated in SQL, never over the matches one by one) and openskill's.
+leaderboard's number, rank and 95% interval are the public rating (:mod:`ladder.fit`): one
+Plackett-Luce / Bradley-Terry fit to every rated result of the ladder, a pure function of the
+stored results, refitted when they change and kept per process by the ladder's latest
+``rating_seq``.  Elo (the fold's running value, moved by each match as it finishes) stays as
+the "live" column, with openskill's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, and_, case, func, select
-from sqlalchemy.orm import aliased
+import numpy as np
+from sqlalchemy import Connection, Engine, Row, func, select
 
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
+from ladder.fit import BotFit, Fit, FitConfig, fit_indexed, tables_from_seats
 from ladder.fold import folded, ladder_config
 from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
-from ladder.ratings import BTEstimate, EloConfig, SkillRating, bradley_terry
+from ladder.ratings import EloConfig, SkillRating
+
+PUBLIC = FitConfig()
+"""The public rating's settings (the same for every ladder, so every fit of one is comparable)."""
+
+_FITS: dict[tuple[str, str], tuple[tuple[Any, ...], Fit[int]]] = {}
+_FITS_LOCK = threading.Lock()
 
 
 def games(engine: Engine) -> list[str]:
@@ -33,21 +43,55 @@ def ladder_settings(engine: Engine, game: str) -> EloConfig | None:
 
 
 def leaderboard(engine: Engine, game: str) -> list[dict[str, Any]]:
-    """The ladder of ``game``, best Elo first (empty if nothing was recorded for it).
+    """The ladder of ``game``, best public rating first (empty if nothing was recorded for it).
 
-    Each row: rank, bot, rating (Elo), provisional, bt (Bradley-Terry rating), interval (its
-    95% half-width), bt_low/bt_high, openskill (mu - 3 sigma), mu, sigma, games, wins, draws,
-    losses, last_played (ISO 8601, UTC).
+    Each row: rank, bot, rating (the public rating), interval (its 95% half-width), low/high,
+    provisional (the interval is still wider than the fit's ``provisional_margin``), elo and
+    elo_provisional (the live Elo, and whether it is in its first, fast-moving games),
+    openskill (mu - 3 sigma), mu, sigma, games, wins, draws, losses, last_played (ISO 8601,
+    UTC).  A bot that has only forfeited is listed after every bot that played
+    (:meth:`ladder.fit.Fit.ranked`).
     """
     with translate_errors(engine), reader(engine) as conn:
         config = ladder_config(conn, game) or EloConfig()
-        rated = conn.execute(
+        rated = {r.bot_id: r for r in conn.execute(
             select(Bot.name, Rating.__table__).join(Rating, Rating.bot_id == Bot.id)
-            .where(Rating.game == game)
-        ).all()
-        bt = _bradley_terry(conn, game)
-    rows = sorted(rated, key=lambda r: (-r.elo, r.name))
-    return [_leaderboard_row(i, r, bt.get(r.bot_id), config) for i, r in enumerate(rows, start=1)]
+            .where(Rating.game == game))}
+        public = public_fit(conn, game)
+    order = [bot for bot, _ in public.ranked() if bot in rated]
+    order += sorted((b for b in rated if b not in public.bots), key=lambda b: rated[b].name)
+    return [_leaderboard_row(i, rated[b], public.bots.get(b), config)
+            for i, b in enumerate(order, start=1)]
+
+
+def public_fit(conn: Connection, game: str) -> Fit[int]:
+    """The public rating of ``game``'s ladder, keyed by bot id: fitted to every rated result,
+    or this process's last fit while the ladder's latest ``rating_seq`` and its count (and id
+    sum) of rated results are unchanged.
+
+    Always fitted from the prior's mean, not warm-started: a warm start lands within 1e-11
+    Elo but not on the same bits, and the shown rating must be a function of the stored
+    results alone, so that a recompute (or another process) shows exactly the same.
+    """
+    key = (f"{id(conn.engine)} {conn.engine.url}", game)
+    version = tuple(conn.execute(select(func.max(Match.rating_seq), func.count(),
+                                        func.sum(Match.id)).where(*folded(game))).one())
+    with _FITS_LOCK:
+        cached = _FITS.get(key)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    rows = conn.execute(
+        select(MatchSeat.match_pk, MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited)
+        .join(Match, Match.id == MatchSeat.match_pk).where(*folded(game))
+        .order_by(MatchSeat.match_pk, MatchSeat.seat)).all()
+    columns = list(zip(*rows)) or [(), (), (), ()]
+    tables, keys = tables_from_seats(
+        np.array(columns[0], dtype=np.int64), np.array(columns[1], dtype=np.int64),
+        np.array(columns[2], dtype=np.int64), np.array([bool(f) for f in columns[3]], dtype=bool))
+    fitted = fit_indexed(tables, [int(k) for k in keys], PUBLIC)
+    with _FITS_LOCK:
+        _FITS[key] = (version, fitted)
+    return fitted
 
 
 def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
@@ -69,33 +113,16 @@ def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
         ]
 
 
-def _bradley_terry(conn: Connection, game: str) -> dict[int, BTEstimate]:
-    """Fit over pair counts aggregated in SQL; a 3-4 seat table's pairs weigh 1/(seats-1)."""
-    a, b = aliased(MatchSeat), aliased(MatchSeat)
-    score = func.sum(case((a.standing < b.standing, 1.0), (a.standing == b.standing, 0.5),
-                          else_=0.0))
-    query = (
-        select(a.bot_id, b.bot_id, Match.num_seats, score, func.count())
-        .select_from(Match)
-        .join(a, a.match_pk == Match.id)
-        .join(b, and_(b.match_pk == Match.id, a.seat < b.seat))
-        .where(*folded(game))
-        .group_by(a.bot_id, b.bot_id, Match.num_seats)
-    )
-    records: Iterable[tuple[int, int, float, float]] = (
-        (x, y, float(s) / (n - 1), float(g) / (n - 1)) for x, y, n, s, g in conn.execute(query)
-    )
-    return bradley_terry(records)
-
-
-def _leaderboard_row(rank: int, r: Row[Any], bt: BTEstimate | None,
+def _leaderboard_row(rank: int, r: Row[Any], public: BotFit | None,
                      config: EloConfig) -> dict[str, Any]:
     skill = SkillRating(r.mu, r.sigma)
     return {
-        "rank": rank, "bot": r.name, "rating": r.elo,
-        "provisional": r.games < config.provisional_games,
-        "bt": bt.rating if bt else None, "interval": bt.margin if bt else None,
-        "bt_low": bt.low if bt else None, "bt_high": bt.high if bt else None,
+        "rank": rank, "bot": r.name,
+        "rating": public.rating if public else PUBLIC.center,
+        "interval": public.margin if public else None,
+        "low": public.low if public else None, "high": public.high if public else None,
+        "provisional": public.provisional if public else True,
+        "elo": r.elo, "elo_provisional": r.games < config.provisional_games,
         "openskill": skill.conservative, "mu": r.mu, "sigma": r.sigma,
         "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
         "last_played": utc(r.last_played).isoformat(timespec="seconds"),
