@@ -110,9 +110,9 @@ def run_case(n: int, results: int, args: argparse.Namespace) -> dict[str, Any]:
     tables = synthetic(n, results, args.seats, args.seed)
     more = with_more(tables, synthetic(n, results // 100, args.seats, args.seed + 1))
     build, model = timed(lambda: build_model(tables), args.reps)
-    cold, (theta, errors, steps, exact) = timed(lambda: fit_tables(tables, config), args.reps)
+    cold, (theta, errors, _, steps, exact) = timed(lambda: fit_tables(tables, config), args.reps)
     cold_more = fit_tables(more, config)
-    warm, (theta_w, _, steps_w, _) = timed(lambda: fit_tables(more, config, theta), args.reps)
+    warm, (theta_w, _, _, steps_w, _) = timed(lambda: fit_tables(more, config, theta), args.reps)
     _, point, _ = maximise(model, config.ridge, theta, config.tol, 1)
     row: dict[str, Any] = {
         "bots": n, "results": results, "terms": sum(len(s) for s in model.sets.values()),

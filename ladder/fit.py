@@ -30,8 +30,14 @@ W)^-1``, ``D^-1 + D^-1 W D^-1 W D^-1``, is used: a bot's own information plus wh
 opponents' uncertainty adds, on the diagonal only (``Fit.exact_intervals`` is False then).  It
 leaves out the walks of four and more steps through the field: on fields paired at random it is
 within 1% of the exact margins, but where bots meet the same few neighbours again and again it
-understates them, by about a quarter (``bench/README.md``).  A bot is *provisional* while its
-margin exceeds ``FitConfig.provisional_margin``.
+understates them, by about a quarter (``bench/README.md``).
+
+A bot is *provisional* while the curvature of the posterior along its own strength, ``H_ii``
+(the information its own games carry, as if its opponents' strengths were known), gives a 95%
+half-width wider than ``FitConfig.provisional_margin``: 200 Elo points is about ten games
+against even opponents (``1.96 / sqrt(10/4 + prior)``), more when its games were lopsided.  The
+centred margin cannot serve: in a field of two, half the gap's uncertainty is small after two
+games, and a field's common level is not a bot's own uncertainty.
 """
 
 from __future__ import annotations
@@ -64,8 +70,8 @@ class FitConfig:
     center: float = 1500.0
     """The shown rating of a bot at the prior's mean."""
     provisional_margin: float = 200.0
-    """A bot is provisional while its 95% half-width exceeds this many Elo points (about ten
-    games against a known field)."""
+    """A bot is provisional while the 95% half-width its own games give exceeds this many Elo
+    points (about ten games against even opponents; see the module's docstring)."""
     tol: float = 1e-10
     """Newton stops when no strength moves by more than this (natural-log units)."""
     max_iter: int = 100
@@ -404,18 +410,20 @@ def centred_variances(model: Model, point: _Point, ridge: float, dense_limit: in
 # -- the public entry points ------------------------------------------------------------------
 
 def fit_tables(tables: Tables, config: FitConfig = FitConfig(),
-               start: Floats | None = None) -> tuple[Floats, Floats, int, bool]:
-    """The fit over indexed tables: strengths, centred standard errors (natural-log units),
-    Newton steps, and whether the errors are exact."""
+               start: Floats | None = None) -> tuple[Floats, Floats, Floats, int, bool]:
+    """The fit over indexed tables: strengths, centred standard errors and the standard errors
+    of each bot's own information (natural-log units), Newton steps, and whether the centred
+    errors are exact."""
     if tables.n == 0:
-        return np.zeros(0), np.zeros(0), 0, True
+        return np.zeros(0), np.zeros(0), np.zeros(0), 0, True
     theta0 = np.zeros(tables.n) if start is None else np.asarray(start, dtype=np.float64)
     if theta0.shape != (tables.n,) or not np.isfinite(theta0).all():
         raise ValueError("a warm start needs one finite strength per bot")
     model = build_model(tables)
     theta, point, steps = maximise(model, config.ridge, theta0, config.tol, config.max_iter)
     variances, exact = centred_variances(model, point, config.ridge, config.dense_limit)
-    return theta, np.sqrt(np.maximum(variances, 0.0)), steps, exact
+    own = 1.0 / np.sqrt(_hess_diag(model, point, config.ridge))
+    return theta, np.sqrt(np.maximum(variances, 0.0)), own, steps, exact
 
 
 def fit(results: Iterable[Sequence[Seat[K]]], bots: Iterable[K] = (),
@@ -437,11 +445,12 @@ def fit_indexed(tables: Tables, keys: Sequence[K], config: FitConfig = FitConfig
     if len(keys) != tables.n:
         raise ValueError("one key per bot of the tables")
     theta0 = None if start is None else np.array([float(start.get(k, 0.0)) for k in keys])
-    theta, errors, steps, exact = fit_tables(tables, config, theta0)
+    theta, errors, own, steps, exact = fit_tables(tables, config, theta0)
     games, played = tables.counts()
     out: dict[K, BotFit] = {}
     for i, key in enumerate(keys):
-        margin = Z95 * ELO_SCALE * float(errors[i])
-        out[key] = BotFit(config.center + ELO_SCALE * float(theta[i]), margin,
-                          margin > config.provisional_margin, int(games[i]), int(played[i]))
+        out[key] = BotFit(config.center + ELO_SCALE * float(theta[i]),
+                          Z95 * ELO_SCALE * float(errors[i]),
+                          Z95 * ELO_SCALE * float(own[i]) > config.provisional_margin,
+                          int(games[i]), int(played[i]))
     return Fit(out, {k: float(theta[i]) for i, k in enumerate(keys)}, steps, exact)

@@ -177,11 +177,16 @@ def test_an_empty_ladder_fits_nothing():
     assert f.bots == {} and f.iterations == 0
 
 
-def test_provisional_follows_the_margin():
-    f = fit(games("a", "b", 30, 30) + games("b", "c", 30, 30) + games("a", "c", 30, 30)
-            + games("new", "a", 1, 1))
-    assert not f.bots["a"].provisional and f.bots["new"].provisional
-    assert f.bots["new"].margin > FitConfig().provisional_margin > f.bots["a"].margin
+def test_provisional_follows_the_information_of_a_bots_own_games():
+    # 1.96 * ELO_SCALE / sqrt(g/4 + 1/2) < 200 from g = 10 even games on; lopsided ones count less
+    field = games("a", "b", 30, 30) + games("b", "c", 30, 30) + games("a", "c", 30, 30)
+    f = fit(field + games("nine", "a", 5, 4) + games("ten", "a", 5, 5)
+            + games("lopsided", "c", 0, 10))
+    assert [f.bots[b].provisional for b in ("a", "nine", "ten", "lopsided")] == [
+        False, True, False, True]
+    pair = fit(games("x", "y", 1, 1))  # a field of two: the centred margin is small, but
+    assert pair.bots["x"].margin < FitConfig().provisional_margin  # two games are two games
+    assert pair.bots["x"].provisional
 
 
 # -- forfeits (issue 27, item 5) ----------------------------------------------------------------
