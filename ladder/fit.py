@@ -123,11 +123,15 @@ class Fit(Generic[K]):
     exact_intervals: bool
 
     def ranked(self) -> list[tuple[K, BotFit]]:
-        """Best first: by rating, except that a bot that has not played a game (it only
-        forfeited, or has no games) comes after every bot that has (issue 27: a forfeit-only
-        bot ranks last, whatever the opponents it forfeited to); ties by key's text."""
-        return sorted(self.bots.items(),
-                      key=lambda kv: (kv[1].played == 0, -kv[1].rating, str(kv[0])))
+        """Best first (:func:`rank_key`); ties by the key's text."""
+        return sorted(self.bots.items(), key=lambda kv: (*rank_key(kv[1]), str(kv[0])))
+
+
+def rank_key(bot: BotFit) -> tuple[bool, float]:
+    """Sort key, best first: by rating, except that a bot that has not played a game (it only
+    forfeited, or has no games) comes after every bot that has (issue 27: a forfeit-only bot
+    ranks last, whatever the opponents it forfeited to and however few its games)."""
+    return bot.played == 0, -bot.rating
 
 
 # -- input: tables grouped by size ------------------------------------------------------------

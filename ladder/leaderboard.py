@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, Row, func, select
 
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
-from ladder.fit import BotFit, Fit, FitConfig, fit_indexed, tables_from_seats
+from ladder.fit import BotFit, Fit, FitConfig, fit_indexed, rank_key, tables_from_seats
 from ladder.fold import folded, ladder_config
 from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig, SkillRating
@@ -58,8 +58,8 @@ def leaderboard(engine: Engine, game: str) -> list[dict[str, Any]]:
             select(Bot.name, Rating.__table__).join(Rating, Rating.bot_id == Bot.id)
             .where(Rating.game == game))}
         public = public_fit(conn, game)
-    order = [bot for bot, _ in public.ranked() if bot in rated]
-    order += sorted((b for b in rated if b not in public.bots), key=lambda b: rated[b].name)
+    unfitted = BotFit(PUBLIC.center, 0.0, True, 0, 0)  # a rating row without a rated seat
+    order = sorted(rated, key=lambda b: (*rank_key(public.bots.get(b, unfitted)), rated[b].name))
     return [_leaderboard_row(i, rated[b], public.bots.get(b), config)
             for i, b in enumerate(order, start=1)]
 
