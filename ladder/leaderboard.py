@@ -14,10 +14,10 @@ import threading
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, Row, func, select
+from sqlalchemy import Connection, Engine, Row, bindparam, func, select
 
 from ladder.accounts import utc
-from ladder.db import reader, translate_errors
+from ladder.db import DriverStatement, reader, translate_errors
 from ladder.fit import BotFit, Fit, FitConfig, fit_indexed, rank_key, tables_from_seats
 from ladder.fold import folded, ladder_config
 from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
@@ -25,6 +25,13 @@ from ladder.ratings import EloConfig, SkillRating
 
 PUBLIC = FitConfig()
 """The public rating's settings (the same for every ladder, so every fit of one is comparable)."""
+
+_RATED_SEATS = (
+    select(MatchSeat.match_pk, MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited)
+    .join(Match, Match.id == MatchSeat.match_pk).where(*folded(bindparam("game")))
+    .order_by(MatchSeat.match_pk, MatchSeat.seat))
+"""Every seat of a ladder's rated results, a match's seats together (read as plain tuples:
+a million results are two million rows)."""
 
 _FITS: dict[tuple[str, str], tuple[tuple[Any, ...], Fit[int]]] = {}
 _FITS_LOCK = threading.Lock()
@@ -80,10 +87,7 @@ def public_fit(conn: Connection, game: str) -> Fit[int]:
         cached = _FITS.get(key)
     if cached is not None and cached[0] == version:
         return cached[1]
-    rows = conn.execute(
-        select(MatchSeat.match_pk, MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited)
-        .join(Match, Match.id == MatchSeat.match_pk).where(*folded(game))
-        .order_by(MatchSeat.match_pk, MatchSeat.seat)).all()
+    rows = DriverStatement(conn, _RATED_SEATS, ("game",)).fetchall((game,))
     columns = list(zip(*rows)) or [(), (), (), ()]
     tables, keys = tables_from_seats(
         np.array(columns[0], dtype=np.int64), np.array(columns[1], dtype=np.int64),
