@@ -27,10 +27,11 @@ Hessian ``H``) as an inverse covariance.  The ``±`` is the 95% half-width of a 
 says how sure the bot's place in this field is.  Up to ``FitConfig.dense_limit`` bots that
 diagonal is exact (a dense Cholesky).  Above it the second-order Neumann series of ``H^-1 = (D -
 W)^-1``, ``D^-1 + D^-1 W D^-1 W D^-1``, is used: a bot's own information plus what its
-opponents' uncertainty adds, on the diagonal only (``Fit.exact_intervals`` is False then).  It
-leaves out the walks of four and more steps through the field: on fields paired at random it is
-within 1% of the exact margins, but where bots meet the same few neighbours again and again it
-understates them, by about a quarter (``bench/README.md``).
+opponents' uncertainty adds, on the diagonal only (``Fit.exact_intervals`` is False then; the
+centring's correction, of order 1/n, is left out there too).  It leaves out the walks of four
+and more steps through the field: on fields paired at random it is within 1% of the exact
+margins, but where bots meet the same few neighbours again and again it understates them, by
+about a quarter (``bench/README.md``).
 
 A bot is *provisional* while the curvature of the posterior along its own strength, ``H_ii``
 (the information its own games carry, as if its opponents' strengths were known), gives a 95%
