@@ -24,11 +24,14 @@ def game(a: str, b: str, result: str) -> list[tuple[str, int, bool]]:
     return [(a, places[0], False), (b, places[1], result == "forfeit")]
 
 
-def games(a: str, b: str, wins: int, losses: int, draws: int = 0) -> list[list[tuple[str, int, bool]]]:
+Table = list[tuple[str, int, bool]]
+
+
+def games(a: str, b: str, wins: int, losses: int, draws: int = 0) -> list[Table]:
     return [game(a, b, "win")] * wins + [game(a, b, "loss")] * losses + [game(a, b, "draw")] * draws
 
 
-def random_games(seed: int, bots: int, count: int, draws: float = 0.1) -> list[list[tuple[str, int, bool]]]:
+def random_games(seed: int, bots: int, count: int, draws: float = 0.1) -> list[Table]:
     rng = random.Random(seed)
     names = [f"b{i}" for i in range(bots)]
     strength = {n: rng.gauss(0, 1) for n in names}
