@@ -568,9 +568,14 @@ class BoardRow(ma.Schema):
     rank = fields.Integer()
     bot = fields.Nested(BotRef, required=True)
     owner = fields.Nested(Ref, allow_none=True, required=True)
-    rating = fields.Float(required=True)
-    interval = fields.Float(allow_none=True, metadata={"description": "95% half-width (BT)"})
-    bt = fields.Float(allow_none=True)
+    rating = fields.Float(required=True, metadata={
+        "description": "the public rating: one Bradley-Terry / Plackett-Luce fit to every rated "
+                       "result of the ladder, on the Elo scale (a forfeit is a loss to every seat "
+                       "that played)"})
+    interval = fields.Float(allow_none=True, metadata={
+        "description": "95% half-width of the public rating"})
+    elo = fields.Float(required=True, metadata={
+        "description": "live Elo, moved by each rated match as it finishes"})
     openskill = fields.Float(required=True)
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True)

@@ -1,25 +1,46 @@
 """Reading a ladder: its games and settings, the leaderboard, a bot's rating history.
 
 Every read runs in :func:`ladder.db.reader`, so on SQLite it never queues behind a writer.  The
-leaderboard is sorted by Elo and also carries each bot's Bradley-Terry rating (fitted here over
-pair counts aggregated in SQL, never over the matches one by one) and openskill's.
+leaderboard's number, rank and 95% interval are the public rating (:mod:`ladder.fit`): one
+Plackett-Luce / Bradley-Terry fit to every rated result of the ladder, a pure function of the
+stored results, refitted when they change and kept per process by the ladder's latest
+``rating_seq``.  Elo (the fold's running value, moved by each match as it finishes) stays as
+the "live" column, with openskill's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import threading
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, and_, case, func, select
-from sqlalchemy.orm import aliased
+import numpy as np
+from sqlalchemy import Connection, Engine, Row, and_, bindparam, func, select
 
 from ladder.accounts import utc
-from ladder.db import reader, translate_errors
+from ladder.db import DriverStatement, reader, translate_errors
+from ladder.fit import BotFit, Fit, FitConfig, fit_indexed, rank_key, tables_from_seats
 from ladder.fold import folded, ladder_config
 from ladder.models import Bot, Ladder, Match, MatchSeat, Rating, RatingHistory
-from ladder.ratings import BTEstimate, EloConfig, SkillRating, bradley_terry, outcomes
+from ladder.ratings import EloConfig, SkillRating, outcomes
+
+PUBLIC = FitConfig()
+"""The public rating's settings (the same for every ladder, so every fit of one is comparable)."""
+
+_RATED_SEATS = (
+    select(MatchSeat.match_pk, MatchSeat.bot_id, MatchSeat.standing, MatchSeat.forfeited,
+           MatchSeat.bot_version)
+    .join(Match, Match.id == MatchSeat.match_pk).where(*folded(bindparam("game")))
+    .order_by(MatchSeat.match_pk, MatchSeat.seat))
+"""Every seat of a ladder's rated results, a match's seats together (read as plain tuples:
+a million results are two million rows)."""
+
+VERSION_SPAN = 1 << 20
+"""A bot version's key in a fit by version: ``bot id * VERSION_SPAN + version``."""
+
+_FITS: dict[tuple[str, str, bool], tuple[tuple[Any, ...], Fit[int]]] = {}
+_FITS_LOCK = threading.Lock()
 
 
 def games(engine: Engine) -> list[str]:
@@ -35,42 +56,46 @@ def ladder_settings(engine: Engine, game: str) -> EloConfig | None:
 
 
 def leaderboard(engine: Engine, game: str, by_version: bool = False) -> list[dict[str, Any]]:
-    """The ladder of ``game``, best Elo first (empty if nothing was recorded for it).
+    """The ladder of ``game``, best public rating first (empty if nothing was recorded for it).
 
-    Each row: rank, bot, rating (Elo), provisional, bt (Bradley-Terry rating), interval (its
-    95% half-width), bt_low/bt_high, openskill (mu - 3 sigma), mu, sigma, games, wins, draws,
-    losses, last_played (ISO 8601, UTC).
+    Each row: rank, bot, rating (the public rating), interval (its 95% half-width), low/high,
+    provisional (the interval is still wider than the fit's ``provisional_margin``), elo and
+    elo_provisional (the live Elo, and whether it is in its first, fast-moving games),
+    openskill (mu - 3 sigma), mu, sigma, games, wins, draws, losses, last_played (ISO 8601,
+    UTC).  A bot that has only forfeited is listed after every bot that played
+    (:meth:`ladder.fit.Fit.ranked`).
 
     ``by_version``: a bot that played under more than one version (``--new-version``) has a
     row per version, with ``version`` added to every row: each version's own games and
-    results, its Bradley-Terry fit as a bot of its own, and its Elo and openskill as they were
-    after its last match (the ratings carry on from one version to the next, so the newest
+    results, its public rating fitted as a bot of its own, and its Elo and openskill as they
+    were after its last match (those carry on from one version to the next, so the newest
     version's are the bot's current ones).
     """
     with translate_errors(engine), reader(engine) as conn:
         config = ladder_config(conn, game) or EloConfig()
-        rated = conn.execute(
+        rated = {r.bot_id: r for r in conn.execute(
             select(Bot.name, Bot.version, Rating.__table__).join(Rating, Rating.bot_id == Bot.id)
-            .where(Rating.game == game)
-        ).all()
-        bt = _bradley_terry(conn, game, by_version)
+            .where(Rating.game == game))}
+        public = public_fit(conn, game, by_version)
         played = _played_versions(conn, game) if by_version else {}
         multi = {bot for bot, (low, high) in played.items() if low != high}
         versions = _versions(conn, game, multi) if multi else {}
-    rows = []
-    for r in rated:
+    rows: list[tuple[BotFit | None, dict[str, Any]]] = []
+    for b, r in rated.items():
         if not by_version:
-            rows.append(_leaderboard_row(r, bt.get(r.bot_id), config))
+            rows.append((public.bots.get(b), _leaderboard_row(r, public.bots.get(b), config)))
             continue
-        for version, tally in sorted(versions.get(r.bot_id, {}).items()):
-            row = _leaderboard_row(r, bt.get((r.bot_id, version)), config)
-            rows.append({**row, **tally.row(config), "version": version})
-        if r.bot_id not in versions:
-            version = played.get(r.bot_id, (r.version, r.version))[1]
-            rows.append({**_leaderboard_row(r, bt.get((r.bot_id, version)), config),
-                         "version": version})
-    rows.sort(key=lambda row: (-row["rating"], row["bot"], row.get("version", 0)))
-    return [{"rank": i, **row} for i, row in enumerate(rows, start=1)]
+        for version, tally in sorted(versions.get(b, {}).items()):
+            fitted = public.bots.get(b * VERSION_SPAN + version)
+            rows.append((fitted, {**_leaderboard_row(r, fitted, config), **tally.row(config),
+                                  "version": version}))
+        if b not in versions:
+            version = played.get(b, (r.version, r.version))[1]
+            fitted = public.bots.get(b * VERSION_SPAN + version)
+            rows.append((fitted, {**_leaderboard_row(r, fitted, config), "version": version}))
+    unfitted = BotFit(PUBLIC.center, 0.0, True, 0, 0)  # a rating row without a rated seat
+    rows.sort(key=lambda e: (*rank_key(e[0] or unfitted), e[1]["bot"], e[1].get("version", 0)))
+    return [{"rank": i, **row} for i, (_, row) in enumerate(rows, start=1)]
 
 
 def _played_versions(conn: Connection, game: str) -> dict[int, tuple[int, int]]:
@@ -99,12 +124,11 @@ class _VersionTally:
 
     def row(self, config: EloConfig) -> dict[str, Any]:
         skill = SkillRating(self.mu, self.sigma)
-        return {"rating": self.elo, "provisional": self.seen < config.provisional_games,
+        return {"elo": self.elo, "elo_provisional": self.seen < config.provisional_games,
                 "openskill": skill.conservative, "mu": self.mu, "sigma": self.sigma,
                 "games": self.games, "wins": self.wins, "draws": self.draws,
                 "losses": self.losses,
                 "last_played": utc(self.last_played).isoformat(timespec="seconds")}
-
 
 def _versions(conn: Connection, game: str,
               multi: set[int]) -> dict[int, dict[int, _VersionTally]]:
@@ -140,6 +164,37 @@ def _versions(conn: Connection, game: str,
     return tallies
 
 
+def public_fit(conn: Connection, game: str, by_version: bool = False) -> Fit[int]:
+    """The public rating of ``game``'s ladder, keyed by bot id (``by_version``: by ``bot id *
+    VERSION_SPAN + version``, each version a bot of its own): fitted to every rated result,
+    or this process's last fit while the ladder's latest ``rating_seq`` and its count (and id
+    sum) of rated results are unchanged.
+
+    Always fitted from the prior's mean, not warm-started: a warm start lands within 1e-11
+    Elo but not on the same bits, and the shown rating must be a function of the stored
+    results alone, so that a recompute (or another process) shows exactly the same.
+    """
+    key = (f"{id(conn.engine)} {conn.engine.url}", game, by_version)
+    version = tuple(conn.execute(select(func.max(Match.rating_seq), func.count(),
+                                        func.sum(Match.id)).where(*folded(game))).one())
+    with _FITS_LOCK:
+        cached = _FITS.get(key)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    rows = DriverStatement(conn, _RATED_SEATS, ("game",)).fetchall((game,))
+    columns = list(zip(*rows)) or [(), (), (), (), ()]
+    bots = np.array(columns[1], dtype=np.int64)
+    if by_version:
+        bots = bots * VERSION_SPAN + np.array(columns[4], dtype=np.int64)
+    tables, keys = tables_from_seats(
+        np.array(columns[0], dtype=np.int64), bots,
+        np.array(columns[2], dtype=np.int64), np.array([bool(f) for f in columns[3]], dtype=bool))
+    fitted = fit_indexed(tables, [int(k) for k in keys], PUBLIC)
+    with _FITS_LOCK:
+        _FITS[key] = (version, fitted)
+    return fitted
+
+
 def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
     """``bot``'s ratings after each of its matches in ``game``, oldest first (chart data)."""
     query = (
@@ -159,43 +214,15 @@ def history(engine: Engine, game: str, bot: str) -> list[dict[str, Any]]:
         ]
 
 
-def _bradley_terry(conn: Connection, game: str, by_version: bool = False) -> dict[Any, BTEstimate]:
-    """Fit over pair counts aggregated in SQL; a 3-4 seat table's pairs weigh 1/(seats-1).
-    Keyed by bot id, or by ``(bot id, version)`` with ``by_version`` (each version its own)."""
-    a, b = aliased(MatchSeat), aliased(MatchSeat)
-    score = func.sum(case((a.standing < b.standing, 1.0), (a.standing == b.standing, 0.5),
-                          else_=0.0))
-    keys = ((a.bot_id, a.bot_version, b.bot_id, b.bot_version) if by_version
-            else (a.bot_id, b.bot_id))
-    query = (
-        select(*keys, Match.num_seats, score, func.count())
-        .select_from(Match)
-        .join(a, a.match_pk == Match.id)
-        .join(b, and_(b.match_pk == Match.id, a.seat < b.seat))
-        .where(*folded(game))
-        .group_by(*keys, Match.num_seats)
-    )
-    records: Iterable[tuple[Any, Any, float, float]] = (
-        ((row[0], row[1]), (row[2], row[3]), *_weighed(row[4:])) if by_version
-        else (row[0], row[1], *_weighed(row[2:]))
-        for row in conn.execute(query)
-    )
-    return bradley_terry(records)
-
-
-def _weighed(counts: Sequence[Any]) -> tuple[float, float]:
-    """``(score, games)`` of a pair at a table of ``seats``, weighed 1/(seats-1)."""
-    seats, score, played = counts
-    return float(score) / (seats - 1), float(played) / (seats - 1)
-
-
-def _leaderboard_row(r: Row[Any], bt: BTEstimate | None, config: EloConfig) -> dict[str, Any]:
+def _leaderboard_row(r: Row[Any], public: BotFit | None, config: EloConfig) -> dict[str, Any]:
     skill = SkillRating(r.mu, r.sigma)
     return {
-        "bot": r.name, "rating": r.elo,
-        "provisional": r.games < config.provisional_games,
-        "bt": bt.rating if bt else None, "interval": bt.margin if bt else None,
-        "bt_low": bt.low if bt else None, "bt_high": bt.high if bt else None,
+        "bot": r.name,
+        "rating": public.rating if public else PUBLIC.center,
+        "interval": public.margin if public else None,
+        "low": public.low if public else None, "high": public.high if public else None,
+        "provisional": public.provisional if public else True,
+        "elo": r.elo, "elo_provisional": r.games < config.provisional_games,
         "openskill": skill.conservative, "mu": r.mu, "sigma": r.sigma,
         "games": r.games, "wins": r.wins, "draws": r.draws, "losses": r.losses,
         "last_played": utc(r.last_played).isoformat(timespec="seconds"),

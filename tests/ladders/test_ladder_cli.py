@@ -34,7 +34,7 @@ def test_show_json_has_the_contract_fields(ladder_engine, db_url):
     strong = rows[0]
     assert (strong["games"], strong["wins"], strong["draws"], strong["losses"]) == (7, 6, 1, 0)
     assert strong["rating"] > 1500 and strong["interval"] > 0
-    assert strong["bt_low"] < strong["bt"] < strong["bt_high"]
+    assert strong["low"] < strong["rating"] < strong["high"] and strong["elo"] > 1500
     assert {"openskill", "last_played", "provisional"} <= set(strong)
 
 
@@ -80,7 +80,7 @@ def test_recompute_with_new_k(ladder_engine, db_url):
     assert out.exit_code == 0, out.output
     assert "recomputed 1 matches" in out.output
     rows = json.loads(run("ladder", "show", "-g", "toy-race", "--db", db_url, "--json").stdout)
-    assert [r["rating"] for r in rows] == [1508.0, 1492.0]
+    assert [r["elo"] for r in rows] == [1508.0, 1492.0]
     out = run("ladder", "recompute", "--db", db_url, "--k", "10")
     assert out.exit_code == 2 and "need --game" in out.output
 
