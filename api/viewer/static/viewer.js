@@ -767,7 +767,7 @@
       Object.keys(p.score).forEach(function (k) { total += p.score[k]; });
       label(x + 18, y + 18, "the Automa \u00B7 level " + a.level, 14, g, {"text-anchor": "start", "font-weight": "bold"});
       label(x + 372, y + 18, total, 20, g, {"text-anchor": "end", "font-weight": "bold", "class": "rv-score"});
-      label(x + 18, y + 38, "rank tracks (placeholder numbers: the printed cards are not public)", 10, g, {"text-anchor": "start", fill: "#a05a00"});
+      label(x + 18, y + 38, "placeholder ranks: the printed cards are not public", 10, g, {"text-anchor": "start", fill: "#a05a00"});
       Object.keys(a.tracks).forEach(function (ch, k) {
         var t = a.tracks[ch], ty = y + 70 + k * 62;
         label(x + 18, ty, ch + " \u00B7 rank " + t.rank, 11, g, {"text-anchor": "start"});
