@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from api.viewer import render_page
 from arena import MatchDescription, Seat, parse_seats, play_match, seated
@@ -48,7 +48,7 @@ def moments(doc: dict) -> list[tuple[str, int]]:
     return [("start", min(6, len(frames) - 1)), ("middle", middle), ("end", len(frames) - 1)]
 
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 def viewer() -> None:
