@@ -70,6 +70,7 @@
   var MIN_PX = 10.5;          // the smallest text a narrow screen shows at its default zoom
   var COMPACT_BELOW = 720;    // a viewer narrower than this (CSS px) gets the phone layout
   var ZOOMS = ["fit", "read", "close"];
+  var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
   function Viewer(root, doc, startPly) {
     this.root = root;
@@ -250,7 +251,7 @@
   Viewer.prototype.centreOn = function (x, y, smooth) {
     var sc = this.scroller, scale = this.mapScale();
     sc.scrollTo({left: x * scale - sc.clientWidth / 2, top: y * scale - sc.clientHeight / 2,
-                 behavior: smooth && !this.timer ? "smooth" : "auto"});
+                 behavior: smooth && !this.timer && !REDUCED_MOTION ? "smooth" : "auto"});
   };
 
   // Narrow screens show part of the board: bring the pieces that just moved into view (or,
