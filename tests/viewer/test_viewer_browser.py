@@ -94,6 +94,11 @@ def test_tokaido_duo_board_is_drawn_from_the_frames_and_steps(page, site):
     assert page.locator(".rv-space").count() == 37 and page.locator(".rv-zone").count() == 8
     assert page.locator(".rv-town").count() == 4 and page.locator(".rv-boutique").count() == 8
     assert drawn_tokaido_pieces(page) == tokaido_pieces(frames[0])
+    # a wide screen keeps the wide layout: the board and its panels side by side, at one scale
+    board, side = (page.locator(s).bounding_box() for s in (".rv-board-map", ".rv-board-side"))
+    assert page.locator(".rv-compact").count() == 0 and page.is_hidden(".rv-zoom")
+    assert board["y"] == side["y"] and side["x"] >= board["x"] + board["width"] - 1
+    assert board["width"] / 805 == pytest.approx(side["width"] / 395, rel=0.01)
     before = drawing(page)
     page.keyboard.press("ArrowRight")
     assert shown(page) == 1 and page.evaluate("location.hash") == "#ply=1"
