@@ -68,7 +68,9 @@
   // (a phone) stacked, the board in a box that pans, at a zoom where no text is under MIN_PX.
   var MAP_W = 805, SIDE_W = 395, DRAW_H = 800;
   var MIN_PX = 10.5;          // the smallest text a narrow screen shows at its default zoom
-  var COMPACT_BELOW = 720;    // a viewer narrower than this (CSS px) gets the phone layout
+  var COMPACT_BELOW = 720;    // a viewer narrower than this (CSS px) gets the phone layout,
+  var TOUCH_BELOW = 1000;     // and on a touch screen (a phone held sideways), narrower than this
+  var COARSE = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
   var ZOOMS = ["fit", "read", "close"];
   var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -180,7 +182,7 @@
   Viewer.prototype.arrange = function () {
     var width = this.root.clientWidth, root = this.root, order;
     if (!width) { return; }
-    var compact = width < COMPACT_BELOW;
+    var compact = width < COMPACT_BELOW || (COARSE && width < TOUCH_BELOW);
     if (compact !== this.compact) {
       this.compact = compact;
       root.classList.toggle("rv-compact", compact);
@@ -216,7 +218,7 @@
     s.width = Math.round(MAP_W * scale) + "px";
     s.height = Math.round(DRAW_H * scale) + "px";
     var box = this.scroller.clientWidth || this.root.clientWidth;
-    this.scroller.style.height = Math.round(Math.min(DRAW_H * scale, Math.max(300, window.innerHeight * 0.55), box * 1.15)) + "px";
+    this.scroller.style.height = Math.round(Math.min(DRAW_H * scale, Math.max(220, window.innerHeight * 0.6), box * 1.15)) + "px";
     this.root.setAttribute("data-zoom", ZOOMS[this.zoom]);
     if (this.zoom > 0) { ensureText(this.svg, MIN_PX / scale); } else { restoreText(this.svg); }
     this.fitSide();
