@@ -12,8 +12,8 @@
  * decision's latency and marks the strikes; a slider under it scrubs through the frames. On a
  * narrow screen (a phone) the board pans in its own box at a zoom where no text is under 10.5
  * CSS px, follows the pieces that move, and the step buttons stay at the bottom of the screen;
- * a sideways swipe over the text steps too. A decision that carries its bot's own words (the author's frames: its `log` text,
- * its `stderr` lines) shows them under the decision, beside the board.
+ * a sideways swipe over the text steps too. A decision that carries its bot's own words (the
+ * author's frames: its `log` text, its `stderr` lines) shows them under the decision.
  */
 (function () {
   "use strict";
