@@ -51,6 +51,11 @@ def texts(page: Any, selector: str) -> list[str]:
     return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent)")
 
 
+def drawing(page: Any) -> str:
+    """Both drawings of the frame shown: the board's pieces and the panels beside it."""
+    return page.inner_html(".rv-dynamic-layer") + page.inner_html(".rv-side-layer")
+
+
 def tokaido_pieces(frame: Mapping[str, Any]) -> dict[str, list[tuple[str, ...]]]:
     players = frame["view"]["players"]
     return {
@@ -89,10 +94,15 @@ def test_tokaido_duo_board_is_drawn_from_the_frames_and_steps(page, site):
     assert page.locator(".rv-space").count() == 37 and page.locator(".rv-zone").count() == 8
     assert page.locator(".rv-town").count() == 4 and page.locator(".rv-boutique").count() == 8
     assert drawn_tokaido_pieces(page) == tokaido_pieces(frames[0])
-    before = page.inner_html(".rv-dynamic-layer")
+    # a wide screen keeps the wide layout: the board and its panels side by side, at one scale
+    board, side = (page.locator(s).bounding_box() for s in (".rv-board-map", ".rv-board-side"))
+    assert page.locator(".rv-compact").count() == 0 and page.is_hidden(".rv-zoom")
+    assert board["y"] == side["y"] and side["x"] >= board["x"] + board["width"] - 1
+    assert board["width"] / 805 == pytest.approx(side["width"] / 395, rel=0.01)
+    before = drawing(page)
     page.keyboard.press("ArrowRight")
     assert shown(page) == 1 and page.evaluate("location.hash") == "#ply=1"
-    assert page.inner_html(".rv-dynamic-layer") != before
+    assert drawing(page) != before
     for _ in range(12):
         page.keyboard.press("ArrowRight")
     assert shown(page) == 13 and drawn_tokaido_pieces(page) == tokaido_pieces(frames[13])
@@ -235,7 +245,7 @@ def test_solo_shows_the_automas_rank_tracks(page, site):
     tracks = last["view"]["automa"]["tracks"]
     assert attrs(page, ".rv-rank-here", "data-track", "data-space") == sorted(
         (c, str(t["position"])) for c, t in tracks.items() if t["position"])
-    assert "placeholder" in page.text_content(".rv-board")
+    assert "placeholder" in page.text_content(".rv-board-side")
 
 
 def test_the_page_loads_nothing_from_anywhere_else(page, site):
