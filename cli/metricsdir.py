@@ -1,0 +1,60 @@
+"""The multiprocess directory of ``prometheus_client``, prepared by the commands that fork.
+
+gunicorn's workers (``referee serve --broker``) and a Celery worker's pool processes
+(``referee worker --metrics-port``) each count in their own process; ``prometheus_client``
+sums them when every process writes its counters to files in one directory, named by
+``PROMETHEUS_MULTIPROC_DIR``.  The command that forks prepares it before any metric exists (the
+variable is read when ``prometheus_client`` loads, and the metrics are made when
+:mod:`ladder.metrics` loads), and its children inherit it:
+
+* ``PROMETHEUS_MULTIPROC_DIR`` set (e.g. a tmpfs volume of a container): that directory,
+  created if missing and emptied of the previous run's files;
+* unset: a new private directory (in the system's temporary folder, ``TMPDIR``), removed when
+  the command exits.
+
+One directory per command: two commands sharing one would empty each other's files at start.
+This module lives in ``cli`` and imports nothing of ``api`` or ``ladder``, whose loading makes
+the metrics.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def prepare() -> Path:
+    """The directory this process and its children write their metrics to, clean, and named
+    in the environment; RuntimeError if the metrics were already made (too late)."""
+    if "ladder.metrics" in sys.modules:
+        raise RuntimeError("the multiprocess metrics directory must be prepared before "
+                           "ladder.metrics is imported")
+    given = os.environ.get(ENV, "").strip()
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):
+            stale.unlink(missing_ok=True)
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="referee-metrics-"))
+        owner = os.getpid()
+        atexit.register(_remove, folder, owner)
+        os.environ[ENV] = str(folder)
+    if "prometheus_client.values" in sys.modules:  # loaded before the variable was set
+        from prometheus_client import values
+
+        values.ValueClass = values.get_value_class()
+    return folder
+
+
+def _remove(folder: Path, owner: int) -> None:
+    """Remove the private directory, in the process that made it only (a forked child
+    exiting runs the same hooks)."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
