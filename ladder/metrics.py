@@ -149,8 +149,8 @@ class QueueCollector(Collector):
                                "scrape's queue query")
         try:
             rows, oldest = self._read()
-        except Exception:
-            log.warning("metrics: the queue could not be read", exc_info=True)
+        except Exception as exc:  # the storage layer logged the detail
+            log.warning("metrics: the queue could not be read: %s", type(exc).__name__)
             up.add_metric([], 0)
             yield up
             return
