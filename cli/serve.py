@@ -6,6 +6,10 @@ SQLite file (or ``--db``) stores everything, rate limits are counted in memory. 
 gunicorn cannot run), matches go to Celery workers (``referee worker``), periodic jobs to
 ``referee beat``.
 
+Logging: one set-up (:mod:`cli.observe`; ``REFEREE_LOG_FORMAT=json`` for JSON lines,
+``REFEREE_LOG_LEVEL``), inherited by gunicorn's workers.  Metrics: ``/metrics``; under gunicorn
+every worker process counts into the multiprocess directory this command prepares.
+
 gunicorn refuses a request line over :data:`REQUEST_LINE_BYTES` and a header over
 :data:`HEADER_FIELD_BYTES` itself, before the app sees it; its refusals are the API's JSON
 error shape, as every other answer is (gunicorn writes an HTML page by default).
@@ -14,6 +18,7 @@ error shape, as every other answer is (gunicorn writes an HTML page by default).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -46,6 +51,10 @@ HEADER_FIELDS = 100
 def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
           workers: int | None, threads: int) -> None:
     """Run the referee service (pages at /, REST API at /api/v1, docs at /api/docs)."""
+    from cli.observe import set_up
+
+    set_up(os.environ.get("REFEREE_LOG_LEVEL", "info"),  # first: the app's modules make metrics
+           forks=bool(broker_url or os.environ.get("REFEREE_BROKER")) and gunicorn_available())
     from api.config import ServiceConfig
     from ladder import LadderError
 

@@ -1,4 +1,5 @@
-"""The multiprocess directory of ``prometheus_client``, prepared by the commands that fork.
+"""What ``referee serve``, ``referee worker`` and ``referee beat`` set up before they start: the
+logging (:mod:`api.logs`), and the multiprocess directory of ``prometheus_client``.
 
 gunicorn's workers (``referee serve --broker``) and a Celery worker's pool processes
 (``referee worker --metrics-port``) each count in their own process; ``prometheus_client``
@@ -13,8 +14,7 @@ variable is read when ``prometheus_client`` loads, and the metrics are made when
   the command exits.
 
 One directory per command: two commands sharing one would empty each other's files at start.
-This module lives in ``cli`` and imports nothing of ``api`` or ``ladder``, whose loading makes
-the metrics.
+The directory comes first: importing ``api`` or ``ladder.work`` makes the metrics.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import click
+
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
-def prepare() -> Path:
+def prepare_dir() -> Path:
     """The directory this process and its children write their metrics to, clean, and named
     in the environment; RuntimeError if the metrics were already made (too late)."""
     if "ladder.metrics" in sys.modules:
@@ -58,3 +60,24 @@ def _remove(folder: Path, owner: int) -> None:
     exiting runs the same hooks)."""
     if os.getpid() == owner:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def set_up(level: str = "info", *, forks: bool, celery: bool = False) -> None:
+    """A command's set-up, before it imports the service: the multiprocess directory when it
+    ``forks`` processes that count (or one is named), then the logging."""
+    if forks or os.environ.get(ENV, "").strip():
+        prepare_dir()
+    set_up_logs(level, celery=celery)
+
+
+def set_up_logs(level: str = "info", *, celery: bool = False) -> None:
+    """The one logging set-up (``REFEREE_LOG_FORMAT``), Celery told to keep it when
+    ``celery``; a bad format is a one-line error."""
+    from api import logs
+
+    try:
+        logs.configure(level, logs.log_format())
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if celery:
+        logs.celery_keeps_ours()
