@@ -7,7 +7,7 @@ the request carries it (:class:`api.logs.RequestIds`).
 
 ``/metrics`` (Prometheus's text format, :func:`ladder.metrics.exposition`) is open to
 loopback, to the ranges of ``REFEREE_METRICS_NETWORKS``, and to anyone presenting
-``Authorization: Bearer <REFEREE_METRICS_TOKEN>``; anyone else gets a 403.  A loopback peer
+``Authorization: Bearer <REFEREE_METRICS_TOKEN>``; anyone else gets a 403 (plain text).  A loopback peer
 that forwards a request (``X-Forwarded-For`` or ``Forwarded`` with no trusted proxy
 configured) is a proxy on this host, not a local reader: it needs the token or a network.
 A worker's metrics port (:func:`serve_worker_metrics`) applies the same rule.
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flask import Flask, Response, g, request
-from flask_smorest import abort
+from werkzeug.datastructures import Headers
 
 from api.config import ServiceConfig
 from api.context import service
@@ -94,7 +94,8 @@ def rate_limited(limit: Any) -> None:
 
 # -- /metrics -----------------------------------------------------------------------------------
 
-def may_read(config: ServiceConfig, remote: str | None, headers: Mapping[str, str]) -> bool:
+def may_read(config: ServiceConfig, remote: str | None, headers: Mapping[str, str] | Headers
+             ) -> bool:
     """The access rule of the metrics: loopback (not forwarded), an allowed network, or the
     metrics token."""
     token = config.metrics_token
@@ -118,7 +119,8 @@ def may_read(config: ServiceConfig, remote: str | None, headers: Mapping[str, st
 def metrics_view() -> Response:
     svc = service()
     if not may_read(svc.config, request.remote_addr, request.headers):
-        abort(403, message=REFUSAL)
+        # plain text, as the metrics are (and as a scraper shows a target's error)
+        return Response(REFUSAL + "\n", status=403, mimetype="text/plain")
     return Response(metrics.exposition(svc.engine), mimetype=CONTENT_TYPE)
 
 

@@ -362,8 +362,8 @@ def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
         due = [r.id for r in rows]
         if due:
             conn.execute(update(Match).where(Match.id.in_(due)).values(enqueued_at=now))
-    for reason, r in gone:
-        metrics.voided(r.game, [r.id], reason)
+    for reason, v in gone:
+        metrics.voided(v.game, [v.id], reason)
     for r in rows:
         if r.state == RUNNING:
             metrics.lease_expired(r.game, [r.id])
