@@ -81,3 +81,18 @@ def set_up_logs(level: str = "info", *, celery: bool = False) -> None:
         raise click.ClickException(str(exc)) from exc
     if celery:
         logs.celery_keeps_ours()
+
+
+def gunicorn_logger() -> type:
+    """gunicorn's logger class, writing through the root logger (so in the set-up's format)
+    instead of handlers of its own."""
+    from gunicorn.glogging import Logger
+
+    class ThroughRoot(Logger):  # type: ignore[misc]
+        def setup(self, cfg: object) -> None:
+            super().setup(cfg)
+            for log in (self.error_log, self.access_log):
+                log.handlers.clear()
+                log.propagate = True
+
+    return ThroughRoot

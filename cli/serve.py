@@ -131,12 +131,14 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int) 
     the database this process prepared."""
     from gunicorn.app.base import BaseApplication
 
+    from cli.observe import gunicorn_logger
+
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             for key, value in {"bind": f"{host}:{port}", "workers": workers,
                                "threads": threads, "worker_class": json_error_worker(),
                                "timeout": 60, "accesslog": None, "preload_app": False,
-                               "proc_name": "referee",
+                               "proc_name": "referee", "logger_class": gunicorn_logger(),
                                "limit_request_line": REQUEST_LINE_BYTES,
                                "limit_request_field_size": HEADER_FIELD_BYTES,
                                "limit_request_fields": HEADER_FIELDS}.items():
