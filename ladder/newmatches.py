@@ -100,5 +100,7 @@ def insert_matches(conn: Connection, game: str, new: Sequence[NewMatch], now: da
     conn.execute(insert(MatchSeat), [
         {"match_pk": pk, "seat": seat, "bot_id": bot, "bot_version": versions[bot]}
         for pk, m in zip(ids, new) for seat, bot in enumerate(m.bots)])
-    metrics.changed(SCHEDULED, game, ids, rated=rated, challenge=challenge_id)
+    for pk, m in zip(ids, new):
+        metrics.changed(SCHEDULED, game, [pk], bots=list(m.bots), rated=rated,
+                        challenge=challenge_id)
     return ids

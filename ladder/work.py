@@ -200,7 +200,7 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
             return None
         seats = conn.execute(
             select(MatchSeat.seat, MatchSeat.bot_id, MatchSeat.bot_version, Bot.name, Bot.url,
-                   Bot.spec, Bot.status)
+                   Bot.spec, Bot.status, Bot.owner_id)
             .join(Bot, Bot.id == MatchSeat.bot_id).where(MatchSeat.match_pk == match_pk)
             .order_by(MatchSeat.seat)).all()
         retired = [s.name for s in seats if s.status == RETIRED]
@@ -214,7 +214,7 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
     plans = tuple(SeatPlan(s.seat, s.bot_id, s.name, s.url, s.spec or s.name, s.bot_version)
                   for s in seats)
     metrics.changed(RUNNING, row.game, [match_pk], attempt=row.attempt, worker=worker,
-                    bots=metrics.seat_bots(seats))
+                    bots=metrics.seat_bots(seats), owners=[s.owner_id for s in seats])
     return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
                  MatchSettings.from_json(row.settings), bool(row.rated), worker, until)
 

@@ -259,12 +259,27 @@ def test_json_lines_carry_the_ids_an_operator_greps_for(app, anon, bot_url, json
                       (ids[0], "running"), (ids[0], "finished"),
                       (ids[1], "running"), (ids[1], "finished")]
     scheduled = [x for x in lines if x.get("state") == "scheduled"]
-    assert all(x["request_id"] == "req-42" and x["game"] == GAME for x in scheduled)
+    assert all(x["request_id"] == "req-42" and x["game"] == GAME and x["bots"] in
+               ([mine, 1], [1, mine]) for x in scheduled)
+    owner = alice.get("/api/v1/me").json["id"]
+    running = [x for x in lines if x.get("state") == "running"]
+    assert all(owner in x["owners"] and x["worker"] for x in running)
     finished = [x for x in lines if x.get("state") == "finished"]
     assert all(sorted(x["bots"]) == sorted([mine, 1]) and x["attempt"] == 1
                for x in finished)
     bot_page = [x for x in lines if x.get("route") == "/api/v1/bots"]
     assert bot_page and bot_page[0]["status"] == 201
+
+
+def test_text_lines_append_the_ids():
+    from api.logs import TextFormatter
+
+    record = logging.LogRecord("referee.matches", logging.INFO, __file__, 1, "match %s %s",
+                               (12, "running"), None)
+    record.__dict__.update(match=12, game=GAME, bots=[3, 4], challenge=None)
+    line = TextFormatter().format(record)
+    assert line.endswith("INFO referee.matches: match 12 running "
+                         f"[match=12 game={GAME} bots=[3, 4]]")
 
 
 def test_a_request_id_is_made_when_none_or_a_bad_one_is_given(anon):
