@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 from datetime import datetime, timezone
+from collections.abc import Callable
 from typing import Any
 
 from flask import g, has_request_context
@@ -81,24 +82,45 @@ class RequestIds(logging.Filter):
         return True
 
 
+class Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when a line is written, not as it was when the
+    handler was made (a stream replaced since, e.g. closed by a test's capture, is never
+    written to)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        """The stream is always the current ``sys.stderr``."""
+
+
 def handler(fmt: str | None = None) -> logging.Handler:
     """A stderr handler in ``fmt`` (default: :func:`log_format`)."""
-    out = logging.StreamHandler(sys.stderr)
+    out = Stderr()
     out.setFormatter(JsonFormatter() if (fmt or log_format()) == "json" else TextFormatter())
     out.addFilter(RequestIds())
     return out
 
 
-def configure(level: str = "info", fmt: str | None = None) -> None:
-    """The root logger writes to stderr in the chosen format, at ``level``; a second call
-    replaces the first's handler."""
+def configure(level: str = "info", fmt: str | None = None) -> Callable[[], None]:
+    """The root logger writes to stderr in the chosen format, at ``level`` (a second call
+    replaces the first's handler); what undoes it."""
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_referee", False)]:
         root.removeHandler(old)
-    new = handler(fmt)
+    new, before = handler(fmt), root.level
     new._referee = True  # type: ignore[attr-defined]
     root.addHandler(new)
     root.setLevel(level.upper())
+    logging.captureWarnings(True)  # a library's warnings in the same format
+
+    def undo() -> None:
+        logging.captureWarnings(False)
+        root.removeHandler(new)
+        root.setLevel(before)
+    return undo
 
 
 def celery_keeps_ours() -> None:

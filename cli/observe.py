@@ -72,13 +72,17 @@ def set_up(level: str = "info", *, forks: bool, celery: bool = False) -> None:
 
 def set_up_logs(level: str = "info", *, celery: bool = False) -> None:
     """The one logging set-up (``REFEREE_LOG_FORMAT``), Celery told to keep it when
-    ``celery``; a bad format is a one-line error."""
+    ``celery``; a bad format is a one-line error.  Undone when the command ends (a command
+    run in-process, as a test runs it, leaves the process's logging as it found it)."""
     from api import logs
 
     try:
-        logs.configure(level, logs.log_format())
+        undo = logs.configure(level, logs.log_format())
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.call_on_close(undo)
     if celery:
         logs.celery_keeps_ours()
 

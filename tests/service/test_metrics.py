@@ -313,3 +313,17 @@ def test_a_bad_log_format_is_a_one_line_error_of_the_commands(monkeypatch):
         done = CliRunner().invoke(main, [command])
         assert done.exit_code == 1
         assert done.output.strip() == "Error: REFEREE_LOG_FORMAT must be text or json, not 'xml'"
+
+
+def test_a_command_run_in_process_leaves_the_logging_as_it_found_it(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REFEREE_BROKER", raising=False)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    done = CliRunner().invoke(main, ["serve", "--db", "nosuch://x"])
+    assert done.exit_code == 1 and "unsupported database" in done.output
+    assert root.handlers == handlers and root.level == level
