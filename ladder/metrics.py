@@ -89,11 +89,13 @@ def changed(state: str, game: str, matches: Iterable[int], **ids: Any) -> None:
                  extra={"event": "match", "match": pk, "game": game, "state": state, **ids})
 
 
-def voided(game: str, matches: Iterable[int], reason: str, **ids: Any) -> None:
-    """``matches`` voided for ``reason`` (counted by cause too)."""
+def voided(game: str, matches: Iterable[int], reason: str, cause: str | None = None,
+           **ids: Any) -> None:
+    """``matches`` voided for ``reason`` (counted by cause too: ``cause``, else the
+    reason's, :func:`void_cause`)."""
     pks = list(matches)
     if pks:
-        VOIDS.labels(game, void_cause(reason)).inc(len(pks))
+        VOIDS.labels(game, cause or void_cause(reason)).inc(len(pks))
     changed("voided", game, pks, reason=reason, **ids)
 
 

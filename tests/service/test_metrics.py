@@ -27,6 +27,7 @@ from api.logs import JsonFormatter, RequestIds, log_format
 from api.observability import serve_worker_metrics
 from api.scheduling import tick_and_enqueue
 from ladder import health, metrics
+from ladder.admin import void_match
 from ladder.accounts import now_utc
 from ladder.work import MAX_ATTEMPTS, SweepPolicy, claim, rotations, schedule, sweep
 from service.conftest import Client, drain
@@ -101,6 +102,10 @@ def test_voids_and_lease_expiries_are_counted_by_cause(app):
     assert moved(before, after, "referee_matches_total", game=GAME, state="voided") == 1
     assert moved(before, after, "referee_matches_total", game=GAME,
                  state="running") == MAX_ATTEMPTS
+    [other] = schedule(engine, GAME, [([1, 2], 8, None)], rated=False)
+    void_match(engine, other, "the operator's own words")
+    last = metrics.series(metrics.exposition(engine).decode())
+    assert moved(after, last, "referee_voids_total", game=GAME, cause="admin") == 1
 
 
 def test_void_causes_are_a_bounded_set():
