@@ -198,9 +198,12 @@ def test_a_workers_metrics_port_answers_under_the_same_rule():
         server.server_close()
 
 
-def test_processes_sharing_the_directory_are_summed(tmp_path):
+@pytest.mark.parametrize("given", [False, True])
+def test_processes_sharing_the_directory_are_summed(tmp_path, given):
     """What gunicorn's workers and a Celery pool do: children count, the parent reports the
-    sum; the private directory is gone when the command exits."""
+    sum.  A private directory is gone when the command exits; one named in the environment
+    is emptied of a previous run's files at start (one left unreadable would break every
+    scrape) and kept."""
     script = """
 import os
 from cli.observe import prepare_dir
@@ -217,12 +220,21 @@ print(metrics.exposition().decode())
 """
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path))
+    if given:
+        named = tmp_path / "metrics"
+        named.mkdir()
+        (named / "counter_999999.db").write_bytes(b"left by a crashed run")
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(named)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     folder, text = out.split("\n", 1)
     assert value(metrics.series(text), "referee_matches_total", game="g",
                  state="finished") == 5
-    assert folder.startswith(str(tmp_path)) and not Path(folder).exists()
+    assert folder.startswith(str(tmp_path))
+    if given:
+        assert folder == str(named) and not (named / "counter_999999.db").exists()
+    else:
+        assert not Path(folder).exists()
 
 
 # -- the log lines -----------------------------------------------------------------------------
