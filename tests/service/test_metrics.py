@@ -29,7 +29,7 @@ from api.scheduling import tick_and_enqueue
 from ladder import health, metrics
 from ladder.admin import void_match
 from ladder.accounts import now_utc
-from ladder.work import MAX_ATTEMPTS, SweepPolicy, claim, rotations, schedule, sweep
+from ladder.work import MAX_ATTEMPTS, SweepPolicy, claim, schedule, sweep
 from service.conftest import Client, drain
 
 GAME = "toy-race"
