@@ -6,6 +6,10 @@ SQLite file (or ``--db``) stores everything, rate limits are counted in memory. 
 gunicorn cannot run), matches go to Celery workers (``referee worker``), periodic jobs to
 ``referee beat``.
 
+Logging: one set-up (:mod:`cli.observe`; ``REFEREE_LOG_FORMAT=json`` for JSON lines,
+``REFEREE_LOG_LEVEL``), inherited by gunicorn's workers.  Metrics: ``/metrics``; under gunicorn
+every worker process counts into the multiprocess directory this command prepares.
+
 gunicorn refuses a request line over :data:`REQUEST_LINE_BYTES` and a header over
 :data:`HEADER_FIELD_BYTES` itself, before the app sees it; its refusals are the API's JSON
 error shape, as every other answer is (gunicorn writes an HTML page by default).
@@ -14,6 +18,7 @@ error shape, as every other answer is (gunicorn writes an HTML page by default).
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 from typing import Any
@@ -47,6 +52,10 @@ HEADER_FIELDS = 100
 def serve(host: str, port: int, db_url: str | None, broker_url: str | None,
           workers: int | None, threads: int) -> None:
     """Run the referee service (pages at /, REST API at /api/v1, docs at /api/docs)."""
+    from cli.observe import set_up
+
+    set_up(os.environ.get("REFEREE_LOG_LEVEL", "info"),  # first: the app's modules make metrics
+           forks=bool(broker_url or os.environ.get("REFEREE_BROKER")) and gunicorn_available())
     from api.config import ServiceConfig
     from ladder import LadderError
 
@@ -177,12 +186,14 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int,
     the database this process prepared; ``banner`` printed once gunicorn listens."""
     from gunicorn.app.base import BaseApplication
 
+    from cli.observe import gunicorn_logger
+
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             for key, value in {"bind": f"{host}:{port}", "workers": workers,
                                "threads": threads, "worker_class": json_error_worker(),
                                "timeout": 60, "accesslog": None, "preload_app": False,
-                               "proc_name": "referee",
+                               "proc_name": "referee", "logger_class": gunicorn_logger(),
                                "limit_request_line": REQUEST_LINE_BYTES,
                                "limit_request_field_size": HEADER_FIELD_BYTES,
                                "limit_request_fields": HEADER_FIELDS,
