@@ -269,11 +269,12 @@ def challenge_page(challenge_id: int) -> str:
 
 # -- docs and login ---------------------------------------------------------------------------
 
-def overlap(a: IPv4Network | IPv6Network, b: IPv4Network | IPv6Network) -> bool:
+def within(a: IPv4Network | IPv6Network, b: IPv4Network | IPv6Network) -> bool:
+    """``a`` is inside ``b`` (never across IP versions)."""
     if isinstance(a, IPv4Network) and isinstance(b, IPv4Network):
-        return a.overlaps(b)
+        return a.subnet_of(b)
     if isinstance(a, IPv6Network) and isinstance(b, IPv6Network):
-        return a.overlaps(b)
+        return a.subnet_of(b)
     return False
 
 
@@ -294,13 +295,17 @@ def address_policy() -> dict[str, Any]:
 
     svc = service()
     opened = []
+    blocked = [(ip_network(cidr), why) for cidr, why in BLOCKED_NETWORKS]
     for net in svc.policy.allow:
-        # the three catch-alls of IPv6 outside 2000::/3 (prefix 1 to 3) name no kind
-        kinds = sorted({why for cidr, why in BLOCKED_NETWORKS
-                        if ip_network(cidr).prefixlen > 3 and overlap(net, ip_network(cidr))})
+        # what it opens: the blocked ranges inside it, and the narrowest one around it
+        inside = [why for b, why in blocked if within(b, net)]
+        around = sorted((b.prefixlen, why) for b, why in blocked if within(net, b))
+        kinds = list(dict.fromkeys(inside + [why for _, why in around[-1:]]))
         opened.append({"network": str(net), "kinds": kinds})
+    loopback = any(within(ip_network("127.0.0.1/32"), net) for net in svc.policy.allow)
     return {"opened": opened, "ports": format_ports(svc.policy.ports),
-            "proof": svc.config.proves_ownership}
+            "proof": svc.config.proves_ownership,
+            "example": "http://127.0.0.1:8000" if loopback else "https://my-bot.example"}
 
 
 def log_in() -> Response | tuple[str, int] | str:
