@@ -30,7 +30,7 @@ from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder import pages_reads as more
 from ladder import reads, registry
 from ladder.accounts import authenticate
-from ladder.matchmaking import round_detail
+from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
 from ladder.work import queue_stats
 
@@ -89,8 +89,10 @@ def leaderboard(game: str) -> str:
     for section in ("items", "provisional"):
         board[section] = boards.sort_rows(board[section], key, order, extras)
     recent, _ = reads.list_matches(engine, game=game, state=FINISHED, per_page=TOP)
+    latest, _ = list_rounds(engine, game, per_page=1)
     return render_template(
         "pages/leaderboard.html", game=game, board=board, extras=extras, recent=recent,
+        latest_round=latest[0] if latest else None,
         two_seats=max(game_info(game).player_counts) == 2, owners=owners,
         owner=q.get("owner"),
         sorting=boards.Sorting(url_for(".leaderboard", game=game), key, order, q.get("owner")))

@@ -45,6 +45,14 @@ def test_a_round_page_shows_its_fixtures_results_byes_and_progress(rounds_site):
     assert f'href="/rounds/{later["id"]}" rel="next"' in html
 
 
+def test_the_leaderboard_links_its_latest_round(rounds_site):
+    client = rounds_site.client()
+    latest = api(client, "/api/v1/rounds?game=tokaido-duo")["items"][0]
+    html = page(client, "/leaderboards/tokaido-duo")
+    assert f'Latest round: <a href="/rounds/{latest["id"]}">Tokaido Duo round ' \
+           f'{latest["number"]}</a>' in html
+
+
 def test_a_round_not_played_yet_says_so(rounds_site):
     client = rounds_site.client()
     [table] = api(client, "/api/v1/rounds?game=doubletrack")["items"][-1:]
