@@ -33,6 +33,7 @@ from ladder.accounts import authenticate
 from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
 from ladder.work import queue_stats
+from referee.frames.kits import kit_for
 
 MATCHES_PER_PAGE = 25
 TOP = 10
@@ -195,7 +196,7 @@ def match(match_id: int) -> str:
                 link=lambda n: url_for(".match", match_id=match_id, ply=n))
     return render_template("pages/match.html", m=detail, replay=replay, problem=problem,
                            own_logs=own_logs(detail), plies=plies,
-                           length=game_length(detail, doc if replay else None),
+                           length=game_length(detail, doc),
                            round=more.round_ref(engine, detail["round_id"])
                            if detail["round_id"] else None)
 
@@ -212,8 +213,6 @@ def game_length(detail: dict[str, Any], doc: dict[str, Any] | None) -> str | Non
     if result.get("turns"):
         return f"turn {result['turns']}"
     if result.get("rounds"):
-        from referee.frames.kits import kit_for
-
         if kit_for(detail["game"]).turn_name == "round":
             return f"round {result['rounds']}"
         return f"{result['rounds']} full round{'s' if result['rounds'] != 1 else ''} " \
