@@ -25,6 +25,8 @@ class Column:
     """The order of the first click: ``desc`` where more is better."""
     value: Callable[[Row, Mapping[str, Any]], Any]
     """The sort value of a row (given its extras), or None when it has none."""
+    words: tuple[str, str] = ("lowest first", "highest first")
+    """How each order reads: ascending, descending."""
 
 
 def _share(row: Row, _: Mapping[str, Any]) -> float | None:
@@ -32,11 +34,12 @@ def _share(row: Row, _: Mapping[str, Any]) -> float | None:
     return (row["wins"] + row["draws"] / 2) / row["games"] if row.get("games") else None
 
 
+ALPHABET = ("A to Z", "Z to A")
 COLUMNS: dict[str, Column] = {
-    "rank": Column("rank", ASC, lambda r, x: r.get("rank")),
-    "bot": Column("bot", ASC, lambda r, x: r["bot"]["name"].casefold()),
+    "rank": Column("rank", ASC, lambda r, x: r.get("rank"), ("best first", "worst first")),
+    "bot": Column("bot", ASC, lambda r, x: r["bot"]["name"].casefold(), ALPHABET),
     "owner": Column("owner", ASC, lambda r, x: r["owner"]["name"].casefold()
-                    if r.get("owner") else None),
+                    if r.get("owner") else None, ALPHABET),
     "rating": Column("rating", DESC, lambda r, x: r.get("rating")),
     "games": Column("games", DESC, lambda r, x: r.get("games")),
     "wdl": Column("points per game", DESC, _share),
@@ -45,7 +48,8 @@ COLUMNS: dict[str, Column] = {
     "strikes": Column("strikes per game", ASC, lambda r, x: r.get("strikes_per_game")),
     "forfeits": Column("forfeits", ASC, lambda r, x: r.get("forfeit_rate")),
     "trend": Column("trend", DESC, lambda r, x: x.get("trend")),
-    "last": Column("last played", DESC, lambda r, x: r.get("last_played")),
+    "last": Column("last played", DESC, lambda r, x: r.get("last_played"),
+                   ("longest ago first", "most recent first")),
 }
 DEFAULT = "rank"
 
@@ -115,14 +119,4 @@ class Sorting:
         if self.key == DEFAULT and self.order == COLUMNS[DEFAULT].first:
             return ""
         column = COLUMNS[self.key]
-        way = "highest" if self.order == DESC else "lowest"
-        if self.key in ("bot", "owner"):
-            way = "Z to A" if self.order == DESC else "A to Z"
-            return f"sorted by {column.label}, {way}"
-        if self.key in ("rank", "last"):
-            way = {"rank": {ASC: "best first", DESC: "worst first"},
-                   "last": {ASC: "longest ago first", DESC: "most recent first"}}[
-                self.key][self.order]
-        else:
-            way += " first"
-        return f"sorted by {column.label}, {way}"
+        return f"sorted by {column.label}, {column.words[self.order == DESC]}"
