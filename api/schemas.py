@@ -596,6 +596,8 @@ class PausedRow(ma.Schema):
     reason = fields.String(required=True)
     row = fields.Nested(BoardRow, allow_none=True, required=True,
                         metadata={"description": "its standing, if it has played rated games"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": "its row is provisional (placement games left): not a ranked rating"})
 
 
 class LadderStatus(ma.Schema):

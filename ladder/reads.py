@@ -415,13 +415,15 @@ def is_provisional(row: dict[str, Any], placement_left: int | None) -> bool:
 
 def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:
     """The board with the paused bots (each ``{bot, owner, reason}``) in their own section,
-    each with its leaderboard row if it has one (``row``), and the others ranked without
-    them."""
+    each with its leaderboard row if it has one (``row``) and whether that row is provisional
+    (``provisional``), and the others ranked without them."""
     ids = {p["bot"]["id"] for p in paused}
     rows = {r["bot"]["id"]: r for r in board["items"] + board["provisional"]}
+    pending = {r["bot"]["id"] for r in board["provisional"]}
     items = [dict(r) for r in board["items"] if r["bot"]["id"] not in ids]
     for rank, row in enumerate(items, start=1):
         row["rank"] = rank
     return {**board, "items": items,
             "provisional": [r for r in board["provisional"] if r["bot"]["id"] not in ids],
-            "paused": [{**p, "row": rows.get(p["bot"]["id"])} for p in paused]}
+            "paused": [{**p, "row": rows.get(p["bot"]["id"]),
+                        "provisional": p["bot"]["id"] in pending} for p in paused]}
