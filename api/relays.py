@@ -9,7 +9,11 @@ Redis: not built yet, so such a service refuses pull bots (:func:`available`).
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
+from sqlalchemy import Engine
+
+from ladder import presence
 from referee.relay import MemoryRelay, Relay
 
 _lock = threading.Lock()
@@ -40,3 +44,17 @@ def available(mode: str) -> str | None:
         return None
     return ("pull bots need the embedded server for now: this service plays its matches on "
             "broker workers, which reach a bot's connection only through a shared relay")
+
+
+def sweep_presence(engine: Engine, now: datetime | None = None) -> dict[int, str]:
+    """Pull bots' ladder entries paused while they are away (not connected to this
+    process's relay) and resumed when they are back (:func:`ladder.presence.sweep`)."""
+    relay = process_relay()
+    return presence.sweep(engine, lambda bot_id: relay.connected(str(bot_id)), now)
+
+
+def arrived(engine: Engine, bot_id: int) -> None:
+    """A poll of ``bot_id`` is in: if the bot was not connected, its away pause lifts now
+    (not at the next sweep)."""
+    if not process_relay().connected(str(bot_id)):
+        presence.back(engine, bot_id)

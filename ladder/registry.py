@@ -324,9 +324,10 @@ def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> Non
         elif current == OWNER_PAUSE:
             resume_entries(conn, bot_id, [game])
         elif is_auto(current):
+            when = ("when it connects" if current.startswith("away:") else
+                    f"after {GOOD_PROBES_TO_RESUME} good probes in a row")
             raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}); it "
-                                f"resumes by itself after {GOOD_PROBES_TO_RESUME} good probes "
-                                "in a row")
+                                f"resumes by itself {when}")
         elif current is not None:
             raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}): "
                                 "only an admin can lift that")

@@ -24,7 +24,7 @@ from flask_smorest import Blueprint, abort
 
 from api.auth import BEARER, owner_required, require_owner
 from api.context import service
-from api.relays import available, process_relay
+from api.relays import arrived, available, process_relay
 from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
 from ladder import registry
 from ladder.models import PULL
@@ -66,6 +66,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         one that stops for 10 s is away. One connection per bot: a newer poll replaces a
         waiting one, which answers 409."""
         pulled_bot(bot_id)
+        arrived(service().engine, bot_id)
         try:
             taken = process_relay().take(str(bot_id), float(wait))
         except Replaced as exc:

@@ -229,3 +229,48 @@ def test_an_answer_over_the_size_cap_is_a_too_large_strike(anon):
         [log] = play(anon.app, [([bot_id, 1], 6)])
     assert [s for seat, _, s in moves(log) if seat == 0][:3] == ["too_large"] * 3
     assert 413 in conn.statuses
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_pull_bot_with_no_connection_is_away_and_back_when_it_polls(anon):
+    clock = FakeClock()
+    api.relays.use(referee.relay.MemoryRelay(clock))
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "laptop", "mode": "pull", "games": [GAME]})
+    assert made.status_code == 201, made.json
+    bot_id, engine = made.json["id"], anon.app.extensions["referee"].engine
+
+    def entry() -> dict[str, Any]:
+        [found] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+        return found
+
+    assert entry()["paused_reason"] is None
+    assert api.relays.sweep_presence(engine) == {bot_id: "paused"}  # never connected
+    assert entry()["paused_reason"].startswith("away:")
+    refused = alice.http.put(f"/api/v1/bots/{bot_id}/ladders/{GAME}", json={"paused": False},
+                             headers=alice.headers())
+    assert refused.status_code == 409 and "when it connects" in refused.json["message"]
+    assert api.relays.sweep_presence(engine) == {}  # away already: no second alert
+
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").json == {"requests": []}
+    assert entry()["paused_reason"] is None  # back at its first poll
+    clock.now += referee.relay.PRESENCE_GRACE_S - 1
+    assert api.relays.sweep_presence(engine) == {}  # between two polls: still connected
+    clock.now += 2
+    assert api.relays.sweep_presence(engine) == {bot_id: "paused"}
+    alerts = alice.get("/api/v1/me/alerts").json["items"]
+    assert [(a["kind"], a["reason"][:5]) for a in alerts] == [
+        ("paused", "away:"), ("resumed", "conne"), ("paused", "away:")]
+    # an owner's pause is its own: presence neither lifts it nor replaces it
+    owned = alice.http.put(f"/api/v1/bots/{bot_id}/ladders/{GAME}", json={"paused": True},
+                           headers=alice.headers())
+    assert owned.status_code == 200 and owned.json["paused_reason"].startswith("owner:")
+    alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0")
+    assert entry()["paused_reason"].startswith("owner:")
