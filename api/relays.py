@@ -1,9 +1,10 @@
 """The relay of this process: how a service's matches reach its pull bots.
 
 The embedded server plays its matches on threads of the process that holds the bots'
-connections, so one :class:`~referee.relay.MemoryRelay` per process joins them. A layout with
-a broker (Celery workers apart from the web processes) needs a relay all of them share, through
-Redis: not built yet, so such a service refuses pull bots (:func:`available`).
+connections: one :class:`~referee.relay.MemoryRelay` per process joins them. A layout with a
+Redis broker (Celery workers apart from the web processes) shares one
+:class:`~ladder.relay_redis.RedisRelay` among all its processes, keyed under its queue's name.
+Another broker carries no pull bots (:func:`available`).
 """
 
 from __future__ import annotations
@@ -18,20 +19,46 @@ from referee.relay import MemoryRelay, Relay
 
 _lock = threading.Lock()
 _relay: Relay | None = None
+_settings: tuple[str | None, str] | None = None
+"""The broker's URL and the queue's name this process's relay follows (``None``: read from
+the environment on first use, as a Celery worker's settings are)."""
+
+
+def configure(broker_url: str | None, queue: str) -> None:
+    """The relay follows this service's broker (an app's factory says so)."""
+    global _relay, _settings
+    with _lock:
+        if _settings != (broker_url, queue):
+            _settings, _relay = (broker_url, queue), None
+
+
+def _follows() -> tuple[str | None, str]:
+    if _settings is None:
+        from api.config import ServiceConfig
+
+        config = ServiceConfig.from_env()
+        return config.broker_url, config.queue
+    return _settings
 
 
 def process_relay() -> Relay:
-    """This process's relay (made on first use)."""
+    """This process's relay (made on first use): through Redis when the broker is Redis,
+    else in memory."""
     global _relay
     with _lock:
         if _relay is None:
-            _relay = MemoryRelay()
+            broker, queue = _follows()
+            if broker and broker.startswith(("redis://", "rediss://", "unix://")):
+                from ladder.relay_redis import RedisRelay
+
+                _relay = RedisRelay(broker, prefix=f"referee:{queue}:pull")
+            else:
+                _relay = MemoryRelay()
         return _relay
 
 
 def use(relay: Relay | None) -> None:
-    """Make ``relay`` this process's (``None``: a fresh one on next use), for a server that
-    builds its own and for tests."""
+    """Make ``relay`` this process's (``None``: a fresh one on next use), for tests."""
     global _relay
     with _lock:
         _relay = relay
@@ -40,10 +67,11 @@ def use(relay: Relay | None) -> None:
 def available(mode: str) -> str | None:
     """Why the service's layout cannot carry pull bots (``None`` when it can): ``mode`` is
     ``embedded`` or ``celery`` (:class:`api.context.Service`)."""
-    if mode == "embedded":
+    broker, _ = _follows()
+    if mode == "embedded" or (broker or "").startswith(("redis://", "rediss://", "unix://")):
         return None
-    return ("pull bots need the embedded server for now: this service plays its matches on "
-            "broker workers, which reach a bot's connection only through a shared relay")
+    return ("pull bots need Redis as the broker: the workers reach a bot's connection "
+            "through it")
 
 
 def sweep_presence(engine: Engine, now: datetime | None = None) -> dict[int, str]:

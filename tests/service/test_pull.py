@@ -30,12 +30,16 @@ Handler = Callable[[dict[str, Any]], bytes | None]
 """What the bot answers to one envelope (``None``: no answer)."""
 
 
-@pytest.fixture(autouse=True)
-def fresh_relay(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A relay of the test's own (bot ids repeat across the tests' databases), and a short
-    pick-up limit so that a bot that stopped polling is struck quickly."""
+@pytest.fixture(autouse=True, params=["memory", "redis"])
+def fresh_relay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+                ) -> Iterator[None]:
+    """A relay of the test's own (bot ids repeat across the tests' databases), in memory (the
+    embedded server's) or through the real Redis (production's), and a short pick-up limit
+    so that a bot that stopped polling is struck quickly."""
+    from service.test_relay import redis_relay
+
     monkeypatch.setattr(referee.relay, "PICKUP_MS", 300)
-    api.relays.use(None)
+    api.relays.use(None if request.param == "memory" else redis_relay())
     yield
     api.relays.use(None)
 
