@@ -15,6 +15,7 @@ answer as it reads an HTTP bot's (the same faults).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import marshmallow as ma
@@ -29,9 +30,11 @@ from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
 from ladder import registry
 from ladder.models import PULL
 from referee.faults import Fault, FaultReason
-from referee.relay import Delivered, Replaced
+from referee.relay import Delivered, RelayError, Replaced
 from referee.pull_player import MAX_BODY
 
+log = logging.getLogger("referee.api")
+RELAY_DOWN = "the service cannot reach its relay now: poll again in a moment"
 RAW_BODY = "_raw_body"
 """A view attribute: the view reads its body itself, as a bot's answer (the guards let any
 body through, up to the size cap it enforces as a strike)."""
@@ -56,6 +59,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(PollArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
     @blp.response(200, PollOut)
     @blp.alt_response(409, response="CONFLICT")
+    @blp.alt_response(503, response="DEFAULT_ERROR")
     def poll(bot_id: int, wait: int) -> Any:
         """Your pull bot's connection: its next requests, waiting up to `wait` seconds.
 
@@ -66,11 +70,18 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         one that stops for 10 s is away. One connection per bot: a newer poll replaces a
         waiting one, which answers 409."""
         pulled_bot(bot_id)
-        arrived(service().engine, bot_id)
+        try:
+            arrived(service().engine, bot_id)
+        except RelayError:
+            log.exception("presence of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
         try:
             taken = process_relay().take(str(bot_id), float(wait))
         except Replaced as exc:
             abort(409, message=f"{exc}: one connection per bot")
+        except RelayError:
+            log.exception("poll of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
         body = b'{"requests":[' + b",".join(taken) + b"]}"
         return Response(body, 200, mimetype="application/json")
 
@@ -87,6 +98,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.alt_response(404, response="NOT_FOUND")
     @blp.alt_response(409, response="CONFLICT")
     @blp.alt_response(413, response="DEFAULT_ERROR")
+    @blp.alt_response(503, response="DEFAULT_ERROR")
     @raw_body
     def answer(bot_id: int, request_id: str) -> Any:
         """Answer one request your pull bot was handed.
@@ -97,7 +109,11 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         read by the match, as an HTTP bot's answer is."""
         pulled_bot(bot_id)
         body, fault = read_answer()
-        outcome, ms = process_relay().answer(str(bot_id), request_id, body, fault)
+        try:
+            outcome, ms = process_relay().answer(str(bot_id), request_id, body, fault)
+        except RelayError:
+            log.exception("answer of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
         if outcome is Delivered.UNKNOWN:
             abort(404, message=f"bot {bot_id} has no request {request_id!r} waiting for an "
                                "answer")

@@ -23,7 +23,7 @@ from api.runner import run_match
 from bots.server import BotApp, BotServer
 from ladder.newmatches import MatchSettings
 from ladder.reads import match_log
-from ladder.work import schedule
+from ladder.work import incidents, schedule
 
 GAME = "toy-race"
 Handler = Callable[[dict[str, Any]], bytes | None]
@@ -278,3 +278,19 @@ def test_a_pull_bot_with_no_connection_is_away_and_back_when_it_polls(anon):
     assert owned.status_code == 200 and owned.json["paused_reason"].startswith("owner:")
     alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0")
     assert entry()["paused_reason"].startswith("owner:")
+
+
+def test_a_relay_that_fails_is_the_referees_failure_never_a_strike(anon, fresh_relay):
+    from ladder.relay_redis import RedisRelay
+
+    api.relays.use(RedisRelay("redis://127.0.0.1:1/0"))  # nothing listens there
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    svc = anon.app.extensions["referee"]
+    [pk] = schedule(svc.engine, GAME, [([bot_id, 1], 7, None)], rated=False)
+    assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "retry"
+    [incident], _ = incidents(svc.engine)
+    assert incident["error"].startswith("RelayError") and incident["outcome"] == "retried"
+    assert anon.get(f"/api/v1/matches/{pk}").json["state"] == "scheduled"  # played again
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").status_code == 503
+    assert alice.post(f"/api/v1/bots/{bot_id}/requests/x", json={}).status_code == 503
