@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.description import Seat
 from arena.seats import make_player, seated
@@ -26,11 +26,17 @@ from referee.errors import RefereeError
 from referee.faults import Fault
 from referee.players import Player
 
+if TYPE_CHECKING:
+    from referee.transport import Transport
+
 log = logging.getLogger("referee.bridge")
 
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 """Pauses between tries to reach the service again, the last one repeated."""
 POLL_WAIT_S = 25
+MAX_MATCHES = 64
+"""Matches a bridge keeps a connection to its local bot for (one whose ``/end`` never came
+is forgotten past it)."""
 
 
 class LinkDown(Exception):
@@ -59,6 +65,7 @@ class LocalBot:
         self.seat, self.game, self.seed = Seat.parse(spec), game, seed
         self._stack = ExitStack()
         self._players: dict[str, Player] = {}
+        self._transports: dict[str, Transport] = {}
         self._lock = threading.Lock()
         self.url: str | None = None
         if self.seat.launched:
@@ -72,6 +79,8 @@ class LocalBot:
     def close(self) -> None:
         for player in self._players.values():
             player.close()
+        for transport in self._transports.values():
+            transport.close()
         self._stack.close()
 
     def answer(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
@@ -82,15 +91,26 @@ class LocalBot:
         return self._in_process(env)
 
     def _forward(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
+        """The document sent to the local HTTP bot as it is, on one kept-alive connection
+        per match (a match asks one thing at a time), closed after its ``/end``."""
         from referee.transport import Transport
 
         assert self.url is not None
-        transport = Transport(self.url, label="local-bot")
+        match_id, path = str(env["body"].get("match_id")), env["path"]
+        with self._lock:
+            transport = self._transports.pop(match_id, None) if path == "/end" else (
+                self._transports.get(match_id))
+            if transport is None:
+                transport = Transport(self.url, label="local-bot")
+                if path != "/end":
+                    self._transports[match_id] = transport
+                    if len(self._transports) > MAX_MATCHES:  # one never ended: the oldest
+                        self._transports.pop(next(iter(self._transports))).close()
         try:
-            ex = transport.call("POST", env["path"], protocol.encode(env["body"]),
-                                env["deadline_ms"])
+            ex = transport.call("POST", path, protocol.encode(env["body"]), env["deadline_ms"])
         finally:
-            transport.close()
+            if path == "/end":
+                transport.close()
         return ex.body, ex.fault
 
     def _in_process(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:

@@ -104,29 +104,31 @@ class RedisRelay(Relay):
             if got is None:  # taken but not handed within its deadline: the web side failed
                 raise RelayError(f"request {rid!r} was taken but never handed over")
             reply = self._redis.blpop([mailbox], request.deadline_ms / 1000 + SLACK_S)
-            if reply is None:
-                if not self._close(keys=[handed]):  # answered meanwhile: the reply is there
-                    reply = self._redis.blpop([mailbox], SLACK_S)
-            self._redis.delete(mailbox)
+            if reply is None and not self._close(keys=[handed]):
+                reply = self._redis.blpop([mailbox], SLACK_S)  # answered meanwhile: it is there
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
         return _reply(request, None if reply is None else reply[1])
 
     def take(self, bot: str, wait_s: float) -> list[bytes]:
-        queue, presence = self._key("q", bot), self._key("p", bot)
+        queue, presence, generation = (self._key("q", bot), self._key("p", bot),
+                                       self._key("g", bot))
         try:
-            mine = int(self._redis.incr(self._key("g", bot)))
-            self._redis.expire(self._key("g", bot), TTL_S)
-            self._redis.set(presence, b"1", ex=int(wait_s + PRESENCE_GRACE_S) + 1)
+            with self._redis.pipeline(transaction=False) as pipe:
+                pipe.incr(generation).expire(generation, TTL_S)
+                pipe.set(presence, b"1", ex=int(wait_s + PRESENCE_GRACE_S) + 1)
+                mine = int(pipe.execute()[0])
             items = self._wait(bot, queue, mine, wait_s)
             handed = []
-            for item in items:
-                rid, deadline, env = item.split(b"\n", 2)
-                self._hand(keys=[self._key("h", bot, rid.decode()),
-                                 self._key("a", bot, rid.decode())],
-                           args=[int(deadline), TTL_S])
-                handed.append(env)
-            self._redis.set(presence, b"1", ex=int(PRESENCE_GRACE_S))
+            with self._redis.pipeline(transaction=False) as pipe:
+                for item in items:
+                    rid, deadline, env = item.split(b"\n", 2)
+                    self._hand(keys=[self._key("h", bot, rid.decode()),
+                                     self._key("a", bot, rid.decode())],
+                               args=[int(deadline), TTL_S], client=pipe)
+                    handed.append(env)
+                pipe.set(presence, b"1", ex=int(PRESENCE_GRACE_S))
+                pipe.execute()
             return handed
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
@@ -137,13 +139,23 @@ class RedisRelay(Relay):
         until = time.monotonic() + wait_s
         while True:
             left = until - time.monotonic()
-            got = self._redis.blpop([queue], max(0.01, min(SLICE_S, left)))
-            if int(self._redis.get(self._key("g", bot)) or 0) != mine:
-                if got is not None:  # not ours to hand over: back to the head of the queue
-                    self._redis.lpush(queue, got[1])
+            if left > 0:  # (Redis times a blocking wait out at its own tick: 100 ms)
+                got = self._redis.blpop([queue], max(0.01, min(SLICE_S, left)))
+            else:  # no wait: what is there now
+                first = self._redis.lpop(queue)
+                got = None if first is None else (queue, first)
+            with self._redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._key("g", bot))
+                if got is not None:
+                    pipe.lpop(queue, 64)
+                found = pipe.execute()
+            rest = [got[1], *(found[1] or [])] if got is not None else []
+            if int(found[0] or 0) != mine:
+                if rest:  # not ours to hand over: back to the head of the queue, in order
+                    self._redis.lpush(queue, *reversed(rest))
                 raise Replaced("a newer connection of this bot took over")
-            if got is not None:
-                return [got[1], *(self._redis.lpop(queue, 64) or [])]
+            if rest:
+                return rest
             if left <= SLICE_S:
                 return []
 

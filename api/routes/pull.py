@@ -16,6 +16,7 @@ answer as it reads an HTTP bot's (the same faults).
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import marshmallow as ma
@@ -127,6 +128,13 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     return blp
 
 
+_checked: dict[tuple[int, int, int], float] = {}
+"""(database engine, owner, bot) found to be the owner's live pull bot, until when (monotonic): a bot
+polls and answers for every decision, and its row need not be read each time."""
+CHECKED_S = 5.0
+"""How long a passed check is trusted: a bot retired or handed over is refused this soon."""
+
+
 def pulled_bot(bot_id: int) -> None:
     """401/403/404/409 unless ``bot_id`` is the caller's live pull bot; 503 where the
     service's layout cannot carry pull bots."""
@@ -135,10 +143,16 @@ def pulled_bot(bot_id: int) -> None:
     refused = available(svc.mode)
     if refused is not None:
         abort(503, message=refused)
+    key, now = (id(svc.engine), who.owner_id, bot_id), time.monotonic()
+    if _checked.get(key, 0.0) > now:
+        return
     bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
     if bot["mode"] != PULL:
         abort(409, message=f"bot {bot_id} is called at its URL (push mode): it has no "
                            "requests to take")
+    if len(_checked) > 10_000:
+        _checked.clear()
+    _checked[key] = now + CHECKED_S
 
 
 def read_answer() -> tuple[bytes | None, Fault | None]:
