@@ -150,26 +150,31 @@ class Bridge:
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="bridge")
         self.matches: set[str] = set()
 
-    def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S) -> None:
-        """Poll until ``stop`` is set; :class:`LinkRefused` when the service refuses."""
+    def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S,
+            until_idle: bool = False) -> None:
+        """Poll until ``stop`` is set (``until_idle``: or no match is in progress);
+        :class:`LinkRefused` when the service refuses. :meth:`close` when done."""
         failures = 0
-        try:
-            while not stop.is_set():
-                try:
-                    envs = self.link.poll(wait_s)
-                except LinkDown as exc:
-                    pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
-                    failures += 1
-                    self.say(f"cannot reach the service ({exc}): trying again in {pause:g} s")
-                    stop.wait(pause)
-                    continue
-                if failures:
-                    self.say("connected again")
-                failures = 0
-                for env in envs:
-                    self._pool.submit(self._handle, env)
-        finally:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        while not stop.is_set() and not (until_idle and not self.matches):
+            try:
+                envs = self.link.poll(wait_s)
+            except LinkDown as exc:
+                pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
+                failures += 1
+                self.say(f"cannot reach the service ({exc}): trying again in {pause:g} s")
+                stop.wait(pause)
+                continue
+            if failures:
+                self.say("connected again")
+            failures = 0
+            for env in envs:
+                if env.get("path") == "/start":  # in progress from now (not when answered)
+                    self.matches.add(env["body"].get("match_id"))
+                self._pool.submit(self._handle, env)
+
+    def close(self, wait: bool = False) -> None:
+        """Stop answering (``wait``: after the answers under way)."""
+        self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
     def _handle(self, env: Mapping[str, Any]) -> None:
         try:
@@ -194,7 +199,6 @@ class Bridge:
     def _announce(self, env: Mapping[str, Any]) -> None:
         body = env["body"]
         if env["path"] == "/start":
-            self.matches.add(body.get("match_id"))
             others = ", ".join(p.get("name", "?") for p in body.get("players", [])
                                if p.get("seat") != body.get("seat"))
             self.say(f"match {body.get('match_id')}: {body.get('game')}, seat "

@@ -124,11 +124,16 @@ def _message(response: Any) -> str:
               help="The game a bot registered with --register plays (and a cmd: bot is "
                    "started for).")
 @click.option("--seed", type=int, default=None, help="Seed of a built-in bot's randomness.")
+@click.option("--on-stop", type=click.Choice(["finish", "forfeit"]), default="finish",
+              show_default=True,
+              help="At Ctrl-C: finish the matches in progress first (a second Ctrl-C stops at "
+                   "once), or stop at once and let the referee's fallback play them out "
+                   "(strikes, then a forfeit).")
 def connect(service_url: str, spec: str, token: str, as_name: str | None,
-            register_name: str | None, game: Game | None, seed: int | None) -> None:
+            register_name: str | None, game: Game | None, seed: int | None,
+            on_stop: str) -> None:
     """Play BOT (a URL on this machine, "cmd:COMMAND", py:FILE, a built-in) in SERVICE_URL's
-    matches as your pull bot: no public address needed. Ctrl-C stops (matches in progress
-    are then played out by the referee's fallback, with strikes)."""
+    matches as your pull bot: no public address needed. Ctrl-C stops (see --on-stop)."""
     if register_name is not None and game is None:
         raise click.UsageError("--register needs --game")
     if "://" not in service_url:
@@ -146,11 +151,20 @@ def connect(service_url: str, spec: str, token: str, as_name: str | None,
     stop = threading.Event()
     say(f"connected as {name} (bot {bot_id}) to {service_url}; Ctrl-C to stop")
     try:
-        bridge.run(stop, POLL_WAIT_S)
+        try:
+            bridge.run(stop, POLL_WAIT_S)
+        except KeyboardInterrupt:
+            if bridge.matches and on_stop == "finish":
+                say(f"finishing {len(bridge.matches)} match(es) in progress (Ctrl-C again to "
+                    "stop now)")
+                bridge.run(stop, 1, until_idle=True)
+        bridge.close(wait=not bridge.matches)
+        if not bridge.matches:
+            say("stopped")
     except KeyboardInterrupt:
-        stop.set()
-        left = len(bridge.matches)
-        say("stopped" + (f": {left} match(es) in progress go on without your bot" if left
-                         else ""))
+        bridge.close()
     finally:
+        left = len(bridge.matches)
+        if left:
+            say(f"stopped: {left} match(es) in progress go on without your bot")
         local.close()

@@ -193,6 +193,7 @@ def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
                                    ratelimit=False))
     api.relays.use(None)  # the relay follows the app's broker: Redis, as the worker's does
     stop = threading.Event()
+    bridge: Bridge | None = None
     try:
         anon = Client(app)
         bob = anon.owner("bob-pull")
@@ -216,6 +217,8 @@ def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
         assert sum(line.startswith("match ") and " over: " in line for line in lines) == 2
     finally:
         stop.set()
+        if bridge is not None:
+            bridge.close(wait=True)
         app.extensions["referee"].dispatcher.close()
         api.relays.use(None)
 

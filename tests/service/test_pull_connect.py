@@ -80,6 +80,7 @@ def test_a_bridged_local_bot_plays_the_services_matches(app, anon, served, local
     finally:
         stop.set()
         runner.join(10)
+        bridge.close()
     assert not runner.is_alive()
     match = anon.get(f"/api/v1/matches/{pk}").json
     assert match["state"] == "finished"
@@ -131,3 +132,30 @@ def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
     usage = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "x",
                                       "--register", "a"])
     assert usage.exit_code == 2 and "--register needs --game" in usage.output
+
+
+def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
+    """What ``--on-stop finish`` runs after a Ctrl-C: polls until no match is in progress
+    (the last /end answered), then returns."""
+    end = {"request_id": "m1:end:0", "path": "/end", "deadline_ms": 2000,
+           "body": {"protocol": 1, "match_id": "m1", "game": GAME, "seat": 0,
+                    "result": {"seats": [{"seat": 0, "rank": 1}], "reason": "won"}}}
+    answered: list[str] = []
+
+    class Ending:
+        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+            return [end] if not answered else []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            answered.append(request_id)
+            return 200
+
+    lines: list[str] = []
+    bridge = Bridge(Ending(), LocalBot("random", None, 1), lines.append)
+    bridge.matches.add("m1")
+    runner = threading.Thread(target=bridge.run, args=(threading.Event(), 1, True))
+    runner.start()
+    runner.join(10)
+    bridge.close(wait=True)
+    assert not runner.is_alive() and answered[0] == "m1:end:0" and not bridge.matches
+    assert lines[0] == "match m1 over: rank 1 (won)"
