@@ -181,6 +181,8 @@ class Bridge:
             self._announce(env)
             body, fault = self.local.answer(env)
             match = env["body"].get("match_id", "?")
+            if fault is None and body is not None and env["path"] == "/decide":
+                fault = _answer_fault(env, body)
             if fault is not None:
                 self.say(f"match {match}: your bot's {env['path']} failed: {fault}")
             if body is None:
@@ -209,3 +211,11 @@ class Bridge:
             rank = next((s.get("rank") for s in result.get("seats", [])
                          if s.get("seat") == seat), "?")
             self.say(f"match {body.get('match_id')} over: rank {rank} ({result.get('reason')})")
+
+
+def _answer_fault(env: Mapping[str, Any], body: bytes) -> Fault | None:
+    """The strike the referee will give the answer ``body`` to the ``/decide`` in ``env``
+    (read as the referee reads it), to say it here too; ``None`` when it is a good one."""
+    decision = env["body"].get("decision") or {}
+    ids = tuple(str(o.get("id")) for o in decision.get("options", []) if isinstance(o, dict))
+    return protocol.parse_answer(body, ids).fault

@@ -159,3 +159,29 @@ def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
     bridge.close(wait=True)
     assert not runner.is_alive() and answered[0] == "m1:end:0" and not bridge.matches
     assert lines[0] == "match m1 over: rank 1 (won)"
+
+
+def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
+    decide = {"request_id": "m1:3:0", "path": "/decide", "deadline_ms": 2000,
+              "body": {"match_id": "m1", "decision": {"options": [{"id": "a"}, {"id": "b"}]}}}
+    posted: list[bytes] = []
+
+    class Once:
+        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            posted.append(body)
+            return 200
+
+    class Wrong(LocalBot):
+        def answer(self, env: Any) -> tuple[bytes | None, Any]:
+            return b'{"choice": "c"}', None
+
+    lines: list[str] = []
+    bridge = Bridge(Once(), Wrong("random", None, 1), lines.append)
+    bridge._handle(decide)
+    bridge.close()
+    assert posted == [b'{"choice": "c"}']  # the referee strikes it: the bot's own answer goes
+    assert lines == ["match m1: your bot's /decide failed: unknown_option: 'c' is not one of: "
+                     "a, b"]
