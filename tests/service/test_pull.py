@@ -294,3 +294,56 @@ def test_a_relay_that_fails_is_the_referees_failure_never_a_strike(anon, fresh_r
     assert anon.get(f"/api/v1/matches/{pk}").json["state"] == "scheduled"  # played again
     assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").status_code == 503
     assert alice.post(f"/api/v1/bots/{bot_id}/requests/x", json={}).status_code == 503
+
+
+def test_a_pull_bot_plays_rated_rounds_goes_away_and_comes_back(anon):
+    """The living ladder with a pull bot: it plays its rounds' fixtures while connected; the
+    health tick finds it away once it stops polling (no new fixture for it); it is back at
+    its next poll."""
+    from api.health import probe_due
+    from api.scheduling import tick_and_enqueue
+    from ladder.accounts import now_utc
+    from service.conftest import drain
+
+    clock = FakeClock()
+    api.relays.use(referee.relay.MemoryRelay(clock))
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "laptop", "mode": "pull",
+                                            "games": ["tokaido-duo"]})
+    bot_id, svc = made.json["id"], anon.app.extensions["referee"]
+
+    def rounds(count: int) -> None:
+        for _ in range(count):
+            tick_and_enqueue(svc.engine, svc.config.matchmaker(), svc.dispatcher)
+            assert set(drain(anon.app)) <= {"finished"}
+
+    answer_all = forward_to_random()
+    played = f"/api/v1/bots/{bot_id}/matches?rated=true&state=finished"
+    with Connection(anon.app, alice.token, bot_id, answer_all):
+        rounds(6)  # three bots (random and greedy in the house): byes rotate
+    mine = alice.get(played).json
+    assert mine["total"] >= 2
+    assert all(not seat["strikes"] for m in mine["items"] for seat in m["seats"]
+               if seat["bot"]["id"] == bot_id)
+
+    clock.now += referee.relay.PRESENCE_GRACE_S + 1  # it stopped polling a while ago
+    run = probe_due(svc.engine, svc.policy, now_utc())
+    assert run.paused == {bot_id: "away"}
+    [entry] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+    assert entry["paused_reason"].startswith("away:")
+    before = mine["total"]
+    rounds(1)  # a round without it
+    assert alice.get(played).json["total"] == before
+
+    alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0")
+    [entry] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+    assert entry["paused_reason"] is None
+
+
+def forward_to_random() -> Handler:
+    """Answer every request as a random bot would: the first option (any is fine here)."""
+    def handle(env: dict[str, Any]) -> bytes:
+        if env["path"] != "/decide":
+            return b"{}"
+        return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
+    return handle
