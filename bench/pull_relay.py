@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from service_support import REDIS, free_port, percentile, sqlite_url, start, start_bot, stop, wait_http
+from service_support import (
+    REDIS, free_port, percentile, sqlite_url, start, start_bot, stop, wait_http,
+)
 
 from referee.games import find_game
 from referee.match import Runner, TimeControl

@@ -256,7 +256,8 @@ def _bot_dict(b: Any, viewer: int | None,
         "version": b.version, "games": list(b.games or []), "description": b.description,
         "owner": None if b.owner_id is None else {"id": b.owner_id, "name": b.owner_name},
         "created_at": utc(b.created_at), "max_concurrency": b.max_concurrency,
-        "verified": b.verified_at is not None, "mode": b.mode, "ratings": sorted(ratings, key=lambda r: r["game"]),
+        "verified": b.verified_at is not None, "mode": b.mode,
+        "ratings": sorted(ratings, key=lambda r: r["game"]),
         "health": health,
     }
     if mine:

@@ -129,8 +129,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
 
 _checked: dict[tuple[int, int, int], float] = {}
-"""(database engine, owner, bot) found to be the owner's live pull bot, until when (monotonic): a bot
-polls and answers for every decision, and its row need not be read each time."""
+"""(database engine, owner, bot) found to be the owner's live pull bot, until when
+(monotonic): a bot polls and answers for every decision, and its row need not be read each
+time."""
 CHECKED_S = 5.0
 """How long a passed check is trusted: a bot retired or handed over is refused this soon."""
 
