@@ -15,6 +15,7 @@ from urllib.parse import quote
 import click
 
 from arena.bridge import POLL_WAIT_S, Bridge, LinkDown, LinkRefused, LocalBot
+from arena.description import is_command
 from cli.params import GAME
 from referee.core import Game
 from referee.display import printable
@@ -74,6 +75,14 @@ class HttpLink:
                         data=body)
         return int(got.status_code)
 
+    def games(self) -> list[str]:
+        """The games the connected bot plays, as registered."""
+        got = self.call("GET", f"/bots/{self.bot_id}")
+        if got.status_code != 200:
+            raise LinkRefused(f"cannot read bot {self.bot_id} ({got.status_code}): "
+                              f"{_message(got)}")
+        return list(got.json()["games"])
+
     def find_bot(self, name: str | None, register_game: str | None) -> tuple[int, str]:
         """The owner's pull bot named ``name`` (or its only one), registered first when
         ``register_game`` is given and it does not exist; (id, name)."""
@@ -121,8 +130,8 @@ def _message(response: Any) -> str:
 @click.option("--register", "register_name", default=None,
               help="Register a pull bot of this name first, if you have none of that name.")
 @click.option("--game", "-g", type=GAME, default=None,
-              help="The game a bot registered with --register plays (and a cmd: bot is "
-                   "started for).")
+              help="The game a bot registered with --register plays, and a cmd: bot is "
+                   "started for (default: the registered bot's first game).")
 @click.option("--seed", type=int, default=None, help="Seed of a built-in bot's randomness.")
 @click.option("--on-stop", type=click.Choice(["finish", "forfeit"]), default="finish",
               show_default=True,
@@ -144,8 +153,10 @@ def connect(service_url: str, spec: str, token: str, as_name: str | None,
     except LinkDown as exc:
         raise click.ClickException(f"cannot reach {service_url}: {exc}") from None
     link.bot_id = bot_id
-    local = LocalBot(spec, game.name if game else None,
-                     random.getrandbits(63) if seed is None else seed)
+    game_name = game.name if game else None
+    if game_name is None and is_command(spec):  # started for one game: the bot's first
+        game_name = link.games()[0]
+    local = LocalBot(spec, game_name, random.getrandbits(63) if seed is None else seed)
     say = lambda line: click.echo(line, err=True)  # noqa: E731
     bridge = Bridge(link, local, say)
     stop = threading.Event()

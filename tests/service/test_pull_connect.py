@@ -3,8 +3,10 @@ service (waitress on loopback), its matches played by the real runner."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,34 +61,41 @@ def local_http_bot() -> Iterator[str]:
     server.stop()
 
 
-@pytest.mark.parametrize("local", ["random", "http"])
+STARTER = Path(__file__).resolve().parents[2] / "bots" / "starter" / "bot.py"
+LOCAL = {"random": "random", "cmd": f"cmd:{sys.executable} {STARTER} --port {{port}}"}
+
+
+@pytest.mark.parametrize("local", ["random", "http", "cmd"])
 def test_a_bridged_local_bot_plays_the_services_matches(app, anon, served, local,
                                                         local_http_bot):
+    game = "tokaido-duo" if local == "cmd" else GAME  # the starter bot plays the real games
     alice = anon.owner("alice")
     link = HttpLink(served, alice.token)
-    bot_id, name = link.find_bot("laptop", GAME)  # registered: it did not exist
-    assert name == "laptop" and link.find_bot("laptop", GAME) == (bot_id, "laptop")
+    bot_id, name = link.find_bot("laptop", game)  # registered: it did not exist
+    assert name == "laptop" and link.find_bot("laptop", game) == (bot_id, "laptop")
     link.bot_id = bot_id
+    assert link.games() == [game]
     lines: list[str] = []
-    bridge = Bridge(link, LocalBot(local_http_bot if local == "http" else local, None, 1),
-                    lines.append)
+    bot = LocalBot(local_http_bot if local == "http" else LOCAL[local], game, 1)
+    bridge = Bridge(link, bot, lines.append)
     stop = threading.Event()
     runner = threading.Thread(target=bridge.run, args=(stop, 1), daemon=True)
     runner.start()
     try:
         svc = app.extensions["referee"]
-        [pk] = schedule(svc.engine, GAME, [([bot_id, 1], 9, None)], rated=False)
+        [pk] = schedule(svc.engine, game, [([bot_id, 1], 9, None)], rated=False)
         assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "finished"
     finally:
         stop.set()
         runner.join(10)
         bridge.close()
+        bot.close()
     assert not runner.is_alive()
     match = anon.get(f"/api/v1/matches/{pk}").json
     assert match["state"] == "finished"
     played = anon.get(f"/api/v1/matches/{pk}/log").json
     assert {d["status"] for d in played["decisions"] if d["seat"] == 0} == {"ok"}
-    assert lines[0].startswith(f"match m{pk}.1: {GAME}, seat 0, against random")
+    assert lines[0].startswith(f"match m{pk}.1: {game}, seat 0, against random")
     assert lines[-1].startswith(f"match m{pk}.1 over: rank ")
 
 
