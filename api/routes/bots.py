@@ -22,7 +22,7 @@ from api.schemas import (
 )
 from ladder import pages_reads as more
 from ladder import checks, matchmaking, reads, registry
-from ladder.models import ACTIVE, UNVERIFIED
+from ladder.models import ACTIVE, PULL, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
 log = logging.getLogger("referee.api")
@@ -66,7 +66,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(bot_create_schema(games))
     @blp.response(201, BotOut)
     def create_bot(body: dict[str, Any]) -> Any:
-        """Register a bot: the URL must pass the address policy and answer `GET /`.
+        """Register a bot: the URL must pass the address policy and answer `GET /`; or, in
+        pull mode, a bot without an address that connects out (`GET /bots/{id}/requests`).
 
         It joins the living ladder of each of its games (placement: 10 rated games), unless
         `ladder` is false; `PUT /bots/{id}/ladders/{game}` joins, leaves, pauses, resumes.
@@ -77,13 +78,16 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         another owner's live bot uses is a 409."""
         who = require_owner()
         svc = service()
-        ms = probe_or_422(body["url"], body["games"])
-        status = UNVERIFIED if svc.config.proves_ownership else ACTIVE
-        bot_id = registry.register_bot(
-            svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
-            games=sorted(set(body["games"])), description=body["description"], status=status,
-            nonce=secrets.token_urlsafe(18))
-        registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
+        if body["mode"] == PULL:
+            bot_id = register_pull(who.owner_id, body)
+        else:
+            ms = probe_or_422(body["url"], body["games"])
+            status = UNVERIFIED if svc.config.proves_ownership else ACTIVE
+            bot_id = registry.register_bot(
+                svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
+                games=sorted(set(body["games"])), description=body["description"],
+                status=status, nonce=secrets.token_urlsafe(18))
+            registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
         if body["ladder"]:
             join_ladders(bot_id, sorted(set(body["games"])))
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
@@ -122,6 +126,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         svc = service()
         current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
         changes = dict(body)
+        if "url" in changes and current["mode"] == PULL:
+            abort(422, message="a pull bot has no URL: register a push bot instead",
+                  errors={"json": {"url": ["a pull bot has no URL"]}})
         if "url" in changes:
             changes["url"] = changes["url"].rstrip("/")
             probe_or_422(changes["url"], changes.get("games", current["games"]))
@@ -167,6 +174,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         who = require_owner()
         svc = service()
         bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
+        if bot["mode"] == PULL:
+            abort(422, message=f"bot {bot_id} connects out (pull mode): its check is a "
+                               "challenge against a house bot")
         game = game or bot["games"][0]
         if game not in bot["games"]:
             abort(422, message=f"bot {bot_id} does not play {game!r} (it plays "
@@ -243,6 +253,21 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                 "per_page": per_page}
 
     return blp
+
+
+def register_pull(owner_id: int, body: dict[str, Any]) -> int:
+    """Store a pull bot: no address to check or probe, and none to prove (its owner's token
+    is what its connection shows), so it is active at once; 422 where the service's layout
+    cannot reach such bots."""
+    from api.relays import available
+
+    svc = service()
+    refused = available(svc.mode)
+    if refused is not None:
+        abort(422, message=refused, errors={"json": {"mode": [refused]}})
+    return registry.register_bot(
+        svc.engine, owner_id, name=body["name"], url=None, games=sorted(set(body["games"])),
+        description=body["description"], status=ACTIVE, nonce=secrets.token_urlsafe(18))
 
 
 def join_ladders(bot_id: int, games: list[str]) -> None:
