@@ -120,8 +120,8 @@ TARGETS: dict[str, Target] = {
                "if s.rank == 1)"),
               ("on time at the deadline is late", "answer.elapsed_ms > deadline_ms",
                "answer.elapsed_ms >= deadline_ms"),
-              ("a lone decision through the pool", "if len(pending) == 1 and self._direct",
-               "if False and self._direct"),
+              ("a lone decision through the pool", "if len(pending) > 1 and any(",
+               "if len(pending) >= 1 and any("),
               ("the log not truncated", 'entry["log"] = log[:MAX_LOG_CHARS]', 'entry["log"] = log'),
               ("the pool not shut", "                self._pool.shutdown(wait=False, "
                "cancel_futures=True)\n", "                pass\n")),
