@@ -25,6 +25,7 @@ counted as killed (an endless loop is caught).  It is slow (a fresh pytest per m
 minutes per module, so it is a ``tox -e mutation`` of its own, not part of the default run.
 
 Usage: python bench/mutation.py [--module NAME ...] [--max 30] [--list] [--json FILE]
+       [--without TEST_FILE ...]
 """
 
 from __future__ import annotations
@@ -372,11 +373,14 @@ class Outcome:
     seconds: float
 
 
-def copy_tree(destination: Path) -> Path:
+def copy_tree(destination: Path, without: list[str]) -> Path:
+    """The working tree copied (no VCS data, caches or environments), less ``without``."""
     tree = destination / "tree"
     shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
         ".git", ".venv", ".tox", "__pycache__", "*.egg-info", ".mypy_cache", ".pytest_cache",
         "node_modules", "build", "dist"))
+    for name in without:
+        (tree / name).unlink()
     return tree
 
 
@@ -455,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=10, help="added to this process's niceness")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     parser.add_argument("--json", type=Path, help="also write the summaries to this file")
+    parser.add_argument("--without", action="append", default=[], metavar="TEST_FILE",
+                        help="a test file left out of the copy (repeatable): what the suite "
+                             "kills without it, e.g. before a file of new tests")
     args = parser.parse_args(argv)
     names = args.module or list(TARGETS)
     if args.list:
@@ -467,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(args.nice)
     results = []
     with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
-        tree = copy_tree(Path(folder))
+        tree = copy_tree(Path(folder), args.without)
         for name in names:
             def report(o: Outcome, name: str = name) -> None:
                 print(f"  {name} {o.mutant.label}: {o.verdict} "
