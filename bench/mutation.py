@@ -228,8 +228,9 @@ def _outside(tree: ast.Module, scope: tuple[str, ...]) -> set[int]:
         return set()
     out: set[int] = set()
     for stmt in tree.body:
-        named = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        if (stmt.name if named else "<module>") not in scope:  # type: ignore[union-attr]
+        name = stmt.name if isinstance(
+            stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else "<module>"
+        if name not in scope:
             out.update(id(n) for n in ast.walk(stmt))
     return out
 
@@ -265,14 +266,12 @@ def _operator_mutants(index: int, node: ast.AST, line: tuple[int, int]) -> Itera
                 def flip(n: ast.AST, j: int = j, new: type = new) -> None:
                     n.ops[j] = new()  # type: ignore[attr-defined]
                 yield _tree_mutant(index, line, f"{type(op).__name__} -> {new.__name__}", flip)
-    if isinstance(node, (ast.BoolOp, ast.BinOp)):
-        op = node.op
-        if type(op) in SWAPS:
-            new = SWAPS[type(op)]
+    if isinstance(node, (ast.BoolOp, ast.BinOp)) and type(node.op) in SWAPS:
+        other = SWAPS[type(node.op)]
 
-            def swap(n: ast.AST, new: type = new) -> None:
-                n.op = new()  # type: ignore[attr-defined]
-            yield _tree_mutant(index, line, f"{type(op).__name__} -> {new.__name__}", swap)
+        def swap(n: ast.AST, other: type = other) -> None:
+            n.op = other()  # type: ignore[attr-defined]
+        yield _tree_mutant(index, line, f"{type(node.op).__name__} -> {other.__name__}", swap)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         def negate(n: ast.AST) -> None:
             n.test = ast.UnaryOp(ast.Not(), n.test)  # type: ignore[attr-defined]

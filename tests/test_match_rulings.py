@@ -124,7 +124,7 @@ def test_the_in_process_fast_path_rules_the_clock_the_same_way(toy_game, monkeyp
 # -- forfeits ---------------------------------------------------------------------------------
 
 def game_result(ranks: list[int]) -> Result:
-    seats = tuple(SeatResult(i, float(10 - r), {}, r) for i, r in enumerate(ranks))
+    seats = tuple(SeatResult(i, 10 - r, {}, r) for i, r in enumerate(ranks))
     return Result(seats, tuple(i for i, r in enumerate(ranks) if r == 1), EndReason.NORMAL,
                   7, "over")
 
