@@ -278,11 +278,11 @@ def _operator_mutants(index: int, node: ast.AST, line: tuple[int, int]) -> Itera
         yield _tree_mutant(index, line, "condition negated", negate)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
             node.func.id in ("max", "min"):
-        other = "min" if node.func.id == "max" else "max"
+        called = "min" if node.func.id == "max" else "max"
 
-        def rename(n: ast.AST, other: str = other) -> None:
-            n.func.id = other  # type: ignore[attr-defined]
-        yield _tree_mutant(index, line, f"{node.func.id} -> {other}", rename)
+        def rename(n: ast.AST, called: str = called) -> None:
+            n.func.id = called  # type: ignore[attr-defined]
+        yield _tree_mutant(index, line, f"{node.func.id} -> {called}", rename)
 
 
 def _constant_mutants(index: int, node: ast.AST, line: tuple[int, int]) -> Iterator[Mutant]:
