@@ -262,3 +262,20 @@ def test_bots_log_lines_leave_the_public_log_for_their_owners():
                                    {"step": 1, "seat": 0, "kind": "k", "ms": 2.0}]
     assert seat_logs == {"1": [{"step": 0, "kind": "k", "ms": 1.5, "log": "mine"}]}
     assert "log" in log["decisions"][0]  # the caller's log is left as it was
+
+
+def test_a_match_scheduled_without_settings_gets_the_ladders_defaults(lite):
+    """1 s a decision, no bank, forfeit at the third strike (docs/service.md), the game's
+    default options; settings given are played as given."""
+    pk = scheduled(lite)
+    held = claim(lite, pk, "w1", LEASE_S, now=T0)
+    assert held is not None
+    assert held.settings == {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
+    assert (held.game, held.seed, [p.name for p in held.seats]) == ("toy-race", 7,
+                                                                    ["alpha", "beta"])
+    given = {"time_ms": 250, "bank_ms": 900, "strikes": 5, "options": {}}
+    [other] = schedule(lite, "toy-race", [(bot_ids(lite)[::-1], 8, None)], rated=False,
+                       settings=given)
+    again = claim(lite, other, "w1", LEASE_S, now=T0)
+    assert again is not None and again.settings == given
+    assert [p.name for p in again.seats] == ["beta", "alpha"]
