@@ -182,7 +182,10 @@ def test_of_two_workers_holding_different_attempts_only_the_newer_finishes(engin
 def test_a_voided_match_cannot_be_finished(lite):
     pk = scheduled(lite)
     held = claim(lite, pk, "w1", LEASE_S, now=T0)
-    assert held is not None and void(lite, pk, "operator", attempt=held.attempt) is True
+    assert held is not None
+    assert void(lite, pk, "not this attempt", attempt=held.attempt + 1) is False
+    assert row(lite, pk).state == "running"
+    assert void(lite, pk, "operator", attempt=held.attempt) is True
     assert finish(lite, held, log_of(held)) is False
     assert row(lite, pk)[:3] == ("voided", 1, "operator")
     assert void(lite, pk, "again") is False  # over: nothing to void
