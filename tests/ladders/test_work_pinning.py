@@ -23,8 +23,8 @@ from sqlalchemy import Engine, func, select
 from ladder.identity import claim_names
 from ladder.models import Bot, Incident, Match, MatchLog, MatchSeat, Rating, RatingHistory
 from ladder.work import (
-    REFEREE_FAILURE, Claim, claim, fail_attempt, finish, renew, schedule, split_log, sweep,
-    SweepPolicy, void,
+    REFEREE_FAILURE, Claim, claim, fail_attempt, finish, renew, schedule, seat_stats,
+    split_log, sweep, SweepPolicy, void,
 )
 
 ATTEMPTS = 3
@@ -282,3 +282,23 @@ def test_a_match_scheduled_without_settings_gets_the_ladders_defaults(lite):
     again = claim(lite, other, "w1", LEASE_S, now=T0)
     assert again is not None and again.settings == given
     assert [p.name for p in again.seats] == ["beta", "alpha"]
+
+
+def test_a_seats_stats_count_its_own_strikes_and_the_decisions_it_answered():
+    """Decision times leave out the fallback's (a forfeited seat is not asked) and the strike
+    reasons leave out ``/end`` faults (never strikes); p95 is the nearest-rank percentile."""
+    decisions = [{"seat": 0, "ms": float(ms), "status": "ok"} for ms in range(20, 0, -1)]
+    decisions += [{"seat": 0, "ms": 999.0, "status": "forfeited"},
+                  {"seat": 1, "ms": 7.0, "status": "ok"}]
+    faults = [{"seat": 0, "reason": "timeout", "kind": "move"},
+              {"seat": 0, "reason": "timeout", "kind": "move"},
+              {"seat": 0, "reason": "bad_json", "kind": "end"},
+              {"seat": 1, "reason": "bot_error", "kind": "start"}]
+    log = {"decisions": decisions, "faults": faults,
+           "players": [{"strikes": 2}, {"strikes": 1}, {}]}
+    assert seat_stats(log, 0) == {"strikes": 2, "strike_reasons": {"timeout": 2},
+                                  "mean_ms": 10.5, "p95_ms": 19.0}
+    assert seat_stats(log, 1) == {"strikes": 1, "strike_reasons": {"bot_error": 1},
+                                  "mean_ms": 7.0, "p95_ms": 7.0}
+    assert seat_stats(log, 2) == {"strikes": 0, "strike_reasons": {}, "mean_ms": None,
+                                  "p95_ms": None}
