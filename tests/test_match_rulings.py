@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import FrozenInstanceError
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,9 +28,10 @@ from referee.matchlog import MAX_LOG_CHARS
 from referee.players import Answer, Bot, DecisionRequest, InProcessPlayer, Player
 
 LIMIT_MS, BANK_MS = 100, 50
-SCRIPT = [130.0, 120.0, 100.5]
-"""One seat's answer times: 30 ms into the bank (deadline 150), then exactly at the deadline
-that leaves (100 + 20), then half a millisecond past the bare limit (the bank is empty)."""
+SCRIPT = [100.5, 129.5, 120.0, 100.5]
+"""One seat's answer times: half a millisecond into the bank (deadline 100 + 50), 29.5 ms more
+(deadline 100 + 49: whole milliseconds of the bank are offered), exactly at the deadline that
+leaves (100 + 20), then half a millisecond past the bare limit (the bank is empty)."""
 
 
 class Scripted(Player):
@@ -67,9 +70,9 @@ def own(record: Any, seat: int) -> list[dict[str, Any]]:
 def test_the_deadline_is_the_limit_plus_the_bank_left_and_on_time_at_the_deadline(toy_game):
     timed = Scripted("timed", SCRIPT)
     record = run(toy_game, timed, Scripted("other"))
-    deadlines = [(r.deadline_ms, r.bank_ms) for r in timed.requests[:4]]
-    assert deadlines == [(150, 50), (120, 20), (100, 0), (100, 0)]
-    assert [d["status"] for d in own(record, 0)[:3]] == ["ok", "ok", "timeout"]
+    deadlines = [(r.deadline_ms, r.bank_ms) for r in timed.requests[:5]]
+    assert deadlines == [(150, 50), (149, 49), (120, 20), (100, 0), (100, 0)]
+    assert [d["status"] for d in own(record, 0)[:4]] == ["ok", "ok", "ok", "timeout"]
     assert record.seats[0].strikes == 1 and record.seats[0].bank_ms == 0
     assert [f["reason"] for f in record.log["faults"]] == ["timeout"]
 
@@ -115,10 +118,31 @@ def test_the_in_process_fast_path_rules_the_clock_the_same_way(toy_game, monkeyp
     record = run(toy_game, thinker, InProcessPlayer(name="other", bot=Thinker(clock, [])))
     mine = own(record, 0)
     # lone moves go by the fast path, the sealed bid (both seats at once) by a request
-    assert [d["kind"] for d in mine[:3]] == ["move", "bid", "move"]
-    assert [(d["status"], d["ms"]) for d in mine[:3]] == [
-        ("ok", 130.0), ("ok", 120.0), ("timeout", 100.5)]
+    assert {d["kind"] for d in mine[:4]} == {"move", "bid"}
+    assert [(d["status"], d["ms"]) for d in mine[:4]] == [
+        ("ok", 100.5), ("ok", 129.5), ("ok", 120.0), ("timeout", 100.5)]
     assert record.seats[0].strikes == 1 and record.seats[0].bank_ms == 0
+
+
+def test_the_third_strike_forfeits_by_default(toy_game):
+    late = Scripted("late", [LIMIT_MS + 1.0] * 50)
+    record = Runner(toy_game, [late, Scripted("other")], seed=4,
+                    time_control=TimeControl(LIMIT_MS, 0)).run()
+    statuses = [d["status"] for d in own(record, 0)]
+    assert statuses[:4] == ["timeout", "timeout", "timeout", "forfeited"]
+    assert len(late.requests) == 3  # a forfeited seat is not asked again
+    assert record.log["players"][0] == {"seat": 0, "name": "late", "strikes": 3,
+                                        "forfeited": True}
+    with pytest.raises(FrozenInstanceError):  # a fault is what the log says it was
+        record.faults[0].seat = 1  # type: ignore[misc]
+
+
+def test_the_board_given_is_the_board_played_and_logged(toy_game):
+    board = SimpleNamespace(data={"goal": 10, "note": "mine"})
+    record = Runner(toy_game, [Scripted("a"), Scripted("b")], seed=4, board=board).run()
+    assert record.log["board"] == {"goal": 10, "note": "mine"}
+    plain = Runner(toy_game, [Scripted("a"), Scripted("b")], seed=4).run()
+    assert plain.log["board"] == {"goal": 10}
 
 
 # -- forfeits ---------------------------------------------------------------------------------
