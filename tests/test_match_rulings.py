@@ -23,9 +23,12 @@ from typing import Any
 import pytest
 
 from referee.core import Decision, EndReason, Result, SeatResult
+from referee.faults import Fault, FaultReason
 from referee.match import Runner, TimeControl, apply_forfeits
 from referee.matchlog import MAX_LOG_CHARS
-from referee.players import Answer, Bot, DecisionRequest, InProcessPlayer, Player
+from referee.players import (
+    Answer, Bot, DecisionRequest, InProcessPlayer, MatchInfo, Player,
+)
 
 LIMIT_MS, BANK_MS = 100, 50
 SCRIPT = [100.5, 129.5, 120.0, 100.5]
@@ -143,6 +146,42 @@ def test_the_board_given_is_the_board_played_and_logged(toy_game):
     assert record.log["board"] == {"goal": 10, "note": "mine"}
     plain = Runner(toy_game, [Scripted("a"), Scripted("b")], seed=4).run()
     assert plain.log["board"] == {"goal": 10}
+
+
+class Announced(Scripted):
+    """A player whose ``/start`` and ``/end`` take scripted time on a fake clock and may fail."""
+
+    def __init__(self, name: str, clock: FakeClock, start_fault: Fault | None = None,
+                 end_fault: Fault | None = None) -> None:
+        super().__init__(name)
+        self.clock, self.start_fault, self.end_fault = clock, start_fault, end_fault
+        self.infos: list[MatchInfo] = []
+
+    def start(self, info: MatchInfo) -> Fault | None:
+        self.infos.append(info)
+        self.clock.now += Fraction(25, 1000)
+        return self.start_fault
+
+    def end(self, match_id: str, result: Mapping[str, Any]) -> Fault | None:
+        self.clock.now += Fraction(5, 1000)
+        return self.end_fault
+
+
+def test_start_and_end_announce_the_match_and_only_a_failed_start_is_a_strike(
+        toy_game, monkeypatch):
+    import referee.match
+
+    clock = FakeClock()
+    monkeypatch.setattr(referee.match, "time", clock)
+    seats = [Announced("a", clock, start_fault=Fault(FaultReason.TIMEOUT, "slow start")),
+             Announced("b", clock, end_fault=Fault(FaultReason.BAD_JSON, "bad end"))]
+    record = run(toy_game, *seats)
+    assert [info.players for s in seats for info in s.infos] == [((0, "a"), (1, "b"))] * 2
+    assert [info.seat for s in seats for info in s.infos] == [0, 1]
+    assert [(s.start_ms, s.end_ms) for s in record.seats] == [(25.0, 5.0), (25.0, 5.0)]
+    assert [(f["seat"], f["kind"], f["reason"]) for f in record.log["faults"]] == [
+        (0, "start", "timeout"), (1, "end", "bad_json")]
+    assert [s.strikes for s in record.seats] == [1, 0]
 
 
 # -- forfeits ---------------------------------------------------------------------------------
