@@ -133,7 +133,8 @@ TARGETS: dict[str, Target] = {
     ),
     "protocol": Target(
         "referee/protocol.py",
-        ("tests/http/test_http_schemas.py", "tests/http/test_http_answer_fuzz.py",
+        ("tests/http/test_protocol_pinning.py", "tests/http/test_http_schemas.py",
+         "tests/http/test_http_answer_fuzz.py",
          "tests/http/test_bot_server.py"),
     ),
     "tokaido-moves": Target(
