@@ -53,3 +53,18 @@ def test_an_unknown_choice_is_named_by_its_start_and_the_options_by_the_first_ei
     assert few.fault is not None
     assert few.fault.detail == "'nope' is not one of: o0, o1, o2, o3, o4, o5, o6, o7"
     assert protocol.parse_answer(b'{"choice": "o9"}', ids).fault is None
+
+
+def test_the_maintainers_command_writes_every_schema_as_the_docs_hold_it(tmp_path):
+    """``python -m referee.protocol DIR`` regenerates ``docs/schemas``: one file per schema,
+    each the exact text the docs test compares, its path printed."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "referee.protocol", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    names = sorted(protocol.SCHEMAS)
+    assert sorted(done.stdout.split()) == sorted(str(tmp_path / f"{n}.json") for n in names)
+    for name in names:
+        assert (tmp_path / f"{name}.json").read_text(encoding="utf-8") == \
+            protocol.schema_text(name)
