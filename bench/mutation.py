@@ -139,7 +139,8 @@ TARGETS: dict[str, Target] = {
     ),
     "tokaido-moves": Target(
         "referee/games/tokaido_duo/moves.py",
-        ("tests/tokaido/test_tokaido_move_reference.py", "tests/tokaido/test_tokaido_pilgrim.py",
+        ("tests/tokaido/test_tokaido_bag_by_hand.py", "tests/tokaido/test_tokaido_move_reference.py",
+         "tests/tokaido/test_tokaido_pilgrim.py",
          "tests/tokaido/test_tokaido_merchant.py", "tests/tokaido/test_tokaido_artist.py",
          "tests/tokaido/test_tokaido_waves.py", "tests/tokaido/test_tokaido_hot_spring.py",
          "tests/test_golden_games.py"),
