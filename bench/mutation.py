@@ -25,7 +25,7 @@ counted as killed (an endless loop is caught).  It is slow (a fresh pytest per m
 minutes per module, so it is a ``tox -e mutation`` of its own, not part of the default run.
 
 Usage: python bench/mutation.py [--module NAME ...] [--max 30] [--list] [--json FILE]
-       [--without TEST_FILE ...]
+       [--without TEST_FILE ...] [--again FILE]
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -410,7 +411,8 @@ def _forget_bytecode(path: Path) -> None:
 
 
 def mutate_module(name: str, tree: Path, most: int, factor: float,
-                  report: Callable[[Outcome], None]) -> list[Outcome]:
+                  report: Callable[[Outcome], None],
+                  keep: Callable[[Mutant], bool] = lambda m: True) -> list[Outcome]:
     target = TARGETS[name]
     path = tree / target.path
     original = path.read_text()
@@ -420,7 +422,7 @@ def mutate_module(name: str, tree: Path, most: int, factor: float,
     timeout = max(60.0, factor * baseline)
     outcomes = []
     try:
-        for mutant in mutants(name, original, most):
+        for mutant in filter(keep, mutants(name, original, most)):
             text = mutant.make(original)
             try:
                 compile(text, str(path), "exec")
@@ -442,13 +444,38 @@ def mutate_module(name: str, tree: Path, most: int, factor: float,
     return outcomes
 
 
-def summary(name: str, outcomes: list[Outcome]) -> dict[str, object]:
+def summary(name: str, outcomes: list[Outcome], before: dict[str, Any] | None = None
+            ) -> dict[str, Any]:
+    """Killed, survived, total, score and the survivors; with ``before`` (a run of which only
+    the survivors were run again), its killed ones count as killed."""
     counted = [o for o in outcomes if o.verdict != "invalid"]
     killed = sum(o.verdict in ("killed", "timeout") for o in counted)
     survivors = [o.mutant.label for o in counted if o.verdict == "survived"]
+    total = len(counted)
+    if before is not None:
+        killed, total = killed + before["killed"], before["total"]
     return {"module": TARGETS[name].path, "killed": killed, "survived": len(survivors),
-            "total": len(counted), "score": round(killed / len(counted), 3) if counted else None,
+            "total": total, "score": round(killed / total, 3) if total else None,
             "survivors": survivors}
+
+
+def run_module(name: str, tree: Path, args: argparse.Namespace,
+               before: dict[str, Any] | None) -> dict[str, Any]:
+    """Mutate one module (only the survivors of ``before`` when given) and print as it goes."""
+    def report(o: Outcome) -> None:
+        print(f"  {name} {o.mutant.label}: {o.verdict} ({o.seconds:.1f} s)", flush=True)
+
+    def keep(m: Mutant) -> bool:
+        return before is None or m.label in before["survivors"]
+
+    print(f"{name}: {TARGETS[name].path}", flush=True)
+    r = summary(name, mutate_module(name, tree, args.max, args.timeout_factor, report, keep),
+                before)
+    print(f"{name}: {r['killed']} killed, {r['survived']} survived of {r['total']} "
+          f"(score {r['score']})", flush=True)
+    for label in r["survivors"]:
+        print(f"  survivor: {label}")
+    return r
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -461,6 +488,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nice", type=int, default=10, help="added to this process's niceness")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     parser.add_argument("--json", type=Path, help="also write the summaries to this file")
+    parser.add_argument("--again", type=Path, metavar="JSON",
+                        help="run only the survivors of an earlier run's --json (tests were "
+                             "added since: a mutant killed then is killed now)")
     parser.add_argument("--without", action="append", default=[], metavar="TEST_FILE",
                         help="a test file left out of the copy (repeatable): what the suite "
                              "kills without it, e.g. before a file of new tests")
@@ -474,21 +504,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.nice and hasattr(os, "nice"):
         os.nice(args.nice)
+    earlier = {r["module"]: r for r in json.loads(args.again.read_text())} if args.again else {}
     results = []
     with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
         tree = copy_tree(Path(folder), args.without)
         for name in names:
-            def report(o: Outcome, name: str = name) -> None:
-                print(f"  {name} {o.mutant.label}: {o.verdict} "
-                      f"({o.seconds:.1f} s)", flush=True)
-            print(f"{name}: {TARGETS[name].path}", flush=True)
-            results.append(summary(name, mutate_module(name, tree, args.max,
-                                                       args.timeout_factor, report)))
-            r = results[-1]
-            print(f"{name}: {r['killed']} killed, {r['survived']} survived of {r['total']} "
-                  f"(score {r['score']})", flush=True)
-            for s in r["survivors"]:  # type: ignore[attr-defined]
-                print(f"  survivor: {s}")
+            before = earlier.get(TARGETS[name].path) if args.again else None
+            if args.again and before is None:
+                raise SystemExit(f"{name}: not in {args.again}")
+            results.append(run_module(name, tree, args, before))
     print("\nmodule | killed | survived | total | score")
     for r in results:
         print(f"{r['module']} | {r['killed']} | {r['survived']} | {r['total']} | {r['score']}")
