@@ -148,7 +148,8 @@ TARGETS: dict[str, Target] = {
     ),
     "doubletrack-flow": Target(
         "referee/games/doubletrack/flow.py",
-        ("tests/doubletrack/test_dt_forced_routes.py", "tests/doubletrack/test_dt_squares.py",
+        ("tests/doubletrack/test_dt_forced_routes.py", "tests/doubletrack/test_dt_known_cards.py",
+         "tests/doubletrack/test_dt_squares.py",
          "tests/doubletrack/test_dt_cards.py",
          "tests/doubletrack/test_dt_gates.py", "tests/doubletrack/test_dt_play.py",
          "tests/test_golden_games.py"),
