@@ -302,3 +302,16 @@ def test_a_seats_stats_count_its_own_strikes_and_the_decisions_it_answered():
                                   "mean_ms": 7.0, "p95_ms": 7.0}
     assert seat_stats(log, 2) == {"strikes": 0, "strike_reasons": {}, "mean_ms": None,
                                   "p95_ms": None}
+
+
+def test_a_match_whose_bot_was_retired_is_voided_when_claimed_and_no_other(lite):
+    from sqlalchemy import update
+
+    from ladder.models import RETIRED
+
+    pk, other = scheduled(lite), scheduled(lite)
+    with lite.begin() as conn:
+        conn.execute(update(Bot).where(Bot.name == "beta").values(status=RETIRED))
+    assert claim(lite, pk, "w1", LEASE_S, now=T0) is None
+    assert row(lite, pk) == ("voided", 1, "bot retired before the match: beta", None)
+    assert row(lite, other) == ("scheduled", 0, None, None)
