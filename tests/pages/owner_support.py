@@ -8,6 +8,7 @@ from typing import Any
 
 from pages_support import csrf_of
 
+from api import create_app
 from api.config import ServiceConfig
 from ladder import matchmaking, registry
 from ladder.accounts import create_owner
@@ -61,3 +62,14 @@ def make_home(url: str, *, ratelimit: bool = False) -> Home:
     registry.set_owner_pause(engine, home.bots["hawk"], "tokaido-duo", True)
     matchmaking.leave(engine, home.bots["emu"], "tokaido-duo")
     return home
+
+
+def reopen(home: Home, url: str, *, ratelimit: bool = False) -> Home:
+    """``home``'s owners and bots on a copy of its database at ``url``, served by an app of
+    its own (building one is cheap; preparing a database is not)."""
+    from ladder.db import make_engine
+
+    dispatcher = NoDispatcher()
+    app = create_app(ServiceConfig(db_url=url, ratelimit=ratelimit), engine=make_engine(url),
+                     dispatcher=dispatcher)
+    return Home(app, dispatcher, dict(home.tokens), dict(home.owners), dict(home.bots))
