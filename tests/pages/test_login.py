@@ -100,7 +100,7 @@ def test_revoking_the_token_ends_the_page_session(site):
     form = page(client, "/login")
     assert client.post("/login", data={"token": minted["token"],
                                        "csrf": csrf_of(form)}).status_code == 303
-    assert "<span>bob</span>" in page(client, "/")
+    assert 'title="your bots and tokens">bob</a>' in page(client, "/")
     gone = api.delete(f"/api/v1/me/tokens/{minted['id']}", headers=auth)
     assert gone.status_code == 204
     assert ">Log in</a>" in page(client, "/")
