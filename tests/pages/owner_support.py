@@ -12,6 +12,7 @@ from api import create_app
 from api.config import ServiceConfig
 from ladder import matchmaking, registry
 from ladder.accounts import create_owner
+from ladder.health import FAILED_PROBES_TO_PAUSE, ProbeOutcome, record_probe
 from support.apps import NoDispatcher, prepared_app
 
 HEALTH_PAUSE = "health: 3 failed probes in a row"
@@ -58,7 +59,9 @@ def make_home(url: str, *, ratelimit: bool = False) -> Home:
             games=["tokaido-duo"], description="", status="active", nonce="n" + name)
         home.bots[name] = bot_id
         matchmaking.join(engine, bot_id, "tokaido-duo")
-    matchmaking.pause(engine, home.bots["owl"], "tokaido-duo", HEALTH_PAUSE)
+    for _ in range(FAILED_PROBES_TO_PAUSE):  # the health rules pause it, with an alert
+        record_probe(engine, home.bots["owl"], ProbeOutcome(False, None, "timeout",
+                                                            "no answer in 5 s"))
     registry.set_owner_pause(engine, home.bots["hawk"], "tokaido-duo", True)
     matchmaking.leave(engine, home.bots["emu"], "tokaido-duo")
     return home

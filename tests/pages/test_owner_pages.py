@@ -90,6 +90,8 @@ def test_me_shows_each_bot_on_its_ladder_in_words(home):
     assert "Off this ladder" in words and "Join again" in words  # emu
     assert "badger" not in words.split("Challenge")[0]  # bob's bot is not among mine
     assert "rk_1_…" in words and home.tokens["alice"] not in html
+    assert "owl paused on Tokaido Duo: health: 3 failed probes in a row (no answer in 5 s)" \
+        in words  # the alert
 
 
 def test_the_nav_links_a_logged_in_owner_to_their_home(home):
