@@ -207,11 +207,15 @@ def mint_token() -> Response | tuple[str, int] | str:
 
 
 def revoke_token(token_id: int) -> Response:
+    """Revoke one of the owner's tokens; revoking the one this session logged in with ends
+    the session too (as it would at the next request), back at the login form."""
     owner_id = owner_only()
     accounts.revoke_token(service().engine, owner_id, token_id)  # someone else's: a 404
-    return back(f"Token {token_id} revoked: it works no more"
-                + (", and this session ended with it." if login.viewer() is None else "."),
-                "tokens")
+    if login.session_token_id() == token_id:
+        login.log_out()
+        flash(f"Token {token_id} revoked: it works no more, and this session ended with it.")
+        return redirect(url_for(".login", next=url_for(".me")), code=303)
+    return back(f"Token {token_id} revoked: it works no more.", "tokens")
 
 
 # -- helpers ----------------------------------------------------------------------------------

@@ -150,10 +150,11 @@ def test_every_form_without_this_sessions_csrf_token_is_a_400(home, csrf):
 
 def test_every_form_without_a_session_is_a_401(home):
     stranger = home.app.test_client()
-    stranger.get("/login")  # a session with a CSRF token, but no owner
+    csrf = csrf_of(page(stranger, "/login"))  # a session with a CSRF token, but no owner
     for path, data in forms(home):
-        answer = stranger.post(path, data=data)
-        assert answer.status_code in (400, 401), path  # no token to forge: 400 first or 401
+        answer = stranger.post(path, data={**data, "csrf": csrf})
+        assert answer.status_code == 401, path
+        assert "Log in first" in answer.get_data(as_text=True)
 
 
 def test_another_owners_bot_or_token_is_refused(home):
@@ -287,7 +288,8 @@ def test_revoking_a_token_and_the_sessions_own(home):
     assert answer.status_code == 303 and answer.headers["Location"] == "/me#tokens"
     assert "Token 3 revoked" in text(page(alice, "/me"))
     answer = post(alice, "/me/tokens/1/revoke")  # the one this session logged in with
-    assert answer.status_code == 303
+    assert answer.status_code == 303 and answer.headers["Location"] == "/login?next=/me"
+    assert "this session ended with it" in page(alice, "/login?next=/me")
     assert alice.get("/me").status_code == 302  # logged out with it
     assert authenticate(home.engine, home.tokens["alice"]) is None
 
@@ -344,3 +346,18 @@ def test_a_new_bots_page_shows_its_placement(home):
     kite = text(page(home.app.test_client(), f"/bots/{home.bots['kite']}"))
     assert "Placement: 0 of 10 games played; ranked after 10 more." in kite
     assert "Not rated in Tokaido Duo yet" not in kite
+
+
+# -- the reads, on both databases -------------------------------------------------------------
+
+def test_latest_strikes_are_the_newest_matches_with_strikes_per_bot(site):
+    from ladder.owner_reads import latest_strikes
+
+    alice = site.ladder.bots["alice-bot"]
+    found = latest_strikes(site.engine, [alice, site.ladder.bots["bob-greedy"]], limit=1)
+    assert list(found) == [alice]  # bob-greedy never struck
+    [latest] = found[alice]
+    assert latest["strikes"] == 1 and latest["reasons"] == [("unknown_option", 1)]
+    both = latest_strikes(site.engine, [alice], limit=5)[alice]
+    assert len(both) == 2 and both[0] == latest  # two matches with a bad answer each
+    assert both[0]["finished_at"] >= both[1]["finished_at"]
