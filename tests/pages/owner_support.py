@@ -50,8 +50,8 @@ def make_home(url: str, *, ratelimit: bool = False) -> Home:
     home = Home(app, dispatcher)
     engine = home.engine
     for name in ("alice", "bob"):
-        owner, token = create_owner(engine, name)
-        home.owners[name], home.tokens[name] = owner["id"], token
+        made, token = create_owner(engine, name)
+        home.owners[name], home.tokens[name] = made["id"], token
     for name, owner in [("kite", "alice"), ("owl", "alice"), ("hawk", "alice"),
                         ("emu", "alice"), ("badger", "bob")]:
         bot_id = registry.register_bot(
