@@ -85,22 +85,22 @@ def me() -> Response | str:
 def home(owner_id: int) -> dict[str, Any]:
     """Everything ``/me`` shows, read through the same functions the API answers from."""
     engine = service().engine
-    bots, _ = registry.list_bots(engine, owner=owner_id, viewer=owner_id,
-                                 per_page=registry.MAX_BOTS_PER_OWNER * 10)
+    bots, _ = registry.list_bots(engine, owner=owner_id, viewer=owner_id, per_page=10_000)
     for b in bots:
         b["states"] = bot_states(b)
         found, _ = checks.list_checks(engine, b["id"], 1, 1)
         b["last_check"] = found[0] if found else None
     strikes = owner_reads.latest_strikes(engine, [b["id"] for b in bots])
     shown, total = alerts(engine, owner_id, per_page=ALERTS_SHOWN)
-    others, _ = registry.list_bots(engine, status=ACTIVE, per_page=10_000)
+    active, _ = registry.list_bots(engine, status=ACTIVE, per_page=10_000)
     return {"bots": [b for b in bots if b["status"] != RETIRED],
             "retired": [b for b in bots if b["status"] == RETIRED],
             "strikes": strikes, "alerts": shown, "alerts_total": total,
             "tokens": accounts.tokens(engine, owner_id), "max_tokens": accounts.MAX_TOKENS,
             "challenges": [reads.challenge_detail(engine, c)
                            for c in owner_reads.challenge_ids(engine, owner_id)],
-            "opponents": others, "seats": SEATS, "limits": actions.LIMITS}
+            "opponents": [b for b in active if b["owner"] or b["house"]],  # not the CLI's
+            "seats": SEATS, "limits": actions.LIMITS}
 
 
 def owner_only() -> int:
@@ -114,11 +114,9 @@ def owner_only() -> int:
     return int(who["id"])
 
 
-def refused(exc: Exception, code: int) -> tuple[str, int]:
+def refused(owner_id: int, exc: Exception, code: int) -> tuple[str, int]:
     """The home page again, saying why the form was refused (a 409 or 422)."""
-    who = login.viewer()
-    assert who is not None
-    return render_template("pages/me.html", **home(who["id"]), opponent=None,
+    return render_template("pages/me.html", **home(owner_id), opponent=None,
                            notes=get_flashed_messages(), problem=str(exc)), code
 
 
@@ -137,7 +135,7 @@ def ladder_entry(bot_id: int, game: str) -> Response | tuple[str, int]:
     try:
         actions.set_ladder_entry(owner_id, bot_id, game, **LADDER_ACTIONS[action])
     except ConflictError as exc:
-        return refused(exc, 409)
+        return refused(owner_id, exc, 409)
     done = {"join": "joined", "leave": "left", "pause": "paused", "resume": "resumed"}[action]
     return back(f"Bot {bot_id} {done} the {titled(game)} ladder.", f"bot-{bot_id}")
 
@@ -148,7 +146,7 @@ def start_check(bot_id: int) -> Response | tuple[str, int]:
     try:
         check, _ = actions.request_check(owner_id, bot_id, game)
     except (ConflictError, InvalidError) as exc:
-        return refused(exc, 409 if isinstance(exc, ConflictError) else 422)
+        return refused(owner_id, exc, 409 if isinstance(exc, ConflictError) else 422)
     return redirect(url_for(".me_check_report", bot_id=bot_id, check_id=check["id"]), code=303)
 
 
@@ -180,9 +178,9 @@ def challenge() -> Response | tuple[str, int]:
         found = actions.start_challenge(owner_id, checked["game"], checked["bots"],
                                         checked.get("games"))
     except ma.ValidationError as exc:
-        return refused(InvalidError(flat(exc.messages)), 422)
+        return refused(owner_id, InvalidError(flat(exc.messages)), 422)
     except InvalidError as exc:
-        return refused(exc, 422)
+        return refused(owner_id, exc, 422)
     return back(f"Challenge {found['id']} queued: {len(found['match_ids'])} unrated "
                 f"{titled(found['game'])} matches.", "challenges")
 
@@ -197,9 +195,9 @@ def mint_token() -> Response | tuple[str, int] | str:
         name = TokenCreate().load({"name": request.form.get("name", "").strip() or "token"})
         row, secret = accounts.mint_token(service().engine, owner_id, name["name"])
     except ma.ValidationError as exc:
-        return refused(InvalidError(flat(exc.messages)), 422)
+        return refused(owner_id, InvalidError(flat(exc.messages)), 422)
     except ConflictError as exc:
-        return refused(exc, 409)
+        return refused(owner_id, exc, 409)
     response = Response(render_template("pages/me_token.html", token=row, secret=secret),
                         status=201, mimetype="text/html")
     response.headers["Cache-Control"] = "no-store"
