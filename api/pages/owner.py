@@ -73,13 +73,13 @@ def owner_key() -> str:
 
 # -- the home page ----------------------------------------------------------------------------
 
-def me() -> Response | str:
+def me() -> Response:
     q = query(challenge=whole(1, ID_MAX))
     who = login.viewer()
     if who is None:
         return redirect(url_for(".login", next=request.full_path.rstrip("?")))
-    return render_template("pages/me.html", **home(who["id"]), opponent=q.get("challenge"),
-                           notes=get_flashed_messages())
+    return private(render_template("pages/me.html", **home(who["id"]),
+                                   opponent=q.get("challenge"), notes=get_flashed_messages()))
 
 
 def home(owner_id: int) -> dict[str, Any]:
@@ -114,10 +114,17 @@ def owner_only() -> int:
     return int(who["id"])
 
 
-def refused(owner_id: int, exc: Exception, code: int) -> tuple[str, int]:
+def refused(owner_id: int, exc: Exception, code: int) -> Response:
     """The home page again, saying why the form was refused (a 409 or 422)."""
-    return render_template("pages/me.html", **home(owner_id), opponent=None,
-                           notes=get_flashed_messages(), problem=str(exc)), code
+    return private(render_template("pages/me.html", **home(owner_id), opponent=None,
+                                   notes=get_flashed_messages(), problem=str(exc)), code)
+
+
+def private(body: str, status: int = 200) -> Response:
+    """An owner's page: never kept by a cache (a shared one, or the browser's history)."""
+    response = Response(body, status=status, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def back(note: str, anchor: str = "") -> Response:
@@ -127,7 +134,7 @@ def back(note: str, anchor: str = "") -> Response:
 
 # -- ladders, checks, challenges --------------------------------------------------------------
 
-def ladder_entry(bot_id: int, game: str) -> Response | tuple[str, int]:
+def ladder_entry(bot_id: int, game: str) -> Response:
     owner_id = owner_only()
     action = request.form.get("action", "")
     if action not in LADDER_ACTIONS:
@@ -140,7 +147,7 @@ def ladder_entry(bot_id: int, game: str) -> Response | tuple[str, int]:
     return back(f"Bot {bot_id} {done} the {titled(game)} ladder.", f"bot-{bot_id}")
 
 
-def start_check(bot_id: int) -> Response | tuple[str, int]:
+def start_check(bot_id: int) -> Response:
     owner_id = owner_only()
     game = request.form.get("game", "").strip() or None
     try:
@@ -150,7 +157,7 @@ def start_check(bot_id: int) -> Response | tuple[str, int]:
     return redirect(url_for(".me_check_report", bot_id=bot_id, check_id=check["id"]), code=303)
 
 
-def check_report(bot_id: int, check_id: int) -> Response | str:
+def check_report(bot_id: int, check_id: int) -> Response:
     query()
     who = login.viewer()
     if who is None:
@@ -158,14 +165,11 @@ def check_report(bot_id: int, check_id: int) -> Response | str:
     engine = service().engine
     bot = registry.owned_bot(engine, who["id"], bot_id, allow_retired=True)
     found = checks.check_detail(engine, bot_id, check_id)
-    response = Response(render_template("pages/me_check.html", bot=bot, check=found,
-                                        pending=found["state"] in checks.PENDING,
-                                        refresh=REFRESH_S), mimetype="text/html")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return private(render_template("pages/me_check.html", bot=bot, check=found,
+                                   pending=found["state"] in checks.PENDING, refresh=REFRESH_S))
 
 
-def challenge() -> Response | tuple[str, int]:
+def challenge() -> Response:
     owner_id = owner_only()
     form = request.form
     bots = [form.get("bot", "")] + [form.get(f"opponent{n}", "") for n in range(1, SEATS)]
@@ -187,7 +191,7 @@ def challenge() -> Response | tuple[str, int]:
 
 # -- tokens -----------------------------------------------------------------------------------
 
-def mint_token() -> Response | tuple[str, int] | str:
+def mint_token() -> Response:
     """The new token on a page of its own, shown this once (never stored in the session or
     a URL, so never shown again)."""
     owner_id = owner_only()
@@ -198,10 +202,7 @@ def mint_token() -> Response | tuple[str, int] | str:
         return refused(owner_id, InvalidError(flat(exc.messages)), 422)
     except ConflictError as exc:
         return refused(owner_id, exc, 409)
-    response = Response(render_template("pages/me_token.html", token=row, secret=secret),
-                        status=201, mimetype="text/html")
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return private(render_template("pages/me_token.html", token=row, secret=secret), 201)
 
 
 def revoke_token(token_id: int) -> Response:

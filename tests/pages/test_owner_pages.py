@@ -94,9 +94,10 @@ def test_me_shows_each_bot_on_its_ladder_in_words(home):
         in words  # the alert
 
 
-def test_the_nav_links_a_logged_in_owner_to_their_home(home):
-    html = page(home.logged_in("alice"), "/")
-    assert 'href="/me"' in html
+def test_the_nav_links_a_logged_in_owner_to_their_home_which_no_cache_keeps(home):
+    alice = home.logged_in("alice")
+    assert 'href="/me"' in page(alice, "/")
+    assert alice.get("/me").headers["Cache-Control"] == "no-store"
 
 
 # -- ladders ----------------------------------------------------------------------------------
