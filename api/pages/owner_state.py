@@ -56,9 +56,9 @@ def entry_state(bot: dict[str, Any], entry: dict[str, Any]) -> LadderState:
     if entry["paused"]:
         return paused_state(game, entry["paused_reason"], entry["paused_at"])
     if bot["status"] == PAUSED:
-        return LadderState(game, "paused", "Paused: an admin paused the bot.",
-                           reason="paused by an admin", lifts="An admin lifts it.",
-                           lifted_by=ADMIN)
+        return LadderState(game, "paused", "Paused: the bot is paused as a whole.",
+                           reason="the bot is paused", lifts="The service's operator lifts "
+                           "it (no form or API call does).", lifted_by=ADMIN)
     if bot["status"] == UNVERIFIED:
         return LadderState(game, "waiting", "Waiting: the bot is unverified, so it plays "
                            "nothing yet.", lifts="A check whose GET / echoes the bot's "
