@@ -362,3 +362,18 @@ def test_latest_strikes_are_the_newest_matches_with_strikes_per_bot(site):
     both = latest_strikes(site.engine, [alice], limit=5)[alice]
     assert len(both) == 2 and both[0] == latest  # two matches with a bad answer each
     assert both[0]["finished_at"] >= both[1]["finished_at"]
+
+
+@pytest.mark.parametrize("reason, summary, lifted_by", [
+    ("forfeits: 5 forfeits in a row",
+     "Paused automatically: it forfeited its matches (5 forfeits in a row).", "probes"),
+    ("cheating on the clock", "Paused by an admin: cheating on the clock.", "admin"),
+    ("retired", "Retired: it plays no more.", "retired"),
+    (OWNER_PAUSE, "Paused by its owner.", "owner"),
+])
+def test_every_pause_reason_says_who_lifts_it(home, reason, summary, lifted_by):
+    from api.pages.owner_state import paused_state
+
+    with home.app.app_context():
+        state = paused_state(DUO, reason, None)
+    assert (state.summary, state.lifted_by) == (summary, lifted_by)
