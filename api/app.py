@@ -4,8 +4,9 @@ Building an app reads and writes no database and starts no thread, so a test or 
 build as many as it likes; a server prepares the database and starts the workers as steps of
 their own (:mod:`api.startup`).  The parts: the request context (:mod:`api.context`), the
 authentication (:mod:`api.auth`), the request guards (:mod:`api.guards`), the error shape
-(:mod:`api.errors`), the OpenAPI document (:mod:`api.openapi`), the resources
-(:mod:`api.routes`) and the pages (:mod:`api.pages`).
+(:mod:`api.errors`), the request ids, access log and ``/metrics`` (:mod:`api.observability`),
+the OpenAPI document (:mod:`api.openapi`), the resources (:mod:`api.routes`) and the pages
+(:mod:`api.pages`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from flask_limiter import Limiter
 from sqlalchemy import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import errors, guards
+from api import errors, guards, observability
 from api.auth import rate_key
 from api.config import ServiceConfig
 from api.context import EXTENSION, Service
@@ -67,9 +68,12 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     )
     app.extensions[EXTENSION] = Service(config, engine, policy, dispatcher, game_names(), mode)
     api = RefApi(app, app.extensions[EXTENSION].games)
-    limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"])
+    limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"],
+                      on_breach=observability.rate_limited)
     app.extensions["referee_limiter"] = limiter
     errors.register(app, api)
+    observability.register(app)  # first: the request id exists before a guard refuses
+    limiter.exempt(observability.metrics_view)
     guards.register(app)
     from api.pages import register as register_pages
     from api.routes import register

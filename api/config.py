@@ -22,17 +22,22 @@ so a restart logs everyone out), ``REFEREE_SECURE_COOKIES`` (``1``: the session 
 over HTTPS), ``REFEREE_TICK_S`` (how often the matchmaker runs), ``REFEREE_LADDER_DEPTH``
 (ladder matches in flight at most), ``REFEREE_DAILY_CAP`` (rated matches per bot and game a
 day), ``REFEREE_HOUSE_LADDERS`` (the house bots that join every living ladder an owner's bot
-is on, comma-separated; default ``random,greedy``; empty: none).
+is on, comma-separated; default ``random,greedy``; empty: none),
+``REFEREE_METRICS_TOKEN`` (a bearer token that opens ``/metrics`` from anywhere; without it,
+only loopback and ``REFEREE_METRICS_NETWORKS`` may read it), ``REFEREE_METRICS_NETWORKS``
+(ranges, comma-separated, that may read ``/metrics`` without the token).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from referee.netpolicy import (
-    DEFAULT_PORTS, PortRanges, Resolver, UrlPolicy, env_ports, parse_networks, system_resolver,
+    DEFAULT_PORTS, Network, PortRanges, Resolver, UrlPolicy, env_ports, parse_networks,
+    system_resolver,
 )
 
 if TYPE_CHECKING:  # the ladder's modules load when a runner asks for them, not with the config
@@ -123,6 +128,10 @@ class ServiceConfig:
     """House bots that join each living ladder an owner's bot is on (at start and when an
     owner's bot joins): a lone author's bot has opponents.  Not ``mcts`` by default: its
     search costs a worker CPU second per decision."""
+    metrics_token: str | None = field(default=None, repr=False)
+    """A bearer token that opens ``/metrics`` (and a worker's metrics port) from anywhere."""
+    metrics_networks: str = ""
+    """Ranges that may read the metrics without the token (loopback always may)."""
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServiceConfig:
@@ -150,7 +159,10 @@ class ServiceConfig:
             ladder_depth=int(_env_float("REFEREE_LADDER_DEPTH", 0)),
             daily_cap=int(_env_float("REFEREE_DAILY_CAP", 200)),
             house_ladders=_names(env.get("REFEREE_HOUSE_LADDERS", "random,greedy")),
+            metrics_token=env.get("REFEREE_METRICS_TOKEN", "").strip() or None,
+            metrics_networks=env.get("REFEREE_METRICS_NETWORKS", ""),
         )
+        config.metrics_nets()  # a bad range is refused at start, not at the first scrape
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})
 
     @property
@@ -180,6 +192,17 @@ class ServiceConfig:
         from ladder.work import SweepPolicy
 
         return SweepPolicy(self.requeue_after_s, self.max_match_s)
+
+    def metrics_nets(self) -> list[Network]:
+        """The ranges of ``metrics_networks``; ValueError naming the setting and the entry."""
+        nets: list[Network] = []
+        for item in filter(None, (part.strip() for part in self.metrics_networks.split(","))):
+            try:
+                nets.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise ValueError(f"REFEREE_METRICS_NETWORKS: {item!r} is not a network "
+                                 "(e.g. 10.0.0.0/8)") from None
+        return nets
 
     def policy(self) -> UrlPolicy:
         return UrlPolicy(parse_networks(self.allow_networks), self.resolver, self.bot_ports)

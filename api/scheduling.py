@@ -15,6 +15,7 @@ from typing import Protocol
 
 from sqlalchemy import Engine
 
+from ladder import metrics
 from ladder.matchmaking import MatchmakerConfig, TickResult, tick
 from ladder.work import SweepPolicy, sweep
 
@@ -33,7 +34,8 @@ def tick_and_enqueue(engine: Engine, config: MatchmakerConfig, to: Enqueue | Non
     """Run the matchmaker once, then send what it released to ``to`` (``None``: leave it to
     the sweeper of whatever runs the matches).  ``wait=False``: skip the tick while another
     runs (see :func:`ladder.matchmaking.tick`)."""
-    result = tick(engine, config=config, wait=wait)
+    with metrics.TICK_SECONDS.time():
+        result = tick(engine, config=config, wait=wait)
     if to is not None and result.enqueue:
         to.enqueue(result.enqueue)
     return result

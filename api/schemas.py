@@ -3,6 +3,11 @@
 Every text field refuses NUL and unpaired surrogates (PostgreSQL cannot store them: they would
 end as a 500), every integer is bounded to what the database stores, and every query schema is
 used with ``unknown=RAISE`` so an unknown parameter is a 422, not silently ignored.
+
+Longer than the 500 lines other modules keep to, on purpose: it is declarations only (no
+logic), one class per document of the OpenAPI description, in two sections (requests, then
+answers), and the shared field rules at the top hold for all of them. Split, the rules would be
+imported everywhere and a reader would look in several files for one document's shapes.
 """
 
 from __future__ import annotations
@@ -566,9 +571,14 @@ class BoardRow(ma.Schema):
     rank = fields.Integer()
     bot = fields.Nested(BotRef, required=True)
     owner = fields.Nested(Ref, allow_none=True, required=True)
-    rating = fields.Float(required=True)
-    interval = fields.Float(allow_none=True, metadata={"description": "95% half-width (BT)"})
-    bt = fields.Float(allow_none=True)
+    rating = fields.Float(required=True, metadata={
+        "description": "the public rating: one Bradley-Terry / Plackett-Luce fit to every rated "
+                       "result of the ladder, on the Elo scale (a forfeit is a loss to every seat "
+                       "that played)"})
+    interval = fields.Float(allow_none=True, metadata={
+        "description": "95% half-width of the public rating"})
+    elo = fields.Float(required=True, metadata={
+        "description": "live Elo, moved by each rated match as it finishes"})
     openskill = fields.Float(required=True)
     games = fields.Integer(required=True)
     wins = fields.Integer(required=True)
@@ -589,6 +599,8 @@ class PausedRow(ma.Schema):
     reason = fields.String(required=True)
     row = fields.Nested(BoardRow, allow_none=True, required=True,
                         metadata={"description": "its standing, if it has played rated games"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": "its row is provisional (placement games left): not a ranked rating"})
 
 
 class LadderStatus(ma.Schema):

@@ -43,7 +43,8 @@ class Prepared:
 
 def check_match(description: MatchDescription) -> Prepared:
     """Everything about ``description`` that can be checked without playing, in the order a
-    user fixes it: its shape, the game, the seat count, the options, the board, each seat.
+    user fixes it: its shape, the game, the seat count, the options, the board, the options
+    with the seat count (the game set up once), each seat.
 
     Raises :class:`~arena.description.DescriptionError`,
     :class:`~referee.core.UnknownGameError`, :class:`~referee.core.GameOptionsError`,
@@ -58,6 +59,9 @@ def check_match(description: MatchDescription) -> Prepared:
         raise GameOptionsError(f"{game.name} is played by {counts} seat(s); got {seats} bot(s)")
     options = game.validate_options(description.options)
     board = load_board(game.name, description.board)
+    # what only the game checks, as it sets up: options that need a seat count (Tokaido Duo's
+    # Automa is for one seat); tens of microseconds
+    game.new_state(seats, description.seed, board, options)
     for seat in description.seats:
         check_seat(seat, game.name)
     return Prepared(description, game, board, options)

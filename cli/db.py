@@ -14,11 +14,15 @@ def db() -> None:
 
 
 @db.command()
+@click.argument("revision", required=False)
 @db_option()
-@click.option("--revision", default="head", show_default=True, help="Target schema revision.")
-def upgrade(db_url: str | None, revision: str) -> None:
-    """Migrate the database up to REVISION (the current schema by default)."""
-    run(db_url, revision, down=False)
+@click.option("--revision", "old_revision", default=None, hidden=True,
+              help="The older spelling of REVISION.")
+def upgrade(revision: str | None, db_url: str | None, old_revision: str | None) -> None:
+    """Migrate the database up to REVISION ("head", the current schema, by default)."""
+    if revision and old_revision and revision != old_revision:
+        raise click.UsageError(f"two revisions given: {revision} and --revision {old_revision}")
+    run(db_url, revision or old_revision or "head", down=False)
 
 
 @db.command()

@@ -8,27 +8,28 @@ from typing import Any
 
 import click
 
-from cli.ladder_db import check_game, database, db_option, require_database
+from cli.ladder_db import check_game, database, db_option, game_option, require_database
 from cli.ladder_export import export
 from ladder import LadderError
 
 
 @click.group()
 def ladder() -> None:
-    """The rating ladder: Elo, Bradley-Terry intervals and openskill, per game."""
+    """The rating ladder: the fitted public rating with its interval, live Elo and openskill."""
 
 
 @ladder.command()
-@click.option("--game", "-g", required=True, help="The game whose ladder to show.")
+@game_option("The game whose ladder to show.", required=True)
 @db_option()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list and nothing else.")
 def show(game: str, db_url: str | None, as_json: bool) -> None:
-    """Show GAME's standings, best Elo first, with each bot's 95% Bradley-Terry interval."""
+    """Show GAME's standings, best public rating first, with its 95% interval and live Elo.
+    A bot replaced under its name (tournament --new-version) has a row per version."""
     from ladder.leaderboard import leaderboard
 
     with database(db_url, read_only=True) as engine:
         check_game(engine, game)
-        rows = leaderboard(engine, game)
+        rows = leaderboard(engine, game, by_version=True)
     if as_json:
         click.echo(json.dumps([json_row(r) for r in rows]))
     elif not rows:
@@ -39,7 +40,7 @@ def show(game: str, db_url: str | None, as_json: bool) -> None:
 
 def json_row(row: dict[str, Any]) -> dict[str, Any]:
     """Round what no one reads to the last digit; keep the keys."""
-    digits = {"rating": 1, "bt": 1, "interval": 1, "bt_low": 1, "bt_high": 1,
+    digits = {"rating": 1, "interval": 1, "low": 1, "high": 1, "elo": 1,
               "openskill": 2, "mu": 3, "sigma": 3}
     return {k: (round(v, digits[k]) if k in digits and v is not None else v)
             for k, v in row.items()}
@@ -49,17 +50,21 @@ def print_table(game: str, rows: list[dict[str, Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{game} ladder", caption="? provisional Elo; BT: Bradley-Terry fit, "
-                  "95% interval; openskill: mu - 3 sigma; times in UTC")
-    for name, justify in [("#", "right"), ("bot", "left"), ("Elo", "right"),
-                          ("BT ± 95%", "right"), ("openskill", "right"), ("games", "right"),
+    table = Table(title=f"{game} ladder", caption="rating: one fit to every rated game, ± its "
+                  "95% interval (? provisional); Elo: live; openskill: mu - 3 sigma; vN: a "
+                  "bot's version (its Elo and openskill carry on to the next); times in UTC")
+    for name, justify in [("#", "right"), ("bot", "left"), ("rating ± 95%", "right"),
+                          ("Elo", "right"), ("openskill", "right"), ("games", "right"),
                           ("W", "right"), ("D", "right"), ("L", "right"),
                           ("last played", "left")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    versioned = {r["bot"] for r in rows if r.get("version", 1) != 1}
     for r in rows:
-        bt = f"{r['bt']:.0f} ± {r['interval']:.0f}" if r["bt"] is not None else "-"
+        margin = f" ± {r['interval']:.0f}" if r["interval"] is not None else ""
+        name = f"{r['bot']} v{r['version']}" if r["bot"] in versioned else r["bot"]
         table.add_row(
-            str(r["rank"]), r["bot"], f"{r['rating']:.0f}{'?' if r['provisional'] else ''}", bt,
+            str(r["rank"]), name,
+            f"{r['rating']:.0f}{margin}{'?' if r['provisional'] else ''}", f"{r['elo']:.0f}",
             f"{r['openskill']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
             str(r["losses"]), r["last_played"][:16].replace("T", " "),
         )
@@ -67,7 +72,7 @@ def print_table(game: str, rows: list[dict[str, Any]]) -> None:
 
 
 @ladder.command()
-@click.option("--game", "-g", default=None, help="Only this game (default: every game).")
+@game_option("Only this game (default: every game).")
 @db_option()
 @click.option("--k", "k", type=click.FloatRange(min=0, min_open=True), default=None,
               help="New Elo K (needs --game).")
@@ -99,8 +104,7 @@ def recompute(game: str | None, db_url: str | None, k: float | None,
 
 
 @ladder.command()
-@click.option("--game", "-g", default=None,
-              help="Checked, then ignored: every tick covers every ladder (they share bots).")
+@game_option("Checked, then ignored: every tick covers every ladder (they share bots).")
 @db_option()
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Ladder matches in flight at most (default: REFEREE_LADDER_DEPTH, else as "

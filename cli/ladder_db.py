@@ -51,11 +51,38 @@ def database(url: str | None, read_only: bool = False) -> Iterator[Engine]:
         engine.dispose()
 
 
+class LadderGame(click.ParamType):
+    """A ladder's game name, shown in the help as the registered games.
+
+    Only the name is taken here: a game with a ladder in the database may be one this
+    installation does not register, which only :func:`check_game` can tell once the database
+    is open."""
+
+    name = "game"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        from referee.games import game_names
+
+        return f"[{'|'.join(game_names())}]"
+
+
+LADDER_GAME = LadderGame()
+
+
+def game_option(what: str, required: bool = False) -> Callable[[Any], Any]:
+    """``--game`` / ``-g`` of the ``ladder`` commands."""
+    return click.option("--game", "-g", "game", type=LADDER_GAME, required=required,
+                        default=None, help=what)
+
+
 def check_game(engine: Engine, game: str) -> None:
     """A game is known if it is registered here or has a ladder in this database."""
+    from bots import did_you_mean
     from ladder.leaderboard import games
     from referee.games import game_names
 
-    if game not in games(engine) and game not in game_names():
-        raise click.BadParameter(f"unknown game {game!r}: known games are "
-                                 f"{', '.join(game_names())}", param_hint="'--game' / '-g'")
+    known = games(engine)
+    if game not in known and game not in game_names():
+        names = sorted({*game_names(), *known})
+        raise click.BadParameter(f"unknown game {game!r}{did_you_mean(game, names)}: known "
+                                 f"games are {', '.join(names)}", param_hint="'--game' / '-g'")

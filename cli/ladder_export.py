@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import click
 
-from cli.ladder_db import check_game, database, db_option
+from cli.ladder_db import check_game, database, db_option, game_option
 from ladder.export import Exported, Selection, Tally, public_logs
 
 FORMATS = ("folder", "jsonl", "zip")
@@ -61,7 +61,7 @@ def utc_moment(value: datetime | None) -> datetime | None:
 
 @click.command()
 @click.argument("out")
-@click.option("--game", "-g", default=None, help="Only this game's matches.")
+@game_option("Only this game's matches.")
 @click.option("--since", type=click.DateTime(DATES), default=None,
               help="Only matches finished at or after this moment (UTC), e.g. 2026-03-01.")
 @click.option("--until", type=click.DateTime(DATES), default=None,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -16,6 +18,7 @@ from cli.params import (
 )
 from referee.core import Game
 from referee.display import printable
+from referee.match import MatchInterrupted
 from referee.matchlog import write_log
 
 SLOWEST = 3
@@ -54,13 +57,30 @@ def match(
     require_live([s.bot for s in description.seats if s.remote], game.name, allow_dead)
     if drawn and not as_json:
         click.echo(f"seed {description.seed}", err=True)
-    record = play_prepared(prepared)
+    try:
+        record = play_prepared(prepared)
+    except KeyboardInterrupt as stop:
+        interrupted(stop, description.seed, log_path)
     if as_json:
         click.echo(json.dumps(record.summary()))
     else:
         print_summary(record)
     if log_path:  # after the result is shown, so a failed write does not hide it
         write_log(log_path, record.log)
+
+
+def interrupted(stop: KeyboardInterrupt, seed: int, log_path: str | None) -> NoReturn:
+    """Ctrl-C: say how far the match went, keep its log so far (marked unfinished) where
+    ``--log`` asked, and exit 130 (the shell's code for an interrupt), as ``tournament`` does."""
+    if not isinstance(stop, MatchInterrupted):  # before the first decision: nothing to keep
+        click.echo(f"interrupted before the first decision (seed {seed})", err=True)
+        sys.exit(130)
+    played = f"interrupted after {len(stop.log['decisions'])} decisions (seed {seed})"
+    if log_path:
+        write_log(log_path, stop.log)
+        played += f"; the log so far, marked unfinished, is in {log_path}"
+    click.echo(played, err=True)
+    sys.exit(130)
 
 
 def outputs_beside(log_path: str | None) -> str | None:

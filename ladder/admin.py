@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, select, update
 
-from ladder import ConflictError, NotFoundError
+from ladder import ConflictError, NotFoundError, metrics
 from ladder.accounts import now_utc, utc
 from ladder.db import insert_ignoring, lock_ladder, reader, translate_errors
 from ladder.models import FINISHED, REASON_LEN, VOIDED, LadderPause, Match, RatingHistory
@@ -81,6 +81,7 @@ def void_match(engine: Engine, match_pk: int, reason: str) -> dict[str, Any]:
         if folded:
             conn.execute(delete(RatingHistory).where(RatingHistory.match_pk == match_pk))
             refolded = refold(conn, m.game)
+    metrics.voided(m.game, [match_pk], reason, cause="admin", was=m.state)
     return {"id": match_pk, "game": m.game, "was": m.state, "state": VOIDED,
             "reason": reason[:REASON_LEN], "ratings_recomputed": folded,
             "matches_refolded": refolded}

@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, or_, select, update
 
-from ladder import matchmaking
+from ladder import matchmaking, metrics
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
@@ -150,6 +150,7 @@ def record_probe(engine: Engine, bot_id: int, outcome: ProbeOutcome,
         conn.execute(insert(HealthCheck).values(
             bot_id=bot_id, at=now, ok=outcome.ok, latency_ms=outcome.latency_ms,
             status=outcome.status[:PROBE_STATUS_LEN], detail=outcome.detail[:DETAIL_LEN]))
+        metrics.probed(outcome.status[:PROBE_STATUS_LEN])
         return _evaluate(conn, bot_id, now, detail=outcome.detail)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from ladder import metrics
 from ladder.models import SCHEDULED, Bot, Match, MatchSeat
 from referee.match import DEFAULT_STRIKES, TimeControl
 
@@ -99,4 +100,7 @@ def insert_matches(conn: Connection, game: str, new: Sequence[NewMatch], now: da
     conn.execute(insert(MatchSeat), [
         {"match_pk": pk, "seat": seat, "bot_id": bot, "bot_version": versions[bot]}
         for pk, m in zip(ids, new) for seat, bot in enumerate(m.bots)])
+    for pk, m in zip(ids, new):
+        metrics.changed(SCHEDULED, game, [pk], bots=list(m.bots), rated=rated,
+                        challenge=challenge_id)
     return ids

@@ -22,7 +22,7 @@ from ladder.db import reader, translate_errors
 from ladder.fold import folded
 from ladder.models import (
     FINISHED, PAUSED, RETIRED, ApiToken, Bot, HealthCheck, LadderEntry, Match, MatchSeat, Owner,
-    RatingHistory,
+    RatingHistory, Round,
 )
 
 TREND_GAMES = 30
@@ -270,6 +270,34 @@ def bot_names(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
     with translate_errors(engine), reader(engine) as conn:
         return {r.id: r.name for r in conn.execute(
             select(Bot.id, Bot.name).where(Bot.id.in_(list(ids))))}
+
+
+def owner_names(engine: Engine, ids: Sequence[int]) -> dict[int, str]:
+    with translate_errors(engine), reader(engine) as conn:
+        return {r.id: r.name for r in conn.execute(
+            select(Owner.id, Owner.name).where(Owner.id.in_(list(ids))))}
+
+
+# -- rounds -----------------------------------------------------------------------------------
+
+def round_ref(engine: Engine, round_id: int) -> dict[str, Any] | None:
+    """A round as pages name it: ``{id, game, number}`` (the number counts the rounds of its
+    game's ladder, the id counts every ladder's), with the ids of the rounds before and after
+    it in the same ladder (``previous``, ``next``: None at either end); None if there is no
+    such round."""
+    with translate_errors(engine), reader(engine) as conn:
+        row = conn.execute(select(Round.id, Round.game, Round.number)
+                           .where(Round.id == round_id)).one_or_none()
+        if row is None:
+            return None
+        before = conn.execute(select(Round.id).where(Round.game == row.game,
+                                                     Round.number < row.number)
+                              .order_by(Round.number.desc()).limit(1)).scalar_one_or_none()
+        after = conn.execute(select(Round.id).where(Round.game == row.game,
+                                                    Round.number > row.number)
+                             .order_by(Round.number).limit(1)).scalar_one_or_none()
+    return {"id": row.id, "game": row.game, "number": row.number, "previous": before,
+            "next": after}
 
 
 def live_session(engine: Engine, owner_id: int, token_id: int) -> dict[str, Any] | None:

@@ -324,7 +324,7 @@ _BOARDS_LOCK = threading.Lock()
 def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     """The ranked table of ``game`` and, apart, the provisional bots (retired ones left out).
 
-    Computing it (a Bradley-Terry fit, several queries) costs tens of milliseconds, and it
+    Computing it (the public rating's fit, several queries) costs tens of milliseconds, and it
     changes only when a rated match finishes or a bot changes: each process keeps the last
     table per game and database, keyed by a cheap query of what it depends on."""
     key = (str(engine.url), game)
@@ -388,7 +388,7 @@ def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
                                                          "name": bot.owner_name},
             "rating": round(r["rating"], 1),
             "interval": None if r["interval"] is None else round(r["interval"], 1),
-            "bt": None if r["bt"] is None else round(r["bt"], 1),
+            "elo": round(r["elo"], 1),
             "openskill": round(r["openskill"], 3), "games": r["games"], "wins": r["wins"],
             "draws": r["draws"], "losses": r["losses"],
             "mean_place": None if x is None else round(float(x.mean_rank), 3),
@@ -407,7 +407,7 @@ def _leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
 def is_provisional(row: dict[str, Any], placement_left: int | None) -> bool:
     """A bot on the game's living ladder is provisional while it has placement games left
     (10 for a newcomer, 5 for a new version); one without an entry (a tournament-only
-    ladder) while it has fewer rated games than the ladder's provisional count."""
+    ladder) while its public rating's interval is wider than the fit's provisional margin."""
     if placement_left is None:
         return bool(row["provisional"])
     return placement_left > 0
@@ -415,13 +415,15 @@ def is_provisional(row: dict[str, Any], placement_left: int | None) -> bool:
 
 def split_paused(board: dict[str, Any], paused: list[dict[str, Any]]) -> dict[str, Any]:
     """The board with the paused bots (each ``{bot, owner, reason}``) in their own section,
-    each with its leaderboard row if it has one (``row``), and the others ranked without
-    them."""
+    each with its leaderboard row if it has one (``row``) and whether that row is provisional
+    (``provisional``), and the others ranked without them."""
     ids = {p["bot"]["id"] for p in paused}
     rows = {r["bot"]["id"]: r for r in board["items"] + board["provisional"]}
+    pending = {r["bot"]["id"] for r in board["provisional"]}
     items = [dict(r) for r in board["items"] if r["bot"]["id"] not in ids]
     for rank, row in enumerate(items, start=1):
         row["rank"] = rank
     return {**board, "items": items,
             "provisional": [r for r in board["provisional"] if r["bot"]["id"] not in ids],
-            "paused": [{**p, "row": rows.get(p["bot"]["id"])} for p in paused]}
+            "paused": [{**p, "row": rows.get(p["bot"]["id"]),
+                        "provisional": p["bot"]["id"] in pending} for p in paused]}

@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
 
-from ladder import ForbiddenError, InvalidError, NotFoundError
+from ladder import ForbiddenError, InvalidError, NotFoundError, metrics
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.fold import apply_rating
@@ -190,24 +190,31 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
             .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated)
         ).one_or_none()
         if row is None:
-            conn.execute(update(Match).where(
+            spent = conn.execute(update(Match).where(
                 Match.id == match_pk, claimable, Match.attempt >= MAX_ATTEMPTS).values(
                 state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
-                void_reason=f"no result after {MAX_ATTEMPTS} attempts"))
+                void_reason=f"no result after {MAX_ATTEMPTS} attempts").returning(Match.game)
+            ).scalar_one_or_none()
+            if spent is not None:
+                metrics.voided(spent, [match_pk], f"no result after {MAX_ATTEMPTS} attempts")
             return None
         seats = conn.execute(
             select(MatchSeat.seat, MatchSeat.bot_id, MatchSeat.bot_version, Bot.name, Bot.url,
-                   Bot.spec, Bot.status)
+                   Bot.spec, Bot.status, Bot.owner_id)
             .join(Bot, Bot.id == MatchSeat.bot_id).where(MatchSeat.match_pk == match_pk)
             .order_by(MatchSeat.seat)).all()
         retired = [s.name for s in seats if s.status == RETIRED]
         if retired:
+            reason = f"bot retired before the match: {', '.join(retired)}"
             conn.execute(update(Match).where(Match.id == match_pk).values(
                 state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
-                void_reason=f"bot retired before the match: {', '.join(retired)}"))
+                void_reason=reason))
+            metrics.voided(row.game, [match_pk], reason, bots=metrics.seat_bots(seats))
             return None
     plans = tuple(SeatPlan(s.seat, s.bot_id, s.name, s.url, s.spec or s.name, s.bot_version)
                   for s in seats)
+    metrics.changed(RUNNING, row.game, [match_pk], attempt=row.attempt, worker=worker,
+                    bots=metrics.seat_bots(seats), owners=[s.owner_id for s in seats])
     return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
                  MatchSettings.from_json(row.settings), bool(row.rated), worker, until)
 
@@ -259,6 +266,8 @@ def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
         if held.rated:
             apply_rating(conn, held.game, held.match_pk, now,
                          [(p.bot_id, places[p.seat], p.seat in forfeited) for p in held.seats])
+    metrics.finished(held.game, held.match_pk, log, attempt=held.attempt,
+                     bots=metrics.seat_bots(held.seats))
     return True
 
 
@@ -268,9 +277,13 @@ def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None)
     if attempt is not None:
         cond.append(Match.attempt == attempt)
     with translate_errors(engine), engine.begin() as conn:
-        return bool(conn.execute(update(Match).where(*cond).values(
+        game = conn.execute(update(Match).where(*cond).values(
             state=VOIDED, held=False, finished_at=now_utc(), lease_owner=None,
-            lease_until=None, void_reason=reason[:REASON_LEN])).rowcount)
+            lease_until=None, void_reason=reason[:REASON_LEN]).returning(Match.game)
+        ).scalar_one_or_none()
+    if game is not None:
+        metrics.voided(game, [match_pk], reason)
+    return game is not None
 
 
 def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
@@ -296,6 +309,8 @@ def fail_attempt(engine: Engine, held: Claim, error: str, detail: str = "",
             at=now, match_pk=held.match_pk, attempt=held.attempt, outcome=outcome,
             error=error[:REASON_LEN], detail=detail[-MAX_INCIDENT_DETAIL:],
             worker=held.worker[:NAME_LEN]))
+    metrics.attempt_failed(held.game, held.match_pk, outcome, attempt=held.attempt,
+                           worker=held.worker, error=error[:REASON_LEN])
     return outcome
 
 
@@ -327,25 +342,32 @@ def sweep(engine: Engine, policy: SweepPolicy = SweepPolicy(),
     here: it waits for its bots to have room, however long; only the age cap voids it."""
     now = now or now_utc()
     stale = now - timedelta(seconds=policy.requeue_after_s)
+    aged, spent = "not over within the age cap", f"no result after {MAX_ATTEMPTS} attempts"
     with translate_errors(engine), engine.begin() as conn:
-        conn.execute(update(Match).where(
+        gone = [(aged, r) for r in conn.execute(update(Match).where(
             Match.state.in_((SCHEDULED, RUNNING)),
             Match.recorded_at < now - timedelta(seconds=policy.max_age_s),
         ).values(state=VOIDED, held=False, finished_at=now, lease_owner=None,
-                 lease_until=None, void_reason="not over within the age cap"))
-        conn.execute(update(Match).where(
+                 lease_until=None, void_reason=aged).returning(Match.id, Match.game))]
+        gone += [(spent, r) for r in conn.execute(update(Match).where(
             Match.state == RUNNING, Match.lease_until < now, Match.attempt >= MAX_ATTEMPTS,
         ).values(state=VOIDED, finished_at=now, lease_owner=None, lease_until=None,
-                 void_reason=f"no result after {MAX_ATTEMPTS} attempts"))
-        due = conn.execute(select(Match.id).where(or_(
+                 void_reason=spent).returning(Match.id, Match.game))]
+        rows = conn.execute(select(Match.id, Match.state, Match.game).where(or_(
             and_(Match.state == RUNNING, Match.lease_until < now,
                  or_(Match.enqueued_at.is_(None), Match.enqueued_at < Match.lease_until)),
             and_(Match.state == SCHEDULED, Match.held.is_(False),
                  or_(Match.enqueued_at.is_(None), Match.enqueued_at < stale)),
-        )).order_by(Match.id)).scalars().all()
+        )).order_by(Match.id)).all()
+        due = [r.id for r in rows]
         if due:
             conn.execute(update(Match).where(Match.id.in_(due)).values(enqueued_at=now))
-    return list(due)
+    for reason, v in gone:
+        metrics.voided(v.game, [v.id], reason)
+    for r in rows:
+        if r.state == RUNNING:
+            metrics.lease_expired(r.game, [r.id])
+    return due
 
 
 def queue_stats(engine: Engine) -> dict[str, Any]:

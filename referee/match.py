@@ -25,8 +25,8 @@ from referee.core import (
 from referee.display import printable
 from referee.faults import Fault, FaultReason
 from referee.matchlog import (
-    FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, DecisionEntry, FaultEntry, MatchLog,
-    PlayerEntry, TimeControlDoc, cap_stderr, summary_of,
+    FORFEITED, LOG_FORMAT, LOG_VERSION, MAX_LOG_CHARS, OK, UNFINISHED, DecisionEntry, FaultEntry,
+    MatchLog, PlayerEntry, TimeControlDoc, cap_stderr, summary_of,
 )
 from referee.players import Answer, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
@@ -118,6 +118,19 @@ def apply_forfeits(result: Result, forfeited: Sequence[int]) -> Result:
                   result.turns)
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a match: a ``KeyboardInterrupt`` (whoever stops on one still does) that
+    carries the log so far, marked unfinished (:data:`~referee.matchlog.UNFINISHED`), so that
+    ``referee match --log`` can keep what was played, as ``tournament`` keeps its games."""
+
+    def __init__(self, log: MatchLog) -> None:
+        super().__init__(log)  # the only argument: it pickles (a worker process may raise it)
+        self.log = log
+
+    def __str__(self) -> str:
+        return f"interrupted after {len(self.log['decisions'])} decisions"
+
+
 class Runner:
     """Plays one match between ``players`` (one per seat, in seat order)."""
 
@@ -161,35 +174,49 @@ class Runner:
         :class:`DecisionRequest`."""
 
     def run(self) -> MatchRecord:
+        """Play the match to its end. Raises :class:`MatchInterrupted` (the log so far) on
+        Ctrl-C during play."""
         state = self.game.new_state(len(self.players), self.seed, self.board, self.options)
         self._announce_start()
-        views = [partial(state.view, seat) for seat in range(len(self.players))]
         try:
-            step = 0
-            while True:
-                pending = state.pending()
-                if not pending:
-                    break
-                if step >= MAX_STEPS:
-                    raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
-                if len(pending) == 1 and self._direct[pending[0].seat] is not None:
-                    decision = pending[0]
-                    state.apply({decision.seat: self._ask_direct(decision, step,
-                                                                 views[decision.seat])})
-                else:
-                    state.apply(self._ask_all(state, pending, step))
-                step += 1
-            game_result = state.result()
-            assert game_result is not None
-            forfeited = [i for i, s in enumerate(self.seats) if s.forfeited]
-            result = apply_forfeits(game_result, forfeited)
-            self._announce_end(result)  # before the log: an /end failure is in it
-            log = self._log(game_result, result, forfeited)
-            for seat, player in zip(self.seats, self.players):
-                seat.notes = list(player.notes)
+            try:
+                self._play(state)
+            except KeyboardInterrupt:
+                raise MatchInterrupted(self._unfinished_log()) from None
+            return self._finish(state)
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _play(self, state: State) -> None:
+        """Ask for every decision until the game is over."""
+        views = [partial(state.view, seat) for seat in range(len(self.players))]
+        step = 0
+        while True:
+            pending = state.pending()
+            if not pending:
+                break
+            if step >= MAX_STEPS:
+                raise RuntimeError(f"{self.game.name}: no end after {MAX_STEPS} steps")
+            if len(pending) == 1 and self._direct[pending[0].seat] is not None:
+                decision = pending[0]
+                state.apply({decision.seat: self._ask_direct(decision, step,
+                                                             views[decision.seat])})
+            else:
+                state.apply(self._ask_all(state, pending, step))
+            step += 1
+
+    def _finish(self, state: State) -> MatchRecord:
+        """The result (forfeits applied), ``/end`` for every seat, the log."""
+        game_result = state.result()
+        assert game_result is not None
+        forfeited = [i for i, s in enumerate(self.seats) if s.forfeited]
+        result = apply_forfeits(game_result, forfeited)
+        self._announce_end(result)  # before the log: an /end failure is in it
+        log = self._log(forfeited)
+        log["game_result"], log["result"] = game_result.to_dict(), result.to_dict()
+        for seat, player in zip(self.seats, self.players):
+            seat.notes = list(player.notes)
         return MatchRecord(result, log, self.seats, self.faults)
 
     # -- asking ---------------------------------------------------------------------------
@@ -353,7 +380,14 @@ class Runner:
             for s, p in enumerate(self.players)
         ]
 
-    def _log(self, game_result: Result, result: Result, forfeited: list[int]) -> MatchLog:
+    def _unfinished_log(self) -> MatchLog:
+        """The log of the decisions taken so far, without results, marked unfinished."""
+        log = self._log([i for i, s in enumerate(self.seats) if s.forfeited])
+        log["unfinished"] = UNFINISHED
+        return log
+
+    def _log(self, forfeited: list[int]) -> MatchLog:
+        """The log without its results (the caller adds them, or marks it unfinished)."""
         return {
             "format": LOG_FORMAT,
             "version": LOG_VERSION,
@@ -369,8 +403,6 @@ class Runner:
             "decisions": self.decisions,
             "faults": [f.to_log() for f in self.faults],
             "forfeited": forfeited,
-            "game_result": game_result.to_dict(),
-            "result": result.to_dict(),
         }
 
     def _player_entry(self, seat: int) -> PlayerEntry:

@@ -29,6 +29,8 @@ MAX_STDERR_CHARS = 4096
 """A decision's ``stderr`` (what a bot the referee started wrote meanwhile) is kept up to
 this many lines and characters in all; past them, a last line says how many were left out."""
 
+UNFINISHED = "interrupted"
+"""``unfinished`` of a match stopped by Ctrl-C (``referee match --log`` keeps what was played)."""
 OK = "ok"
 """Status of a decision the seat's bot answered with an offered id in time."""
 FORFEITED = "forfeited"
@@ -126,8 +128,12 @@ class MatchLog(TypedDict):
     decisions: list[DecisionEntry]
     faults: list[FaultEntry]
     forfeited: list[int]
-    game_result: ResultDoc
-    result: ResultDoc
+    game_result: NotRequired[ResultDoc]
+    """The game's result; absent only from an unfinished log (as ``result``)."""
+    result: NotRequired[ResultDoc]
+    unfinished: NotRequired[str]
+    """Present only in the log of a match stopped before its end: why (:data:`UNFINISHED`).
+    Such a log has no results; its decisions replay as far as they go."""
 
 
 def summary_of(log: Mapping[str, Any]) -> dict[str, Any]:
@@ -179,6 +185,8 @@ def read_log(path: str) -> Any:
         raise LogError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise LogError(f"{path}: cannot read: {exc}") from exc
+    except json.JSONDecodeError as exc:  # where, then what: file:line:col, as compilers say it
+        raise LogError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
     except ValueError as exc:
         raise LogError(f"{path}: {exc}") from exc
     except RecursionError:  # the JSON decoder recurses once per level of nesting
@@ -291,6 +299,9 @@ LOG_SCHEMA: dict[str, Any] = {
         "forfeited": {"type": "array", "items": _NAT},
         "game_result": RESULT_SCHEMA,
         "result": RESULT_SCHEMA,
+        "unfinished": {"enum": [UNFINISHED]},
     },
+    # a finished match has both results; only an unfinished one may lack them
+    "anyOf": [{"required": ["game_result", "result"]}, {"required": ["unfinished"]}],
 }
 """The schema of :class:`MatchLog`, published as ``docs/schemas/match-log.json``."""

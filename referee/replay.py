@@ -6,6 +6,8 @@ number of options) and that each choice was offered; that every fallback choice 
 forfeited decision) is the one the seeded fallback draws; that the faults, each seat's strikes
 and the forfeits follow from the recorded statuses; and that both results (the game's, and the
 one with forfeits applied) are what the game gives. The first difference names its step.
+The log of an unfinished match (``unfinished``: stopped by Ctrl-C) has no results: its
+decisions and faults are checked as far as they go.
 
 What no replay can check is a choice a bot really made: any offered option is a legal game.
 """
@@ -94,6 +96,9 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
         problem = _check_step(state, step, entries, fallback, tally, expected_faults)
         if problem:
             return ReplayOutcome(None, False, (problem,))
+    if log.get("unfinished") is not None:  # no results to compare: the rest as far as it goes
+        differences += _check_faults(log, faults, expected_faults, tally)
+        return ReplayOutcome(None, not differences, tuple(differences))
     result = state.result()
     if result is None:
         raise LogError(f"the recorded choices do not finish the game (it goes on after step "
@@ -104,8 +109,46 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     final = apply_forfeits(result, forfeited)
     for key, value in (("game_result", result), ("result", final)):
         if key in log and value.to_dict() != log[key]:
-            differences.append(f"{key} differs: replay {value.to_dict()!r} vs logged {log[key]!r}")
+            fields = "; ".join(field_differences(value.to_dict(), log[key]))
+            differences.append(f"{key} differs: {fields}")
     return ReplayOutcome(final, not differences, tuple(differences))
+
+
+MAX_FIELDS_SHOWN = 8
+"""Differing fields named in one difference; past that, how many more."""
+
+
+def field_differences(replayed: Any, logged: Any, path: str = "") -> list[str]:
+    """Where two JSON values differ, one ``path: replay X, logged Y`` per differing leaf
+    (``seats[1].score: replay 12, logged 14``), so a difference in a result shows the field,
+    not two whole results to compare by eye; at most :data:`MAX_FIELDS_SHOWN`."""
+    found = _walk(replayed, logged, path)
+    if len(found) > MAX_FIELDS_SHOWN:
+        found = found[:MAX_FIELDS_SHOWN] + [f"and {len(found) - MAX_FIELDS_SHOWN} more"]
+    return found
+
+
+def _walk(replayed: Any, logged: Any, path: str) -> list[str]:
+    if isinstance(replayed, Mapping) and isinstance(logged, Mapping):
+        keys = list(replayed) + [k for k in logged if k not in replayed]
+        return [line for k in keys for line in _walk(replayed.get(k, _ABSENT),
+                                                      logged.get(k, _ABSENT),
+                                                      f"{path}.{k}" if path else str(k))]
+    if (isinstance(replayed, list) and isinstance(logged, list)
+            and len(replayed) == len(logged)):
+        return [line for i, (a, b) in enumerate(zip(replayed, logged))
+                for line in _walk(a, b, f"{path}[{i}]")]
+    if replayed == logged:
+        return []
+    return [f"{path or 'the value'}: replay {_shown(replayed)}, logged {_shown(logged)}"]
+
+
+_ABSENT = object()
+"""A key one side has and the other lacks."""
+
+
+def _shown(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else repr(value)
 
 
 def start_state(log: Mapping[str, Any], game: Game, board: Any) -> State:

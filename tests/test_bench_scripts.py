@@ -25,6 +25,7 @@ QUICK = [
     (["ladder_recompute.py", "--results", "300", "--pairs", "1", "--reps", "1"],
      "results per CPU second"),
     (["ladder_tick.py", "--bots", "10", "--reps", "1"], "tick"),
+    (["cli_startup.py", "--reps", "1"], "modules imported"),
 ]
 
 

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from support.cli import assert_clean_error
 
 from cli import main
+from bots.random_bot import RandomBot
 from tournaments import TournamentError
 
 
@@ -171,7 +172,155 @@ def test_every_users_error_is_one_line_in_one_place(monkeypatch):
     """No command catches the domain's errors itself: the group maps any RefereeError."""
     import cli
 
-    monkeypatch.setitem(cli.COMMANDS, "failing", f"{__name__}:failing")
+    monkeypatch.setitem(cli.COMMANDS, "failing", cli.Entry(f"{__name__}:failing", "Fails."))
     assert_clean_error(run("failing", "user"), 1, "Error: tournament 0badcafe is being played")
     bug = run("failing", "bug")  # a bug is not dressed as a user's error
     assert isinstance(bug.exception, RuntimeError)
+
+
+def test_a_match_the_game_refuses_fails_before_its_seed_is_printed():
+    # each option is valid alone; the Automa is for one seat, which only setting up tells
+    out = run("match", "random", "random", "--game", "tokaido-duo", "--option", "automa=2")
+    assert_clean_error(out, 1, "the automa option is for 1 player only")
+    assert "seed" not in out.output
+
+
+def test_replay_of_a_file_that_is_not_json_says_where_in_one_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "referee-match-log",\n  "game": tokaido}\n')
+    out = run("replay", str(bad))
+    assert_clean_error(out, 1, f"{bad}:2:11: not JSON: Expecting value")
+    assert "char" not in out.output  # not the parser's own "(char 42)"
+
+
+def test_replay_of_a_changed_result_names_the_fields_that_differ(tmp_path):
+    log = tmp_path / "m.json"
+    run("match", "random", "random", "--game", "toy-race", "--seed", "8", "--log", str(log))
+    data = json.loads(log.read_text())
+    seat = data["result"]["seats"][0]
+    seat["score"] += 5
+    log.write_text(json.dumps(data))
+    out = run("replay", str(log))
+    assert out.exit_code == 1
+    want = f"result differs: seats[0].score: replay {seat['score'] - 5}, logged {seat['score']}"
+    assert want in out.output, out.output
+    assert "'breakdown'" not in out.output  # the field, not the whole result
+
+
+def test_replay_takes_several_files_a_line_each_and_fails_if_any_fails(tmp_path):
+    good, changed, garbage = (tmp_path / n for n in ("good.json", "changed.json", "bad.json"))
+    for path in (good, changed):
+        run("match", "random", "random", "--game", "toy-race", "--seed", "3", "--log", str(path))
+    data = json.loads(changed.read_text())
+    data["result"]["winners"] = [9]
+    changed.write_text(json.dumps(data))
+    garbage.write_text("[1, 2")
+    out = run("replay", str(good), str(good))
+    assert out.exit_code == 0 and out.output.count("replay matches") == 2, out.output
+    out = run("replay", str(good), str(changed), str(garbage))
+    assert_clean_error(out, 1, "2 of 3 logs do not replay")
+    lines = out.output.splitlines()
+    assert f"{good}: replay matches (toy-race, seed 3)" in lines
+    assert f"{changed}: replay does not match the log" in lines
+    assert "  result differs: winners[0]: replay" in out.output
+    assert any(line.startswith(f"{garbage}:1:") for line in lines), lines
+
+
+class CtrlC(RandomBot):
+    """Plays at random, then its fifth decision is where the user pressed Ctrl-C."""
+
+    def __init__(self, game: str, seed: int) -> None:
+        super().__init__(game, seed)
+        self.asked = 0
+
+    def decide(self, decision, view):
+        self.asked += 1
+        if self.asked == 5:
+            raise KeyboardInterrupt
+        return super().decide(decision, view)
+
+
+@pytest.fixture
+def ctrl_c_bot():
+    from bots import register_bot, unregister_bot
+
+    register_bot("ctrl-c", f"{__name__}:CtrlC")
+    yield "ctrl-c"
+    unregister_bot("ctrl-c")
+
+
+def test_ctrl_c_in_a_match_exits_130_and_keeps_the_log_so_far_marked_unfinished(
+        tmp_path, ctrl_c_bot):
+    from referee.protocol import schema_errors
+
+    log = tmp_path / "m.json"
+    out = run("match", ctrl_c_bot, "random", "--game", "toy-race", "--seed", "4",
+              "--log", str(log))
+    assert out.exit_code == 130, out.output
+    assert "Aborted" not in out.output
+    data = json.loads(log.read_text())
+    assert data["unfinished"] == "interrupted" and "result" not in data
+    assert f"interrupted after {len(data['decisions'])} decisions (seed 4); the log so far, " \
+           f"marked unfinished, is in {log}" in out.output
+    assert 4 <= len(data["decisions"]) and schema_errors("match-log", data) == []
+    replayed = run("replay", str(log))
+    assert replayed.exit_code == 0, replayed.output
+    assert "replay matches as far as the log goes: an unfinished match (interrupted)" \
+        in replayed.output
+    data["decisions"][0]["choice"] = "nope"  # checked as far as it goes
+    log.write_text(json.dumps(data))
+    assert run("replay", str(log)).exit_code == 1
+    viewed = run("view", str(log), "--out", str(tmp_path / "v.html"))
+    assert_clean_error(viewed, 1)
+
+
+def test_ctrl_c_without_log_exits_130_and_says_how_far_it_went(ctrl_c_bot):
+    out = run("match", ctrl_c_bot, "random", "--game", "toy-race", "--seed", "4")
+    assert out.exit_code == 130 and "interrupted after" in out.output, out.output
+
+
+def test_only_an_unfinished_log_may_lack_its_results(tmp_path):
+    from referee.protocol import schema_errors
+
+    log = tmp_path / "m.json"
+    run("match", "random", "random", "--game", "toy-race", "--seed", "4", "--log", str(log))
+    data = json.loads(log.read_text())
+    assert schema_errors("match-log", data) == []
+    del data["result"], data["game_result"]
+    assert schema_errors("match-log", data) != []
+    assert schema_errors("match-log", {**data, "unfinished": "interrupted"}) == []
+    assert schema_errors("match-log", {**data, "unfinished": "bored"}) != []
+
+
+def test_a_real_sigint_mid_match_exits_130_with_the_log_so_far(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from support.http_bots import HostileServer
+
+    log = tmp_path / "m.json"
+    info = {"name": "slow", "games": ["tokaido-duo"], "protocol": 1}
+    # three quick answers, then a bot that takes its time: Ctrl-C lands while it thinks
+    with HostileServer("sleep", delay=0.5, info=info, good_first=3) as bot:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import cli; cli.main()", "match", bot.url, "random",
+             "--game", "tokaido-duo", "--seed", "2", "--time-ms", "30000", "--log", str(log)],
+            cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        try:
+            waited = time.monotonic()
+            while len(bot.arrivals) < 5 and time.monotonic() - waited < 60:
+                time.sleep(0.05)
+            assert len(bot.arrivals) >= 5, "the match never reached the slow decisions"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Aborted" not in err and "Traceback" not in err, err
+    data = json.loads(log.read_text())
+    assert data["unfinished"] == "interrupted" and "result" not in data
+    assert sum(d["seat"] == 0 and d["status"] == "ok" for d in data["decisions"]) >= 4

@@ -1,5 +1,9 @@
-"""A page's query string, checked: an unknown parameter or a bad value is a 400 page that
-says which and why, never a silent default (pages are linked to, and typos happen)."""
+"""A page's query string, checked: a bad value of a parameter the page takes is a 400 page that
+says which and why, never a silent default (pages are linked to, and typos happen).
+
+Parameters a page does not take are ignored: shared links carry ``utm_source``, ``fbclid``,
+``ref`` and the like, and a page must open all the same.  (The REST API stays strict: an
+unknown parameter there is a 422.)"""
 
 from __future__ import annotations
 
@@ -13,13 +17,8 @@ Parser = Callable[[str], Any]
 
 
 def query(**allowed: Parser) -> dict[str, Any]:
-    """The request's parameters, parsed; an empty value counts as not given (a form's blank
-    field)."""
-    unknown = sorted(set(request.args) - set(allowed))
-    if unknown:
-        takes = ", ".join(sorted(allowed)) if allowed else "none"
-        raise BadRequest(f"unknown query parameter {', '.join(unknown)} "
-                         f"(this page takes: {takes})")
+    """The request's parameters this page takes, parsed; an empty value counts as not given
+    (a form's blank field); any other parameter is ignored."""
     out: dict[str, Any] = {}
     for name, parse in allowed.items():
         values = request.args.getlist(name)
@@ -31,6 +30,12 @@ def query(**allowed: Parser) -> dict[str, Any]:
             except ValueError as exc:
                 raise BadRequest(f"{name}: {exc}") from None
     return out
+
+
+def known_args(*names: str) -> dict[str, str]:
+    """The raw, non-blank values of the parameters ``names`` (for links that keep a page's
+    filters: never a parameter the page ignored, such as a tracking tag)."""
+    return {k: v for k in names if (v := request.args.get(k, "")).strip()}
 
 
 def whole(low: int, high: int) -> Parser:

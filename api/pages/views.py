@@ -1,4 +1,5 @@
-"""The public pages: home, leaderboards, bots, matches, docs, and logging in with a token.
+"""The public pages: home, leaderboards, bots, matches, rounds, challenges, docs, and logging in
+with a token.
 
 Views gather data from the ladder's reads (the same ones the API answers from, plus
 ``ladder.pages_reads``) and hand it to a template; no SQL here.  Every link works without
@@ -8,6 +9,7 @@ text with previous/next links without it.
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -17,10 +19,11 @@ from werkzeug.exceptions import BadRequest, NotFound
 from werkzeug.wrappers import Response
 
 from api.context import service
+from api.pages import board as boards
 from api.pages import session as login
 from api.pages.charts import rating_chart
 from api.pages.owner_state import bot_states
-from api.pages.query import bot_ref, one_of, query, whole, yes_no
+from api.pages.query import bot_ref, known_args, one_of, query, whole, yes_no
 from api.replays import FRAMES
 from api.schemas import ID_RULE as ID
 from api.viewer import render_fragment
@@ -28,11 +31,16 @@ from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder import pages_reads as more
 from ladder import reads, registry
 from ladder.accounts import authenticate
+from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
 from ladder.work import queue_stats
+from referee.frames.kits import kit_for
 
 MATCHES_PER_PAGE = 25
 TOP = 10
+ROUND_MATCHES = 1000
+"""A round's or a challenge's matches listed on its page at most (a round has about one
+match per bot, a challenge ten)."""
 
 
 def blueprint(limiter: Limiter) -> Blueprint:
@@ -42,6 +50,8 @@ def blueprint(limiter: Limiter) -> Blueprint:
     blp.add_url_rule(f"/bots/<{ID}:bot_id>", "bot", bot)
     blp.add_url_rule("/matches", "matches", matches)
     blp.add_url_rule(f"/matches/<{ID}:match_id>", "match", match)
+    blp.add_url_rule(f"/rounds/<{ID}:round_id>", "round", round_page)
+    blp.add_url_rule(f"/challenges/<{ID}:challenge_id>", "challenge", challenge_page)
     blp.add_url_rule("/docs", "docs", docs)
     blp.add_url_rule("/login", "login", limiter.limit("10 per minute", methods=["POST"])(
         log_in), methods=["GET", "POST"])
@@ -66,14 +76,28 @@ def home() -> str:
 
 
 def leaderboard(game: str) -> str:
-    query()
+    """The ladder's table: ``?sort=`` a column (``order=asc|desc``), ``?owner=`` one owner's
+    bots; each section (ranked, provisional, paused) sorted and filtered alike."""
     known(game)
     engine = service().engine
-    board = reads.leaderboard_page(engine, game)  # paused bots apart, in their own section
+    whole_board = reads.leaderboard_page(engine, game)  # paused bots apart, in their own section
+    owners = boards.owners(whole_board)
+    q = query(sort=one_of(list(boards.COLUMNS)), order=one_of([boards.ASC, boards.DESC]),
+              owner=one_of(owners))
+    key = q.get("sort", boards.DEFAULT)
+    order = q.get("order", boards.COLUMNS[key].first)
+    extras = more.ladder_extras(engine, game)
+    board = boards.of_owner(whole_board, q.get("owner"))
+    for section in ("items", "provisional"):
+        board[section] = boards.sort_rows(board[section], key, order, extras)
     recent, _ = reads.list_matches(engine, game=game, state=FINISHED, per_page=TOP)
-    return render_template("pages/leaderboard.html", game=game, board=board,
-                           extras=more.ladder_extras(engine, game), recent=recent,
-                           two_seats=max(game_info(game).player_counts) == 2)
+    latest, _ = list_rounds(engine, game, per_page=1)
+    return render_template(
+        "pages/leaderboard.html", game=game, board=board, extras=extras, recent=recent,
+        latest_round=latest[0] if latest else None,
+        two_seats=max(game_info(game).player_counts) == 2, owners=owners,
+        owner=q.get("owner"),
+        sorting=boards.Sorting(url_for(".leaderboard", game=game), key, order, q.get("owner")))
 
 
 # -- bots -------------------------------------------------------------------------------------
@@ -118,7 +142,9 @@ def standing(game: str, bot_id: int) -> dict[str, Any] | None:
 
 # -- matches ----------------------------------------------------------------------------------
 
-def matches() -> str:
+def matches() -> tuple[str, int]:
+    """Every match, newest first, filtered; a page past the last is a 404 that links to the
+    last one (a shared link outlives the filter's matches)."""
     states = [SCHEDULED, RUNNING, FINISHED, VOIDED]
     q = query(game=one_of(service().games), bot=bot_ref, state=one_of(states),
               rated=yes_no, page=whole(1, 100_000))
@@ -129,15 +155,18 @@ def matches() -> str:
         filters["bot"], bot_name = bot_filter(q["bot"])
     page = q.get("page", 1)
     items, total = reads.list_matches(engine, page=page, per_page=MATCHES_PER_PAGE, **filters)
-    shown = {k: v for k, v in request.args.items() if v.strip() and k != "page"}
+    shown = known_args("game", "bot", "state", "rated")
     pages = max(1, -(-total // MATCHES_PER_PAGE))
 
     def page_link(n: int) -> str:
-        return url_for(".matches") + "?" + urlencode({**shown, "page": n})
+        return url_for(".matches") + ("?" + urlencode({**shown, "page": n}) if n > 1 or shown
+                                      else "")
 
-    return render_template("pages/matches.html", items=items, total=total, page=page,
+    past_end = page > pages
+    body = render_template("pages/matches.html", items=items, total=total, page=page,
                            pages=pages, page_link=page_link, q=q, states=states,
-                           bot_name=bot_name, filtered=bool(filters))
+                           bot_name=bot_name, filtered=bool(filters), past_end=past_end)
+    return body, 404 if past_end else 200
 
 
 def bot_filter(ref: int | str) -> tuple[int, str | None]:
@@ -155,7 +184,7 @@ def match(match_id: int) -> str:
     q = query(ply=whole(0, 1_000_000))
     engine = service().engine
     detail = reads.match_detail(engine, match_id)
-    replay, problem, plies = None, None, {}
+    replay, problem, plies, doc = None, None, {}, None
     if detail["log_available"]:
         try:
             doc = FRAMES.get(engine, match_id).document()
@@ -168,7 +197,29 @@ def match(match_id: int) -> str:
                 frames_url=url_for("frames.get_frames", match_id=match_id),
                 link=lambda n: url_for(".match", match_id=match_id, ply=n))
     return render_template("pages/match.html", m=detail, replay=replay, problem=problem,
-                           own_logs=own_logs(detail), plies=plies)
+                           own_logs=own_logs(detail), plies=plies,
+                           length=game_length(detail, doc),
+                           round=more.round_ref(engine, detail["round_id"])
+                           if detail["round_id"] else None)
+
+
+def game_length(detail: dict[str, Any], doc: dict[str, Any] | None) -> str | None:
+    """How long the game went, in the viewer's words and count: "round 18" (Tokaido Duo),
+    "turn 52" (Doubletrack: a turn is one seat's, as its frames count them).  Without frames,
+    the result's ``turns`` (games that count them) or its full rounds."""
+    if doc is not None:
+        turns = [f["turn"] for f in doc["frames"] if f.get("turn") is not None]
+        if turns:
+            return f"{doc['match']['turn_name']} {max(turns)}"
+    result = detail.get("result") or {}
+    if result.get("turns"):
+        return f"turn {result['turns']}"
+    if result.get("rounds"):
+        if kit_for(detail["game"]).turn_name == "round":
+            return f"round {result['rounds']}"
+        return f"{result['rounds']} full round{'s' if result['rounds'] != 1 else ''} " \
+               "of the table"
+    return None
 
 
 def own_logs(detail: dict[str, Any]) -> list[dict[str, Any]]:
@@ -187,14 +238,77 @@ def own_logs(detail: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+# -- rounds and challenges --------------------------------------------------------------------
+
+def round_page(round_id: int) -> str:
+    """A ladder round: its fixtures with their matches and results, its byes, its progress."""
+    query()
+    engine = service().engine
+    detail = round_detail(engine, round_id)
+    ref = more.round_ref(engine, round_id)
+    listed, _ = reads.list_matches(engine, round=round_id, per_page=ROUND_MATCHES)
+    by_id = {m["id"]: m for m in listed}
+    for fixture in detail["fixtures"]:
+        fixture["listed"] = [by_id[m["id"]] for m in fixture["matches"] if m["id"] in by_id]
+    placed = {m["id"] for f in detail["fixtures"] for m in f["matches"]}
+    return render_template("pages/round.html", r=detail, ref=ref,
+                           loose=[m for m in listed if m["id"] not in placed])
+
+
+def challenge_page(challenge_id: int) -> str:
+    """A challenge: who asked, its bots' aggregate result, and each of its games."""
+    query()
+    engine = service().engine
+    detail = reads.challenge_detail(engine, challenge_id)
+    listed, _ = reads.list_matches(engine, challenge=challenge_id, per_page=ROUND_MATCHES)
+    names = more.bot_names(engine, detail["bot_ids"])
+    results = sorted(detail["results"], key=lambda t: (-t["points"], t["mean_rank"] or 99))
+    for tally in results:
+        tally["name"] = names.get(tally["bot_id"], tally.get("name"))
+    owner = more.owner_names(engine, [detail["owner_id"]]).get(detail["owner_id"])
+    return render_template("pages/challenge.html", c=detail, results=results, owner=owner,
+                           matches=listed)
+
+
 # -- docs and login ---------------------------------------------------------------------------
+
+def within(a: IPv4Network | IPv6Network, b: IPv4Network | IPv6Network) -> bool:
+    """``a`` is inside ``b`` (never across IP versions)."""
+    if isinstance(a, IPv4Network) and isinstance(b, IPv4Network):
+        return a.subnet_of(b)
+    if isinstance(a, IPv6Network) and isinstance(b, IPv6Network):
+        return a.subnet_of(b)
+    return False
+
 
 def docs() -> str:
     from referee.protocol import PROTOCOL_VERSION, SCHEMAS
 
     query()
     return render_template("pages/docs.html", base=request.host_url.rstrip("/"),
-                           schemas=list(SCHEMAS), protocol=PROTOCOL_VERSION)
+                           schemas=list(SCHEMAS), protocol=PROTOCOL_VERSION,
+                           addresses=address_policy())
+
+
+def address_policy() -> dict[str, Any]:
+    """What this server lets bot URLs reach (its configuration, for the docs): the networks
+    it opens among the blocked ranges, each with what it is, the ports, and whether a bot
+    must prove its URL is its owner's."""
+    from referee.netpolicy import BLOCKED_NETWORKS, format_ports
+
+    svc = service()
+    opened = []
+    blocked = [(ip_network(cidr), why) for cidr, why in BLOCKED_NETWORKS]
+    for net in svc.policy.allow:
+        # what it opens: the blocked ranges inside it, and the narrowest one around it
+        inside = [why for b, why in blocked if within(b, net)]
+        around = sorted((b.prefixlen, why) for b, why in blocked if within(net, b))
+        kinds = list(dict.fromkeys(inside + [why for _, why in around[-1:]]))
+        opened.append({"network": str(net), "kinds": kinds})
+    loopback = any(within(ip_network("127.0.0.1/32"), net) for net in svc.policy.allow)
+    return {"opened": opened, "ports": format_ports(svc.policy.ports),
+            "proof": svc.config.proves_ownership,
+            "example": "http://127.0.0.1:8000" if loopback else "https://my-bot.example"}
 
 
 def log_in() -> Response | tuple[str, int] | str:

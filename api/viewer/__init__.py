@@ -67,11 +67,13 @@ def frames_json(doc: Mapping[str, Any]) -> str:
 
 def render_fragment(doc: Mapping[str, Any], ply: Any = 0, *, frames_url: str | None = None,
                     element_id: str = "referee-viewer",
-                    link: Callable[[int], str] | None = None) -> Markup:
+                    link: Callable[[int], str] | None = None, autofocus: bool = False) -> Markup:
     """The viewer of ``doc`` at frame ``ply``: text for frame ``ply`` with previous/next links,
     the script's mount point, and the frames inline (or ``frames_url`` for the script to fetch).
 
     ``link(n)`` makes the URL of frame ``n`` for the no-JavaScript links (default ``?ply=n``).
+    ``autofocus`` gives the viewer the keyboard on opening: only for a page that is nothing but
+    the viewer, since the viewer takes the arrow keys, Space, Home and End while it has focus.
     """
     n = clamp_ply(doc, ply)
     frame = doc["frames"][n]
@@ -81,7 +83,7 @@ def render_fragment(doc: Mapping[str, Any], ply: Any = 0, *, frames_url: str | N
         turn_name=match.get("turn_name", "turn"), outcome=match.get("outcome", ""),
         sections=kit_for(match["game"]).summary(frame, doc),
         frames_url=frames_url, frames_json=Markup(frames_json(doc)) if not frames_url else "",
-        link=link or (lambda k: f"?ply={k}"),
+        link=link or (lambda k: f"?ply={k}"), autofocus=autofocus,
     )
     return Markup(html)
 
@@ -92,7 +94,7 @@ def render_page(doc: Mapping[str, Any], ply: Any = 0, *, frames_url: str | None 
     title = f"{match['title']}: " + " vs ".join(s["name"] for s in match["seats"])
     return _env().get_template("viewer_page.html").render(
         title=title, match=match, css=Markup(viewer_css()), js=Markup(_script_safe(viewer_js())),
-        fragment=render_fragment(doc, ply, frames_url=frames_url),
+        fragment=render_fragment(doc, ply, frames_url=frames_url, autofocus=True),
     )
 
 

@@ -5,7 +5,8 @@
 // Check it:  referee bot check http://127.0.0.1:8000 --game tokaido-duo
 //
 // Bot protocol v1: GET / (who you are), POST /start, POST /decide (answer {"choice": id}
-// within deadline_ms), POST /end. A late, malformed or unknown answer is a strike.
+// within deadline_ms), POST /end. A late, malformed or unknown answer is a strike. If choose()
+// throws, the bot answers 500 {"error": "..."}: the referee shows that line in the strike.
 "use strict";
 
 const http = require("http");
@@ -36,6 +37,7 @@ function handle(req, res, raw) {
       max_connections: connections,
     });
   }
+  if (req.method !== "POST") return reply(res, 404, { error: `no route ${req.method} ${req.url}` });
   let message;
   try {
     message = JSON.parse(raw || "{}");
@@ -43,7 +45,14 @@ function handle(req, res, raw) {
     return reply(res, 400, { error: "expected a JSON body" });
   }
   if (req.url === "/decide") {
-    const answer = choose(message.decision, message.view, message);
+    let answer;
+    try {
+      answer = choose(message.decision, message.view, message);
+    } catch (err) {
+      // your bug: the referee shows this line in the strike it records; the stack goes to stderr
+      console.error(err);
+      return reply(res, 500, { error: String(err && err.name ? `${err.name}: ${err.message}` : err) });
+    }
     return Array.isArray(answer)
       ? reply(res, 200, { choice: answer[0], log: answer[1] })
       : reply(res, 200, { choice: answer });
@@ -68,6 +77,11 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65000; // keep the referee's connection open between decisions
 server.maxConnections = connections;
+server.on("error", (err) => {
+  console.error(`cannot listen on ${host}:${port}: ${err.code || err.message}; ` +
+                "try another --port (0 picks a free one)");
+  process.exit(1);
+});
 server.listen({ port, host, backlog: connections }, () => {
   console.log(`${NAME} listening on http://${host}:${server.address().port}`);
 });

@@ -12,6 +12,8 @@ The referee sends JSON and expects JSON back (bot protocol v1):
   POST /end      -> the result; answer anything 2xx
 
 A late, malformed or unknown answer is a strike; three strikes and your bot forfeits the match.
+If ``choose`` raises, the bot answers 500 with the exception's last line, ``{"error": "..."}``
+(its traceback goes to stderr): the referee shows that line in the strike it records.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAME = "starter-python"
@@ -51,6 +55,9 @@ class Handler(BaseHTTPRequestHandler):
     the second waits for the referee's delayed ACK, about 40 ms on every decision."""
 
     def do_GET(self) -> None:
+        if self.path != "/":
+            self.reply({"error": f"no route {self.path}"}, status=404)
+            return
         self.reply({"name": NAME, "author": "you", "version": "1", "games": GAMES, "protocol": 1,
                     "max_connections": getattr(self.server, "max_connections", CONNECTIONS)})
 
@@ -62,7 +69,13 @@ class Handler(BaseHTTPRequestHandler):
             self.reply({"error": "expected a JSON body"}, status=400)
             return
         if self.path == "/decide":
-            answer = choose(message["decision"], message["view"], message)
+            try:
+                answer = choose(message["decision"], message["view"], message)
+            except Exception as exc:  # your bug: the referee shows this line in the fault
+                traceback.print_exc()
+                last = traceback.format_exception_only(exc)[-1].strip()
+                self.reply({"error": last}, status=500)
+                return
             if isinstance(answer, tuple):
                 self.reply({"choice": answer[0], "log": answer[1]})
             else:
@@ -103,7 +116,11 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=CONNECTIONS,
                         help="connections taken at once (one per seat of each match)")
     args = parser.parse_args()
-    server = Server((args.host, args.port), args.connections)
+    try:
+        server = Server((args.host, args.port), args.connections)
+    except OSError as exc:  # most often: the port is taken (by another bot, or `referee serve`)
+        sys.exit(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
+                 "try another --port (0 picks a free one)")
     print(f"{NAME} listening on http://{args.host}:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

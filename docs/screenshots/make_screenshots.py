@@ -1,6 +1,6 @@
 """Regenerate the screenshots in this folder: three moments of a match of each game in the
-viewer, and the service's leaderboard, a bot's page, a paused bot's page and an owner's home
-(``/me``, logged in) on a wide screen and on a phone.
+viewer (and one of them on a phone), and the service's leaderboard, a bot's page, a paused
+bot's page and an owner's home (``/me``, logged in) on a wide screen and on a phone.
 
     python docs/screenshots/make_screenshots.py [viewer] [pages]
 
@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from api.viewer import render_page
 from arena import MatchDescription, Seat, parse_seats, play_match, seated
@@ -49,10 +49,17 @@ def moments(doc: dict) -> list[tuple[str, int]]:
     return [("start", min(6, len(frames) - 1)), ("middle", middle), ("end", len(frames) - 1)]
 
 
+PHONE: ViewportSize = {"width": 390, "height": 844}
+
+
 def viewer() -> None:
+    """Each game's three moments on a wide screen (the whole page), and the middle one on a
+    phone: what the screen shows on opening (the board at its readable zoom, following the
+    move), and the panels further down."""
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        page = browser.new_page(viewport={"width": 1240, "height": 900})
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        phone = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
         for game, bots, seed, options in MATCHES:
             log = play_match(MatchDescription(game, parse_seats(bots), seed, options=options)).log
             doc = build_frames(log)
@@ -64,6 +71,14 @@ def viewer() -> None:
                 out = HERE / f"{game}-{name}.png"
                 page.screenshot(path=str(out), full_page=True)
                 print(out.name, "frame", ply)
+            ply = dict(moments(doc))["middle"]
+            phone.goto(f"{html.as_uri()}#ply={ply}")
+            phone.wait_for_selector(".rv-compact .rv-piece")
+            phone.wait_for_timeout(400)  # the board's box scrolls to the move
+            phone.screenshot(path=str(HERE / f"{game}-phone.png"))
+            phone.eval_on_selector(".rv-board-side", "e => window.scrollTo(0, e.getBoundingClientRect().top + scrollY - 60)")
+            phone.screenshot(path=str(HERE / f"{game}-phone-panels.png"))
+            print(f"{game}-phone.png, {game}-phone-panels.png", "frame", ply)
         browser.close()
 
 

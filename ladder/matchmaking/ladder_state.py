@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, case, func, insert, select, update
 
+from ladder import metrics
 from ladder.matchmaking.entries import placement_due
 from ladder.matchmaking.slots import Slots
 from ladder.matchmaking.state import (
@@ -217,6 +218,7 @@ class LadderState:
         self.conn.execute(update(Match).where(
             Match.id.in_([m.id for m in held]), Match.state == SCHEDULED).values(
             state=VOIDED, held=False, finished_at=self.now, void_reason=reason))
+        metrics.voided(self.game, [m.id for m in held], reason)
         for m in held:
             m.state, m.held, m.void_reason = VOIDED, False, reason
         self.changes += 1

@@ -58,6 +58,9 @@ def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
     if not outcome.matches:
         raise LogError("the log does not replay to its recorded result: "
                        + "; ".join(outcome.differences))
+    if log.get("unfinished") is not None:
+        raise LogError(f"the log of an unfinished match ({log['unfinished']}, after "
+                       f"{len(log['decisions'])} decisions): it has no result to show")
     game, state, cast = _start(log)
     frames = list(_frames(log, state, cast, notes))
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
@@ -119,10 +122,10 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast, notes: bool = Fals
         strikes[int(f["seat"])] += 1
     frame = _frame(0, None, None, state, cast, [], state.view(None).get("events", []), strikes,
                    started)
-    frame["turn"] = cast.kit.turn(frame["view"])
+    frame["turn"] = frame["turn_now"]
     yield frame
     for ply, step in enumerate(sorted(steps), 1):
-        turn = cast.kit.turn(frame["view"])  # the turn the decision is taken in
+        turn = frame["turn_now"]  # the turn the decision is taken in
         pending = state.pending()
         if {d.seat for d in pending} != set(steps[step]):
             raise LogError(f"step {step}: the log answers seats {sorted(steps[step])}, "
@@ -156,6 +159,9 @@ def _frame(ply: int, step: int | None, turn: int | None, state: State, cast: Cas
         "ply": ply,
         "step": step,
         "turn": turn,
+        # what the view shows: one step can play more than one turn (Doubletrack's turns that
+        # ask nothing pass within the step), so a header must not show ``turn`` beside it
+        "turn_now": cast.kit.turn(view),
         "decisions": decisions,
         "events": public,
         "texts": [cast.text(e) for e in public],

@@ -72,10 +72,11 @@ class SpectatorKit:
             return generic_text(event)
 
     def result_text(self, result: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> str:
-        """One sentence: who won, the scores, why it ended."""
-        names = [label(seats, w) for w in result.get("winners", [])]
+        """One sentence: who won, the scores, why it ended; bots by name (with their seat's
+        label: the seat, or the colour the board draws), engine seats by label."""
+        names = [named(seats, w, with_label=True) for w in result.get("winners", [])]
         verb = "wins" if len(names) == 1 else "share the win"
-        scores = ", ".join(f"{label(seats, s['seat'])} {s['score']}" for s in result["seats"])
+        scores = ", ".join(f"{named(seats, s['seat'])} {s['score']}" for s in result["seats"])
         why = f" ({result['reason']})" if result.get("reason") else ""
         return f"{' and '.join(names) or 'nobody'} {verb}; scores {scores}{why}"
 
@@ -120,6 +121,18 @@ def label(seats: Sequence[Mapping[str, Any]], seat: Any) -> str:
     if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(seats):
         return str(seats[seat]["label"])
     return "nobody" if seat is None or seat == -1 else str(seat)
+
+
+def named(seats: Sequence[Mapping[str, Any]], seat: Any, with_label: bool = False) -> str:
+    """A seat by its bot's name (``alice (seat 0)`` with its label); an engine seat, or a seat
+    without a name, by its label."""
+    said = label(seats, seat)
+    if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(seats)):
+        return said
+    entry = seats[seat]
+    if entry.get("engine") or not entry.get("name") or entry["name"] == said:
+        return said
+    return f"{entry['name']} ({said})" if with_label else str(entry["name"])
 
 
 def kit_for(game: str) -> SpectatorKit:

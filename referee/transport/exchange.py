@@ -31,6 +31,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+import orjson
 import requests
 import urllib3.exceptions
 from requests import PreparedRequest
@@ -241,10 +242,13 @@ class Transport:
         content_type = response.headers.get("content-type", "")
         if not 200 <= status < 300:
             location = response.headers.get("location")
+            said = _error_text(response) if location is None else None
             response.close()
             detail = f"HTTP {status} {response.reason or ''}".strip()
             if location:
                 detail += f", redirect to {location[:100]!r} (never followed)"
+            if said:
+                detail += f": {said}"
             return _fault(FaultReason.HTTP_STATUS, detail)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
@@ -270,6 +274,42 @@ class Transport:
             return _fault(FaultReason.TIMEOUT, "cut off at the deadline")
         raw.release_conn()
         return Exchange(bytes(data), None, 0.0, content_type)
+
+
+ERROR_BODY_BYTES = 4096
+"""How much of a non-2xx answer's body is read for the bot's own words about its error."""
+ERROR_TEXT_CHARS = 200
+"""How much of those words a fault keeps."""
+
+
+def _error_text(response: requests.Response) -> str | None:
+    """What a bot said about its own failure in a non-2xx answer: the ``error`` string of a
+    JSON body (``{"error": "ZeroDivisionError: division by zero"}``, as the starter kit's bots
+    answer when their code raises) or the first line of a plain-text body, at most
+    :data:`ERROR_TEXT_CHARS` characters; ``None`` for anything else. Read within the call's
+    deadline (the clock still watches the socket), at most :data:`ERROR_BODY_BYTES` bytes."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if kind not in ("application/json", "text/plain") or encoding not in ("", "identity"):
+        return None
+    data = bytearray()
+    try:
+        while len(data) < ERROR_BODY_BYTES:
+            chunk = response.raw.read1(ERROR_BODY_BYTES - len(data), decode_content=False)
+            if not chunk:
+                break
+            data += chunk
+    except PEER_ERRORS:  # cut off at the deadline, or dropped: the status is the fault
+        return None
+    text = bytes(data).decode("utf-8", "replace")
+    if kind == "application/json":
+        try:
+            said = orjson.loads(data).get("error")
+        except (orjson.JSONDecodeError, AttributeError):
+            return None
+        text = said if isinstance(said, str) else ""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line[:ERROR_TEXT_CHARS] or None
 
 
 def _is_ip(host: str) -> bool:

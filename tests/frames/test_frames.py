@@ -30,8 +30,8 @@ GAMES = 150
 """Random games (both games, every lineup: 30 of them two-seat Tokaido Duo games of ~300
 steps) run through the frames. The first test makes them (about 5 s of CPU), the others read
 the same cached logs and frames."""
-FRAME_KEYS = {"ply", "step", "turn", "decisions", "events", "texts", "view", "strikes", "faults",
-              "over"}
+FRAME_KEYS = {"ply", "step", "turn", "turn_now", "decisions", "events", "texts", "view", "strikes",
+              "faults", "over"}
 DECISION_KEYS = {"seat", "who", "kind", "prompt", "options", "choice", "label", "data", "ms",
                  "status", "strikes", "fault"}
 
@@ -296,3 +296,16 @@ def test_iter_frames_refuses_a_choice_the_game_did_not_offer():
     log["decisions"][3]["choice"] = "jump"
     with pytest.raises(LogError, match="step"):
         list(iter_frames(log))
+
+
+def test_turn_now_is_the_views_turn_and_turn_the_one_its_decision_was_taken_in():
+    seen_jump = False
+    for log, doc in random_cases(GAMES):
+        key = "round" if doc["match"]["game"] == "tokaido-duo" else "turn"
+        frames = doc["frames"]
+        for before, frame in zip(frames, frames[1:]):
+            assert frame["turn_now"] == frame["view"][key]
+            assert frame["turn"] == before["turn_now"]
+            seen_jump |= frame["turn_now"] - frame["turn"] >= 2
+        assert frames[0]["turn"] == frames[0]["turn_now"]
+    assert seen_jump  # Doubletrack's turns that ask nothing pass within a step

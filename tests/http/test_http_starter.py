@@ -116,3 +116,53 @@ def test_the_python_starter_answers_without_waiting_for_nagle():
         server.server_close()
     assert info["name"] == starter.NAME and seen and seen[0] != 0
     assert server.request_queue_size == starter.CONNECTIONS  # not Python's default of 5
+
+
+def test_starters_answer_404_to_a_get_on_any_other_path(starter_url):
+    import requests
+
+    assert requests.get(starter_url + "/", timeout=10).status_code == 200
+    for path in ("/decide", "/favicon.ico", "/x/y"):
+        answer = requests.get(starter_url + path, timeout=10)
+        assert answer.status_code == 404 and path in answer.json()["error"]
+
+
+def test_a_crash_in_choose_is_a_500_whose_line_the_referee_shows(starter_url):
+    import json
+
+    from referee.transport import Transport
+
+    # no options to choose from: the starters' choose() fails (IndexError / TypeError)
+    body = json.dumps({"decision": {"kind": "move", "options": []}, "view": {}}).encode()
+    transport = Transport(starter_url)
+    try:
+        exchange = transport.call("POST", "/decide", body, 5000)
+    finally:
+        transport.close()
+    assert exchange.fault is not None and exchange.fault.reason == "http_status"
+    detail = exchange.fault.detail
+    assert detail.startswith("HTTP 500"), detail
+    assert "IndexError: Cannot choose from an empty sequence" in detail or "TypeError" in detail
+    again = requests_get_info(starter_url)  # the bot lives on after its bug
+    assert again["protocol"] == 1
+
+
+def requests_get_info(url: str) -> dict:
+    info, fault = fetch_info(url)
+    assert fault is None, fault
+    return info
+
+
+def test_a_starter_on_a_taken_port_says_so_in_one_line():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for command in ([sys.executable, str(STARTER / "bot.py")], [node(), str(STARTER / "bot.js")]):
+            done = subprocess.run([*command, "--port", port], capture_output=True, text=True,
+                                  timeout=30)
+            assert done.returncode == 1, done.stderr
+            assert f"cannot listen on 127.0.0.1:{port}" in done.stderr, done.stderr
+            assert "Traceback" not in done.stderr and "try another --port" in done.stderr

@@ -261,3 +261,9 @@ def test_a_bug_of_the_referee_raises_and_is_never_a_bots_strike(monkeypatch, cap
             player.close()
     assert any(r.exc_info and "the referee failed, not the bot" in r.getMessage()
                for r in caplog.records)
+
+
+def test_a_non_2xx_answer_shows_what_the_bot_said_about_it(toy_game):
+    with HostileServer("status_500") as bot:
+        record, _ = run(toy_game, [HttpPlayer(name="s", url=bot.url), *randoms(1)])
+    assert record.log["faults"][0]["detail"] == "HTTP 500 Internal Server Error: boom"

@@ -34,7 +34,7 @@ def test_show_json_has_the_contract_fields(ladder_engine, db_url):
     strong = rows[0]
     assert (strong["games"], strong["wins"], strong["draws"], strong["losses"]) == (7, 6, 1, 0)
     assert strong["rating"] > 1500 and strong["interval"] > 0
-    assert strong["bt_low"] < strong["bt"] < strong["bt_high"]
+    assert strong["low"] < strong["rating"] < strong["high"] and strong["elo"] > 1500
     assert {"openskill", "last_played", "provisional"} <= set(strong)
 
 
@@ -80,7 +80,7 @@ def test_recompute_with_new_k(ladder_engine, db_url):
     assert out.exit_code == 0, out.output
     assert "recomputed 1 matches" in out.output
     rows = json.loads(run("ladder", "show", "-g", "toy-race", "--db", db_url, "--json").stdout)
-    assert [r["rating"] for r in rows] == [1508.0, 1492.0]
+    assert [r["elo"] for r in rows] == [1508.0, 1492.0]
     out = run("ladder", "recompute", "--db", db_url, "--k", "10")
     assert out.exit_code == 2 and "need --game" in out.output
 
@@ -111,3 +111,24 @@ def test_help_texts_show_no_raw_markup():
         out = run(*command, "--help")
         assert out.exit_code == 0 and "``" not in out.output, (command, out.output)
     assert "Games played at once" in run("sprt", "--help").output
+
+
+def test_db_upgrade_takes_revision_as_downgrade_does_and_keeps_the_old_option(tmp_path):
+    for n, args in enumerate([["head"], ["--revision", "head"], ["head", "--revision", "head"],
+                              []]):
+        url = f"sqlite:///{tmp_path / f'{n}.db'}"
+        out = run("db", "upgrade", *args, "--db", url)
+        assert out.exit_code == 0, (args, out.output)
+        assert run("db", "current", "--db", url).output.startswith(head_revision())
+    out = run("db", "upgrade", "head", "--revision", "base", "--db", f"sqlite:///{tmp_path}/x.db")
+    assert_clean_error(out, 2, "two revisions given")
+    help_text = run("db", "upgrade", "--help").output
+    assert "[REVISION]" in help_text and "--revision" not in help_text
+
+
+def test_ladder_game_options_show_the_games_and_suggest_a_near_miss(ladder_engine, db_url):
+    for command in (["show"], ["recompute"], ["tick"], ["export"]):
+        out = run("ladder", *command, "--help")
+        assert "--game [" in out.output and "toy-race" in out.output, (command, out.output)
+    out = run("ladder", "show", "--game", "toy-rase", "--db", db_url)
+    assert_clean_error(out, 2, "unknown game 'toy-rase' (did you mean 'toy-race'?)")

@@ -3,6 +3,8 @@ merge a random bot's results into greedy's rating.  A new version is started onl
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
@@ -79,3 +81,30 @@ def test_the_tournament_command_refuses_then_accepts_with_new_version(tmp_path):
         assert bots(engine)["greedy"] == ("random", 2)
     finally:
         engine.dispose()
+
+
+def test_after_new_version_ladder_show_has_a_row_per_version(tmp_path):
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    common = ["--game", "tokaido-duo", "--db", url, "--state-dir", str(tmp_path),
+              "--no-progress", "--json", "--seed", "5"]
+    runner = CliRunner()
+    first = runner.invoke(main, ["tournament", "me=greedy", "other=random", "--games", "4",
+                                 *common])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(main, ["tournament", "me=random", "other=random", "--games", "2",
+                                 "--new-version", *common])
+    assert again.exit_code == 0, again.output
+    out = runner.invoke(main, ["ladder", "show", "--game", "tokaido-duo", "--db", url, "--json"])
+    assert out.exit_code == 0, out.output
+    rows = {(r["bot"], r["version"]): r for r in json.loads(out.stdout)}
+    assert set(rows) == {("me", 1), ("me", 2), ("other", 1)}
+    assert rows[("me", 1)]["games"] == 4 and rows[("me", 2)]["games"] == 2
+    assert rows[("other", 1)]["games"] == 6
+    for key in rows:
+        r = rows[key]
+        assert r["wins"] + r["draws"] + r["losses"] == r["games"]
+        assert r["interval"] is not None  # each version fitted as a bot of its own
+    assert rows[("me", 1)]["rating"] != rows[("me", 2)]["rating"]
+    assert sorted(r["rank"] for r in rows.values()) == [1, 2, 3]
+    table = runner.invoke(main, ["ladder", "show", "--game", "tokaido-duo", "--db", url])
+    assert "me v1" in table.output and "me v2" in table.output and "other v1" not in table.output

@@ -17,7 +17,9 @@ from support.ladder_db import make_log, random_logs, record_all
 from support.matches import play_bots
 
 from ladder import LadderError, fold
+from ladder import leaderboard as leaderboards
 from ladder import recompute as recomputing
+from ladder.fit import fit
 from ladder.leaderboard import history, leaderboard
 from ladder.models import Bot, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
@@ -75,10 +77,10 @@ def test_recording_twice_changes_nothing(ladder_engine):
 def test_first_win_with_k40_provisional(ladder_engine):
     record_match(ladder_engine, make_log("m-1", ["alpha", "beta"], [1, 2]))
     board = leaderboard(ladder_engine, "toy-race")
-    assert [(r["bot"], r["rating"], r["wins"], r["losses"]) for r in board] == [
+    assert [(r["bot"], r["elo"], r["wins"], r["losses"]) for r in board] == [
         ("alpha", 1520.0, 1, 0), ("beta", 1480.0, 0, 1)]
-    assert board[0]["provisional"] and board[0]["interval"] > 0
-    assert board[0]["bt_low"] < board[0]["bt"] < board[0]["bt_high"]
+    assert board[0]["elo_provisional"] and board[0]["provisional"] and board[0]["interval"] > 0
+    assert board[0]["low"] < board[0]["rating"] < board[0]["high"]
     assert board[0]["openskill"] > board[1]["openskill"]
 
 
@@ -167,7 +169,7 @@ def test_recompute_restores_lost_history_and_drops_stale_rows(ladder_engine, mon
 def test_recompute_with_new_k_rebuilds_under_the_new_settings(ladder_engine):
     record_match(ladder_engine, make_log("m-1", ["alpha", "beta"], [1, 2]))
     recompute(ladder_engine, "toy-race", elo=EloConfig(k=32, k_provisional=32, provisional_games=0))
-    assert [r["rating"] for r in leaderboard(ladder_engine, "toy-race")] == [1516.0, 1484.0]
+    assert [r["elo"] for r in leaderboard(ladder_engine, "toy-race")] == [1516.0, 1484.0]
     record_match(ladder_engine, make_log("m-2", ["alpha", "beta"], [1, 1]))  # keeps K 32
     incremental = ratings_snapshot(ladder_engine)
     recompute(ladder_engine, "toy-race")
@@ -316,7 +318,7 @@ def test_history_chains_each_bots_ratings(ladder_engine):
     assert trail[0]["elo_before"] == 1500.0 and trail[0]["elo"] == 1520.0
     assert all(a["elo"] == b["elo_before"] for a, b in zip(trail, trail[1:]))
     alpha = next(r for r in leaderboard(ladder_engine, "toy-race") if r["bot"] == "alpha")
-    assert trail[-1]["elo"] == alpha["rating"] and trail[-1]["mu"] == alpha["mu"]
+    assert trail[-1]["elo"] == alpha["elo"] and trail[-1]["mu"] == alpha["mu"]
     assert history(ladder_engine, "toy-race", "nobody") == []
 
 
@@ -354,3 +356,47 @@ def test_the_fold_walks_its_matches_in_the_index_and_never_reads_their_rows(
     assert on_matches, plan  # SQLite words a step "SEARCH matches" (older: "SEARCH TABLE matches")
     assert all("USING COVERING INDEX ix_matches_fold" in step for step in on_matches), plan
 
+
+
+# -- the public rating (issue 27) -----------------------------------------------------------------
+
+def public(engine: Engine) -> list[tuple[str, float, float | None]]:
+    return [(r["bot"], r["rating"], r["interval"]) for r in leaderboard(engine, "toy-race")]
+
+
+def test_the_public_rating_is_the_fit_of_the_stored_results_and_recompute_keeps_it(
+        ladder_engine, monkeypatch):
+    for n, (names, ranks) in enumerate([(["a", "b"], [1, 2]), (["b", "c"], [1, 2]),
+                                        (["a", "c"], [1, 1]), (["c", "a", "b"], [1, 2, 3])]):
+        record_match(ladder_engine, make_log(f"p{n}", names, ranks))
+    live = public(ladder_engine)
+    expected = fit([[("a", 1, False), ("b", 2, False)], [("b", 1, False), ("c", 2, False)],
+                    [("a", 1, False), ("c", 1, False)],
+                    [("c", 1, False), ("a", 2, False), ("b", 3, False)]])
+    assert [bot for bot, _, _ in live] == [bot for bot, _ in expected.ranked()]
+    for bot, rating, interval in live:
+        assert rating == pytest.approx(expected.bots[bot].rating, abs=1e-9)
+        assert interval == pytest.approx(expected.bots[bot].margin, abs=1e-9)
+    recompute(ladder_engine, "toy-race", elo=EloConfig(k=10, k_provisional=10))
+    monkeypatch.setattr(leaderboards, "_FITS", {})  # another process: no cached fit
+    assert public(ladder_engine) == live  # to the last bit: a function of the results alone
+
+
+def test_the_public_rating_follows_each_new_result(ladder_engine):
+    record_match(ladder_engine, make_log("q0", ["a", "b"], [1, 2]))
+    first = dict((bot, rating) for bot, rating, _ in public(ladder_engine))
+    record_match(ladder_engine, make_log("q1", ["a", "b"], [1, 2]))
+    second = dict((bot, rating) for bot, rating, _ in public(ladder_engine))
+    assert second["a"] > first["a"] > 1500 > first["b"] > second["b"]
+
+
+def test_a_bot_that_only_forfeits_is_listed_last(ladder_engine):
+    # 'random' loses most of its games; 'quitter' forfeits all of its own (issue 27, item 5)
+    for n in range(8):
+        record_match(ladder_engine, make_log(f"r{n}", ["greedy", "random"], [1, 2] if n else [2, 1]))
+    for n in range(5):
+        record_match(ladder_engine, make_log(f"f{n}", ["quitter", "random"], [1, 2],
+                                             forfeited=[0]))
+    board = leaderboard(ladder_engine, "toy-race")
+    assert [r["bot"] for r in board] == ["greedy", "random", "quitter"]
+    assert board[-1]["rating"] < board[-2]["rating"] and board[-1]["losses"] == 5

@@ -60,3 +60,29 @@ def served(sqlite_site: Site) -> Iterator[tuple[str, Site]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def rounds_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The living ladder of :mod:`rounds_support` (rounds, a challenge, long probes), on an
+    SQLite file, built once per run."""
+    from rounds_support import build
+
+    built = build(f"sqlite:///{tmp_path_factory.mktemp('rounds') / 'rounds.sqlite3'}")
+    yield built
+    built.engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def rounds_served(rounds_site: Any) -> Iterator[tuple[str, Any]]:
+    """The rounds ladder's app on a loopback HTTP server: ``(base URL, ladder)``."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, rounds_site.app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", rounds_site
+    finally:
+        server.shutdown()
+        server.server_close()

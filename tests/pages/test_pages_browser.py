@@ -58,6 +58,7 @@ def test_the_match_viewer_loads_its_frames_and_steps(page, served):
     assert page.get_attribute(ROOT, "data-ply") == "0"
     assert not page.is_visible(".rv-static")  # the script replaced the text version
     before = page.inner_html(f"{ROOT} svg")
+    page.focus(f"{ROOT} .rv-map-scroll")  # the viewer takes the keys only while it has focus
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     assert page.get_attribute(ROOT, "data-ply") == "2"

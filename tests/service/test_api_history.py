@@ -81,7 +81,7 @@ def test_the_rating_series_is_the_fold_in_order(read_ladder):
     assert items[0]["rating_before"] == 1500
     board = anon.get(f"/api/v1/leaderboards/{GAME}").json
     row = next(r for r in board["provisional"] if r["bot"]["id"] == bots["a"])
-    assert row["rating"] == pytest.approx(items[-1]["rating_after"], abs=0.06)
+    assert row["elo"] == pytest.approx(items[-1]["rating_after"], abs=0.06)
     second = anon.get(f"/api/v1/bots/{bots['a']}/ratings?game={GAME}&per_page=3&page=2").json
     assert second["total"] == 4 and second["items"] == items[3:]
 

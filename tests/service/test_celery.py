@@ -30,6 +30,7 @@ from ladder.store import open_db
 from ladder.work import rotations, schedule
 
 from service.conftest import Client
+from support.http_bots import free_port
 from support.processes import grandchild_pids
 
 TESTS = Path(__file__).resolve().parent.parent
@@ -60,7 +61,9 @@ class Stack:
                     "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8", "REFEREE_LEASE_S": str(LEASE_S),
                     "REFEREE_SWEEP_S": "0.5", "REFEREE_REQUEUE_AFTER_S": "3"}
         self.engine = open_db(db_url)
-        self.worker = self._start("worker", "--concurrency", "2", "--loglevel", "warning")
+        self.metrics_port = free_port()
+        self.worker = self._start("worker", "--concurrency", "2", "--loglevel", "warning",
+                                  "--metrics-port", str(self.metrics_port))
         self.beat = self._start("beat", "--schedule", str(tmp / "beat-schedule"),
                                 "--loglevel", "warning")
 
@@ -160,6 +163,36 @@ def test_a_challenge_through_the_api_is_played_by_the_worker(stack, bot_url):
         assert log.status_code == 200
     finally:
         app.extensions["referee"].dispatcher.close()
+
+
+def test_the_workers_metrics_count_what_its_pool_processes_played(stack):
+    """The pool processes count into the worker's multiprocess directory; its metrics port
+    (served by the Celery process ``referee worker`` supervises) reports their sum."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def finished() -> float:
+        url = f"http://127.0.0.1:{stack.metrics_port}/metrics"
+        give_up = time.monotonic() + 30
+        while True:  # the port opens once the worker has started
+            try:
+                with urllib.request.urlopen(url, timeout=10) as answer:
+                    text = answer.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < give_up, "the worker's metrics port never opened"
+                time.sleep(0.2)
+        return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
+                   if s.name == "referee_matches_total" and s.labels["state"] == "finished"
+                   and s.labels["game"] == "toy-race")
+
+    before = finished()
+    bots = sleepy_bots(stack.engine, "metered", 2)
+    ids = schedule(stack.engine, "toy-race", rotations(bots, 4, "metered"), rated=False)
+    enqueue(stack, ids)
+    assert {s[0] for s in stack.wait_over(ids, 30).values()} == {"finished"}
+    assert finished() - before == 4
 
 
 def test_checks_are_run_by_the_workers_and_a_killed_one_frees_the_bot(stack):

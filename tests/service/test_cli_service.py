@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from click.testing import CliRunner
 from support.cli import assert_clean_error
 
 from cli import main
+
+
+WORKER_SETS = ("REFEREE_DB", "REFEREE_BROKER", "REFEREE_QUEUE")
+"""What ``referee worker`` sets in the environment for the processes it forks."""
 
 
 @pytest.mark.parametrize("args, env, needle", [
@@ -23,6 +29,8 @@ from cli import main
 ])
 def test_bad_settings_are_one_line_errors(tmp_path, monkeypatch, args, env, needle):
     monkeypatch.chdir(tmp_path)
+    for key in WORKER_SETS:  # `worker` puts its options in os.environ: undone after the test
+        monkeypatch.setenv(key, os.environ.get(key, ""))
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     out = CliRunner().invoke(main, args)
@@ -32,3 +40,43 @@ def test_bad_settings_are_one_line_errors(tmp_path, monkeypatch, args, env, need
 def test_the_commands_are_listed():
     out = CliRunner().invoke(main, ["--help"])
     assert all(name in out.output for name in ("serve", "worker", "beat"))
+
+
+def test_a_busy_port_is_one_line_that_names_a_free_one_and_no_banner(tmp_path, monkeypatch):
+    import socket
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = CliRunner().invoke(main, ["serve", "--port", str(port), "--db", "sqlite:///x.db"])
+        assert_clean_error(out, 1, f"cannot listen on 127.0.0.1:{port}", "in use", "try --port")
+        assert "referee service on" not in out.output
+        suggested = int(out.output.rsplit("--port", 1)[1].strip())
+        with socket.socket() as again:  # the suggestion is free
+            again.bind(("127.0.0.1", suggested))
+    assert not (tmp_path / "x.db").exists()  # failed before the database was prepared
+
+
+def test_the_banner_comes_once_the_server_listens_and_names_its_port(tmp_path, monkeypatch):
+    import socket
+
+    from waitress.server import TcpWSGIServer
+
+    import cli.serve
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REFEREE_BROKER", raising=False)  # embedded: waitress
+    monkeypatch.setattr(cli.serve, "build", lambda config: lambda environ, start: [])
+    listening = []
+
+    def run(server):  # instead of serving: the socket is bound and listening already
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=5):
+            listening.append(server.effective_port)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TcpWSGIServer, "run", run)
+    out = CliRunner().invoke(main, ["serve", "--port", "0", "--db", "sqlite:///x.db"])
+    assert out.exit_code == 0, out.output
+    assert listening and f"referee service on http://127.0.0.1:{listening[0]}/" in out.output

@@ -30,7 +30,7 @@ import pytest
 from sqlalchemy import func, select
 
 from ladder.leaderboard import leaderboard
-from ladder.models import Incident, Match, MatchSeat
+from ladder.models import RUNNING, Incident, Match, MatchSeat
 from ladder.recompute import recompute
 from ladder.store import open_db
 
@@ -126,6 +126,12 @@ class Layout:
                    f"{what}: the ladders did not go on ({start}); "
                    f"worker log: {self.log('worker')}")
 
+    def playing(self) -> bool:
+        """Whether a match is being played now."""
+        with self.engine.connect() as conn:
+            running = conn.execute(select(Match.id).where(Match.state == RUNNING)).first()
+        return running is not None
+
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text(errors="replace")[-2500:]
 
@@ -195,10 +201,14 @@ def test_the_layout_heals_itself_loses_nothing_and_strikes_no_bot(layout: Layout
         os.kill(pid, signal.SIGCONT)
     layout.more_finished(3, 90, "after the freeze")
 
+    # Killed while it plays: a match running then is played again (an idle worker would lose
+    # nothing, and prove nothing about the lease).
+    wait_until(layout.playing, 60, "no match was running to kill the worker in")
     killed = layout.celery_worker()
     os.kill(killed, signal.SIGKILL)
     with layout.engine.connect() as conn:
         before_kill = int(conn.execute(select(func.max(Match.id))).scalar_one())
+        cut_off = conn.execute(select(Match.id).where(Match.state == RUNNING)).scalars().all()
     wait_until(lambda: layout.celery_worker() != killed, 60, "the worker was not restarted")
     layout.more_finished(3, 120, "after the worker was killed")
 
@@ -215,12 +225,16 @@ def test_the_layout_heals_itself_loses_nothing_and_strikes_no_bot(layout: Layout
         struck = conn.execute(select(MatchSeat.match_pk, MatchSeat.strike_reasons).where(
             MatchSeat.strikes > 0)).all()
         incidents = conn.execute(select(func.count()).select_from(Incident)).scalar_one()
-        replayed = conn.execute(select(func.max(Match.attempt))).scalar_one()
-    assert replayed >= 2  # the killed worker's matches were played again
+        replayed = conn.execute(select(Match.id).where(
+            Match.id.in_(cut_off), Match.attempt >= 2)).scalars().all()
+    # A match still running when the worker was killed was played again (one may have finished
+    # between the kill and the read of the running ones: at least one was cut off).
+    assert cut_off and replayed, f"running at the kill: {cut_off}, played again: {replayed}"
     assert struck == [], f"bots struck for the referee's faults: {struck}"
     assert incidents == 0
     for game in GAMES:
-        before = [(r["bot"], round(r["rating"], 9), r["games"]) for r in leaderboard(engine, game)]
+        before = [(r["bot"], round(r["rating"], 9), round(r["elo"], 9), r["games"])
+                  for r in leaderboard(engine, game)]
         recompute(engine, game)
-        assert [(r["bot"], round(r["rating"], 9), r["games"])
+        assert [(r["bot"], round(r["rating"], 9), round(r["elo"], 9), r["games"])
                 for r in leaderboard(engine, game)] == before

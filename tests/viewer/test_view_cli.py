@@ -152,6 +152,14 @@ def test_the_viewer_script_can_be_inlined():
     assert "</script" not in viewer_js().lower()
 
 
+def test_the_page_without_javascript_heads_a_frame_with_the_turn_its_board_shows():
+    doc = build_frames(play_bots("doubletrack", ["random"] * 3, 1).log)
+    frame = next(f for f in doc["frames"] if f["turn_now"] - f["turn"] >= 2)
+    html = str(render_fragment(doc, frame["ply"]))
+    assert (f"&middot; turn {frame['turn_now']} (decided in turn {frame['turn']})</strong>"
+            in html)
+
+
 def test_the_page_shows_the_bots_words_unless_public_and_the_static_frame_escapes_them(tmp_path):
     log = a_log()
     said = log["decisions"][0]

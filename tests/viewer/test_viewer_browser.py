@@ -51,6 +51,11 @@ def texts(page: Any, selector: str) -> list[str]:
     return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent)")
 
 
+def drawing(page: Any) -> str:
+    """Both drawings of the frame shown: the board's pieces and the panels beside it."""
+    return page.inner_html(".rv-dynamic-layer") + page.inner_html(".rv-side-layer")
+
+
 def tokaido_pieces(frame: Mapping[str, Any]) -> dict[str, list[tuple[str, ...]]]:
     players = frame["view"]["players"]
     return {
@@ -89,10 +94,15 @@ def test_tokaido_duo_board_is_drawn_from_the_frames_and_steps(page, site):
     assert page.locator(".rv-space").count() == 37 and page.locator(".rv-zone").count() == 8
     assert page.locator(".rv-town").count() == 4 and page.locator(".rv-boutique").count() == 8
     assert drawn_tokaido_pieces(page) == tokaido_pieces(frames[0])
-    before = page.inner_html(".rv-dynamic-layer")
+    # a wide screen keeps the wide layout: the board and its panels side by side, at one scale
+    board, side = (page.locator(s).bounding_box() for s in (".rv-board-map", ".rv-board-side"))
+    assert page.locator(".rv-compact").count() == 0 and page.is_hidden(".rv-zoom")
+    assert board["y"] == side["y"] and side["x"] >= board["x"] + board["width"] - 1
+    assert board["width"] / 805 == pytest.approx(side["width"] / 395, rel=0.01)
+    before = drawing(page)
     page.keyboard.press("ArrowRight")
     assert shown(page) == 1 and page.evaluate("location.hash") == "#ply=1"
-    assert page.inner_html(".rv-dynamic-layer") != before
+    assert drawing(page) != before
     for _ in range(12):
         page.keyboard.press("ArrowRight")
     assert shown(page) == 13 and drawn_tokaido_pieces(page) == tokaido_pieces(frames[13])
@@ -162,7 +172,7 @@ def test_play_jump_to_a_turn_and_a_timeline_with_the_strikes(page, site):
     assert shown(page) == stopped and page.get_attribute(ROOT, "data-playing") == "false"
     page.fill(".rv-jump input", "9")
     page.click(".rv-jump button")
-    first = next(f["ply"] for f in frames if f["turn"] is not None and f["turn"] >= 9)
+    first = next(f["ply"] for f in frames if f["turn_now"] is not None and f["turn_now"] >= 9)
     assert shown(page) == first and drawn_doubletrack_pieces(page) == doubletrack_pieces(frames[first])
     page.click(f".rv-tl-frame[data-ply='{struck[1]}']")
     assert shown(page) == struck[1] and "STRIKE 2: bot_error" in page.inner_text(".rv-said")
@@ -235,7 +245,7 @@ def test_solo_shows_the_automas_rank_tracks(page, site):
     tracks = last["view"]["automa"]["tracks"]
     assert attrs(page, ".rv-rank-here", "data-track", "data-space") == sorted(
         (c, str(t["position"])) for c, t in tracks.items() if t["position"])
-    assert "placeholder" in page.text_content(".rv-board")
+    assert "placeholder" in page.text_content(".rv-board-side")
 
 
 def test_the_page_loads_nothing_from_anywhere_else(page, site):
@@ -283,3 +293,19 @@ def test_without_javascript_a_frame_is_shown_with_links_to_its_neighbours(browse
         assert f"Pilgrim on {pilgrim} " in page.inner_text(".rv-static")
     finally:
         context.close()
+
+
+def test_doubletrack_header_and_panel_show_the_same_turn(page, site):
+    # a step whose decision ends a turn, and then turns that ask nobody pass: the board (and
+    # its panel) are turns later than the decision; the header says the board's turn first
+    base, folder = site
+    doc = random_match("doubletrack", 3, 1)
+    jumps = [f for f in doc["frames"] if f["turn_now"] - f["turn"] >= 2]
+    assert jumps, "no step of this game plays on past the next turn"
+    frame = jumps[0]
+    page.goto(base + publish(folder, "dt-turns.html", doc) + f"#ply={frame['ply']}")
+    page.wait_for_selector(".rv-big")
+    header = page.inner_text(".rv-where")
+    panel = [t for t in texts(page, "text") if t.startswith("Turn ")]
+    assert panel and panel[0].startswith(f"Turn {frame['turn_now']} / ")
+    assert (f"turn {frame['turn_now']} (decided in turn {frame['turn']})") in header, header

@@ -5,11 +5,15 @@
  * frames alone: the board's geometry comes from the board facts in the document (boards are
  * data users can replace), the pieces from each frame's spectator view.
  *
- * Keys: <- / -> (or , / .) step, Home / End, space play/pause, n the next strike or fault
- * (after the last one, the first again). #ply=N in the URL opens at frame N and follows the
- * frame shown; ?ply=N works too. A timeline strip shows every decision's latency and marks the
- * strikes. A decision that carries its bot's own words (the author's frames: its `log` text,
- * its `stderr` lines) shows them under the decision, beside the board.
+ * Keys, while the viewer or one of its controls has the focus (a click in it gives it): <- / ->
+ * (or , / .) step, Home / End, space play/pause (a focused button keeps space: it presses the
+ * button), n the next strike or fault (after the last one, the first again). #ply=N in the URL
+ * opens at frame N and follows the frame shown; ?ply=N works too. A timeline strip shows every
+ * decision's latency and marks the strikes; a slider under it scrubs through the frames. On a
+ * narrow screen (a phone) the board pans in its own box at a zoom where no text is under 10.5
+ * CSS px, follows the pieces that move, and the step buttons stay at the bottom of the screen;
+ * a sideways swipe over the text steps too. A decision that carries its bot's own words (the
+ * author's frames: its `log` text, its `stderr` lines) shows them under the decision.
  */
 (function () {
   "use strict";
@@ -59,6 +63,17 @@
 
   // ---------------------------------------------------------------- the viewer
 
+  // The drawing is 1200 units wide: the board in x 0..805, the table and the players'
+  // panels in x 805..1200. They are two SVGs: side by side on a wide screen; on a narrow one
+  // (a phone) stacked, the board in a box that pans, at a zoom where no text is under MIN_PX.
+  var MAP_W = 805, SIDE_W = 395, DRAW_H = 800;
+  var MIN_PX = 10.5;          // the smallest text a narrow screen shows at its default zoom
+  var COMPACT_BELOW = 720;    // a viewer narrower than this (CSS px) gets the phone layout,
+  var TOUCH_BELOW = 1000;     // and on a touch screen (a phone held sideways), narrower than this
+  var COARSE = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+  var ZOOMS = ["fit", "read", "close"];
+  var REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
   function Viewer(root, doc, startPly) {
     this.root = root;
     this.doc = doc;
@@ -66,58 +81,210 @@
     this.ply = 0;
     this.timer = null;
     this.speed = 1;
+    this.zoom = 1;
+    this.compact = null;
     this.game = GAMES[doc.match.game] || GENERIC;
     this.build();
+    this.arrange();
     this.show(startPly);
+    this.focusAction(true);
   }
 
   Viewer.prototype.build = function () {
     var self = this, root = this.root, m = this.doc.match;
     root.classList.add("rv-live");
-    var bar = html(root, "div", {"class": "rv-controls", role: "toolbar", "aria-label": "replay controls"});
-    function button(text, name, act) {
-      var b = html(bar, "button", {type: "button", title: name, "aria-label": name, "data-act": act}, text);
+    if (!root.hasAttribute("tabindex")) { root.setAttribute("tabindex", "-1"); } // a click inside gives it the keys
+    this.steps = html(null, "div", {"class": "rv-controls rv-steps", role: "group", "aria-label": "step through the replay"});
+    this.more = html(null, "div", {"class": "rv-controls rv-more", role: "group", "aria-label": "more replay controls"});
+    function button(parent, text, name, act) {
+      var b = html(parent, "button", {type: "button", title: name, "aria-label": name, "data-act": act}, text);
       b.addEventListener("click", function () { self.act(act); });
       return b;
     }
-    button("|\u25C0", "first frame (Home)", "first");
-    button("\u25C0", "previous (\u2190)", "prev");
-    this.playButton = button("play", "play / pause (space)", "play");
-    button("\u25B6", "next (\u2192)", "next");
-    button("\u25B6|", "last frame (End)", "last");
+    button(this.steps, "|\u25C0", "first frame (Home)", "first");
+    button(this.steps, "\u25C0", "previous (\u2190)", "prev");
+    this.playButton = button(this.steps, "play", "play / pause (space)", "play");
+    button(this.steps, "\u25B6", "next (\u2192)", "next");
+    button(this.steps, "\u25B6|", "last frame (End)", "last");
     this.troubles = this.frames.filter(hasTrouble).map(function (f) { return f.ply; });
-    var strike = button("next strike", "next strike or fault (n)", "trouble");
+    var strike = button(this.more, "next strike", "next strike or fault (n)", "trouble");
     if (!this.troubles.length) { strike.disabled = true; strike.title = "no strike or fault in this match"; }
-    var speed = html(bar, "select", {"aria-label": "speed", "class": "rv-speed"});
+    var speed = html(this.more, "select", {"aria-label": "speed", "class": "rv-speed"});
     SPEEDS.forEach(function (s) {
       var o = html(speed, "option", {value: String(s)}, s + "\u00D7");
       if (s === 1) { o.selected = true; }
     });
     speed.addEventListener("change", function () { self.speed = Number(speed.value); if (self.timer) { self.play(true); } });
-    var jump = html(bar, "form", {"class": "rv-jump"});
+    var jump = html(this.more, "form", {"class": "rv-jump"});
     html(jump, "label", {"for": root.id + "-turn"}, m.turn_name + " ");
-    this.turnInput = html(jump, "input", {id: root.id + "-turn", type: "number", min: "0", size: "4", "aria-label": "go to " + m.turn_name});
+    this.turnInput = html(jump, "input", {id: root.id + "-turn", type: "number", min: "0", inputmode: "numeric", "aria-label": "go to " + m.turn_name});
     html(jump, "button", {type: "submit"}, "go");
     jump.addEventListener("submit", function (e) { e.preventDefault(); self.jumpToTurn(Number(self.turnInput.value)); });
-    this.where = html(bar, "span", {"class": "rv-where", "aria-live": "polite"});
+    this.where = html(null, "span", {"class": "rv-where", "aria-live": "polite"});
+    this.buildBoard();
+    this.said = html(null, "div", {"class": "rv-said"});
+    this.buildTrack();
+    this.stage = html(null, "div", {"class": "rv-stage"});
+    root.addEventListener("keydown", function (e) { self.key(e); });
+    this.swipes();
+    window.addEventListener("resize", function () { self.arrange(); });
+    window.addEventListener("hashchange", function () {
+      var n = plyFromUrl();
+      if (n !== null && n !== self.ply) { self.show(n); self.focusAction(true); }
+    });
+  };
 
-    var stage = html(root, "div", {"class": "rv-stage"});
-    this.svg = svg(stage, "svg", {viewBox: "0 0 1200 800", "class": "rv-board", role: "img",
-                                   "aria-label": m.title + " board"});
+  // The board in a box that pans (its own scroll bars, or a finger), with zoom buttons over it;
+  // the table and the players' panels in a second drawing.
+  Viewer.prototype.buildBoard = function () {
+    var self = this, m = this.doc.match;
+    this.map = html(null, "div", {"class": "rv-map"});
+    this.scroller = html(this.map, "div", {"class": "rv-map-scroll", tabindex: "0", role: "group",
+      "aria-label": m.title + " board: arrow keys step, Home and End jump, space plays"});
+    this.svg = svg(this.scroller, "svg", {viewBox: "0 0 " + MAP_W + " " + DRAW_H, "class": "rv-board rv-board-map",
+                                          role: "img", "aria-label": m.title + " board"});
     this.staticLayer = svg(this.svg, "g", {"class": "rv-static-layer"});
     this.dynamicLayer = svg(this.svg, "g", {"class": "rv-dynamic-layer"});
     this.layout = this.game.layout(this.doc, this.staticLayer);
-
-    this.said = html(root, "div", {"class": "rv-said"});
-    this.timeline = svg(root, "svg", {"class": "rv-timeline", viewBox: "0 0 1000 60",
-                                      preserveAspectRatio: "none", role: "img",
-                                      "aria-label": "timeline: latency of every decision, strikes in red"});
-    this.drawTimeline();
-    document.addEventListener("keydown", function (e) { self.key(e); });
-    window.addEventListener("hashchange", function () {
-      var n = plyFromUrl();
-      if (n !== null && n !== self.ply) { self.show(n); }
+    var zoom = html(this.map, "div", {"class": "rv-controls rv-zoom", role: "group", "aria-label": "zoom"});
+    [["\u2212", "zoom out", -1], ["+", "zoom in", 1]].forEach(function (z) {
+      var b = html(zoom, "button", {type: "button", title: z[1], "aria-label": z[1], "data-act": "zoom" + (z[2] > 0 ? "in" : "out")}, z[0]);
+      b.addEventListener("click", function () { self.setZoom(self.zoom + z[2]); });
     });
+    // an overview is for finding the place: a tap there zooms in on it
+    this.svg.addEventListener("click", function (e) {
+      if (!self.compact || self.zoom > 0) { return; }
+      var r = self.svg.getBoundingClientRect(), k = MAP_W / r.width;
+      self.setZoom(1, [(e.clientX - r.left) * k, (e.clientY - r.top) * k]);
+    });
+    this.sideSvg = svg(null, "svg", {viewBox: MAP_W + " 0 " + SIDE_W + " " + DRAW_H, "class": "rv-board rv-board-side",
+                                     role: "img", "aria-label": "the table and the players"});
+    this.sideLayer = svg(this.sideSvg, "g", {"class": "rv-side-layer"});
+  };
+
+  // The latency of every decision as bars (strikes in red), and a slider over every frame:
+  // a thumb can drag it, a keyboard can step it.
+  Viewer.prototype.buildTrack = function () {
+    var self = this, last = this.frames.length - 1;
+    this.track = html(null, "div", {"class": "rv-track"});
+    this.timeline = svg(this.track, "svg", {"class": "rv-timeline", viewBox: "0 0 1000 60",
+                                            preserveAspectRatio: "none", role: "img",
+                                            "aria-label": "timeline: latency of every decision, strikes in red"});
+    this.drawTimeline();
+    this.scrub = html(this.track, "input", {type: "range", min: "0", max: String(last), step: "1", value: "0",
+                                            "class": "rv-scrub", "aria-label": "frame"});
+    this.scrub.addEventListener("input", function () { self.stop(); self.show(Number(self.scrub.value)); self.focusAction(false); });
+  };
+
+  // Lay the parts out for the viewer's width: wide, the controls above the board and its
+  // panels side by side; narrow, the board first, the step buttons last (they stick to the
+  // bottom of the screen, under a thumb).
+  Viewer.prototype.arrange = function () {
+    var width = this.root.clientWidth, root = this.root, order;
+    if (!width) { return; }
+    var compact = width < COMPACT_BELOW || (COARSE && width < TOUCH_BELOW);
+    if (compact !== this.compact) {
+      this.compact = compact;
+      root.classList.toggle("rv-compact", compact);
+      if (compact) {
+        this.stage.remove();
+        if (this.barRow) { this.barRow.remove(); }
+        order = [this.where, this.map, this.said, this.sideSvg, this.track, this.more, this.steps];
+      } else {
+        this.barRow = this.barRow || html(null, "div", {"class": "rv-bar"});
+        [this.steps, this.more].forEach(function (n) { this.barRow.appendChild(n); }, this);
+        this.more.appendChild(this.where);
+        this.stage.appendChild(this.map);
+        this.stage.appendChild(this.sideSvg);
+        order = [this.barRow, this.stage, this.said, this.track];
+      }
+      order.forEach(function (node) { root.appendChild(node); });
+    }
+    this.fit();
+  };
+
+  // Size the drawings: wide, they fill their columns; narrow, the board at the zoom chosen and
+  // the panels across the screen, with text brought up to MIN_PX wherever it would be smaller.
+  Viewer.prototype.fit = function () {
+    var s = this.svg.style;
+    if (!this.compact) {
+      s.width = s.height = this.scroller.style.height = "";
+      restoreText(this.svg);
+      restoreText(this.sideSvg);
+      this.sideSvg.setAttribute("viewBox", MAP_W + " 0 " + SIDE_W + " " + DRAW_H);
+      return;
+    }
+    var scale = this.mapScale();
+    s.width = Math.round(MAP_W * scale) + "px";
+    s.height = Math.round(DRAW_H * scale) + "px";
+    var box = this.scroller.clientWidth || this.root.clientWidth;
+    this.scroller.style.height = Math.round(Math.min(DRAW_H * scale, Math.max(220, window.innerHeight * 0.6), box * 1.15)) + "px";
+    this.root.setAttribute("data-zoom", ZOOMS[this.zoom]);
+    if (this.zoom > 0) { ensureText(this.svg, MIN_PX / scale); } else { restoreText(this.svg); }
+    this.fitSide();
+  };
+
+  // The scale of the board: "fit" shows all of it; "read" is the smallest scale at which its
+  // smallest text is MIN_PX (never less than fit); "close" half as big again.
+  Viewer.prototype.mapScale = function () {
+    var fit = (this.scroller.clientWidth || this.root.clientWidth) / MAP_W;
+    if (!this.smallest) { var least = smallestText(this.svg); this.smallest = isFinite(least) ? least : 12; }
+    var read = Math.max(fit, MIN_PX / this.smallest);
+    return [fit, read, read * 1.5][this.zoom];
+  };
+
+  Viewer.prototype.fitSide = function () {
+    if (!this.compact) { return; }
+    var used = this.sideLayer.getBBox(), height = Math.min(DRAW_H, Math.ceil(used.y + used.height + 6));
+    this.sideSvg.setAttribute("viewBox", MAP_W + " 0 " + SIDE_W + " " + Math.max(40, height));
+    var width = this.sideSvg.getBoundingClientRect().width || this.root.clientWidth;
+    ensureText(this.sideSvg, MIN_PX * SIDE_W / width);
+  };
+
+  Viewer.prototype.setZoom = function (level, centre) {
+    level = Math.max(0, Math.min(ZOOMS.length - 1, level));
+    var sc = this.scroller, before = this.mapScale();
+    var at = centre || [(sc.scrollLeft + sc.clientWidth / 2) / before, (sc.scrollTop + sc.clientHeight / 2) / before];
+    this.zoom = level;
+    this.fit();
+    this.centreOn(at[0], at[1], false);
+  };
+
+  Viewer.prototype.centreOn = function (x, y, smooth) {
+    var sc = this.scroller, scale = this.mapScale();
+    sc.scrollTo({left: x * scale - sc.clientWidth / 2, top: y * scale - sc.clientHeight / 2,
+                 behavior: smooth && !this.timer && !REDUCED_MOTION ? "smooth" : "auto"});
+  };
+
+  // Narrow screens show part of the board: bring the pieces that just moved into view (or,
+  // when none did, on opening, the piece of the seat to act).
+  Viewer.prototype.focusAction = function (opening) {
+    if (!this.compact || this.zoom === 0) { return; }
+    var pieces = this.dynamicLayer.querySelectorAll(".rv-moved");
+    if (!pieces.length && opening) {
+      pieces = this.dynamicLayer.querySelectorAll(this.game.focus ? this.game.focus(this.frames[this.ply]) : ".rv-piece");
+      if (!pieces.length) { pieces = this.dynamicLayer.querySelectorAll(".rv-piece"); }
+    }
+    if (!pieces.length) { return; }
+    var box = unionBox(pieces), scale = this.mapScale(), sc = this.scroller;
+    if ((box.x1 - box.x0) * scale > sc.clientWidth || (box.y1 - box.y0) * scale > sc.clientHeight) { box = unionBox([pieces[0]]); }
+    this.centreOn((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2, !opening);
+  };
+
+  // A sideways swipe over the text or the panels steps (the board itself pans instead).
+  Viewer.prototype.swipes = function () {
+    var self = this, start = null;
+    this.root.addEventListener("touchstart", function (e) {
+      var t = e.target;
+      start = e.touches.length === 1 && !self.scroller.contains(t) && !/^(INPUT|SELECT|BUTTON|TEXTAREA)$/.test(t.tagName)
+        ? [e.touches[0].clientX, e.touches[0].clientY] : null;
+    }, {passive: true});
+    this.root.addEventListener("touchend", function (e) {
+      if (!start || !e.changedTouches.length) { return; }
+      var dx = e.changedTouches[0].clientX - start[0], dy = e.changedTouches[0].clientY - start[1];
+      start = null;
+      if (Math.abs(dx) > 60 && Math.abs(dx) > 2 * Math.abs(dy)) { self.act(dx < 0 ? "next" : "prev"); }
+    }, {passive: true});
   };
 
   Viewer.prototype.act = function (act) {
@@ -127,6 +294,7 @@
     else if (act === "last") { this.stop(); this.show(this.frames.length - 1); }
     else if (act === "play") { if (this.timer) { this.stop(); } else { this.play(false); } }
     else if (act === "trouble") { this.nextTrouble(); }
+    if (act !== "play") { this.focusAction(false); }
   };
 
   // The next frame after this one with a strike or a fault; after the last, the first again.
@@ -137,9 +305,12 @@
     this.show(next === undefined ? this.troubles[0] : next);
   };
 
+  // Keys reach the viewer only while it (or one of its controls) has the focus. A focused
+  // button keeps Space and Enter (they press it); fields and the slider keep every key.
   Viewer.prototype.key = function (e) {
     var t = e.target && e.target.tagName;
     if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }
+    if ((e.key === " " || e.key === "Enter") && (t === "BUTTON" || t === "A" || t === "SUMMARY")) { return; }
     var map = {ArrowLeft: "prev", ",": "prev", ArrowRight: "next", ".": "next", Home: "first", End: "last", " ": "play", n: "trouble"};
     var act = map[e.key];
     if (act) { e.preventDefault(); this.act(act); }
@@ -152,6 +323,7 @@
     this.timer = setInterval(function () {
       if (self.ply >= self.frames.length - 1) { self.stop(); return; }
       self.show(self.ply + 1);
+      self.focusAction(false);
     }, BASE_MS / this.speed);
     this.playButton.textContent = "pause";
     this.root.setAttribute("data-playing", "true");
@@ -164,9 +336,20 @@
     this.root.setAttribute("data-playing", "false");
   };
 
+  // The header's turn is the one the board shows (turn_now, as the game's panel says it), and
+  // the decision's own turn beside it when the step played on into a later one.
+  function turnWords(frame, name) {
+    var now = frame.turn_now === undefined ? frame.turn : frame.turn_now;
+    if (now === null) { return ""; }
+    var before = frame.turn !== null && frame.turn !== now ? " (decided in " + name + " " + frame.turn + ")" : "";
+    return " \u00B7 " + name + " " + now + before;
+  }
+
   Viewer.prototype.jumpToTurn = function (turn) {
+    this.stop();
     for (var i = 0; i < this.frames.length; i++) {
-      if (this.frames[i].turn !== null && this.frames[i].turn >= turn) { this.stop(); this.show(i); return; }
+      var now = this.frames[i].turn_now === undefined ? this.frames[i].turn : this.frames[i].turn_now;
+      if (now !== null && now >= turn) { this.show(i); this.focusAction(false); return; }
     }
     this.show(this.frames.length - 1);
   };
@@ -176,11 +359,14 @@
     this.ply = n;
     var frame = this.frames[n];
     this.root.setAttribute("data-ply", String(n));
-    while (this.dynamicLayer.firstChild) { this.dynamicLayer.removeChild(this.dynamicLayer.firstChild); }
-    this.game.draw(this.dynamicLayer, frame, this.doc, this.layout, n);
-    var m = this.doc.match;
-    this.where.textContent = "frame " + n + " of " + (this.frames.length - 1) +
-      (frame.turn !== null ? " \u00B7 " + m.turn_name + " " + frame.turn : "") + (frame.over ? " \u00B7 game over" : "");
+    [this.dynamicLayer, this.sideLayer].forEach(function (g) { while (g.firstChild) { g.removeChild(g.firstChild); } });
+    this.game.draw({board: this.dynamicLayer, side: this.sideLayer}, frame, this.doc, this.layout, n);
+    if (this.compact) { this.fit(); }
+    var m = this.doc.match, where = "frame " + n + " of " + (this.frames.length - 1) +
+      turnWords(frame, m.turn_name) + (frame.over ? " \u00B7 game over" : "");
+    this.where.textContent = where;
+    this.scrub.value = String(n);
+    this.scrub.setAttribute("aria-valuetext", where);
     this.showSaid(frame);
     this.markTimeline(n);
     if (history.replaceState) { history.replaceState(null, "", "#ply=" + n); }
@@ -222,6 +408,39 @@
     }
   }
 
+  // Text sizes in a drawing's own units: the smallest, and a floor for all (each text keeps its
+  // drawn size in data-size, so that a wider screen gets it back).
+  function texts(node) { return Array.prototype.slice.call(node.querySelectorAll("text")); }
+
+  function drawnSize(t) { return Number(t.getAttribute("data-size") || t.getAttribute("font-size")) || 16; }
+
+  function smallestText(node) {
+    return texts(node).reduce(function (least, t) { return Math.min(least, drawnSize(t)); }, Infinity);
+  }
+
+  function ensureText(node, least) {
+    texts(node).forEach(function (t) {
+      var own = drawnSize(t);
+      t.setAttribute("data-size", String(own));
+      t.setAttribute("font-size", String(Math.max(own, Math.ceil(least * 10) / 10)));
+    });
+  }
+
+  function restoreText(node) {
+    texts(node).forEach(function (t) {
+      if (t.hasAttribute("data-size")) { t.setAttribute("font-size", t.getAttribute("data-size")); t.removeAttribute("data-size"); }
+    });
+  }
+
+  function unionBox(nodes) {
+    var box = {x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity};
+    Array.prototype.forEach.call(nodes, function (n) {
+      var b = n.getBBox();
+      box = {x0: Math.min(box.x0, b.x), y0: Math.min(box.y0, b.y), x1: Math.max(box.x1, b.x + b.width), y1: Math.max(box.y1, b.y + b.height)};
+    });
+    return box;
+  }
+
   function isStrike(d) { return d.status !== "ok" && d.status !== "forfeited"; }
 
   function hasTrouble(f) { return f.faults.length > 0 || f.decisions.some(isStrike); }
@@ -249,7 +468,7 @@
                         "class": strike ? "rv-tl-strike" : forfeit ? "rv-tl-forfeit" : "rv-tl-bar"});
       }
       if (strike) { svg(g, "path", {d: "M" + (i * w + w / 2 - 5) + " 0 h10 l-5 8 z", "class": "rv-tl-strike"}); }
-      var words = "frame " + i + (f.turn !== null ? ", " + self.doc.match.turn_name + " " + f.turn : "") +
+      var words = "frame " + i + turnWords(f, self.doc.match.turn_name) +
         f.decisions.map(function (d) { return "\n" + d.who + ": " + d.label + " (" + (d.ms || 0).toFixed(1) + " ms" + (isStrike(d) ? ", strike: " + d.status : "") + ")"; }).join("");
       title(g, words);
       g.addEventListener("click", function () { self.stop(); self.show(i); });
@@ -396,8 +615,11 @@
       return {pos: pos, zones: zones, ringAt: ringAt, n: n};
     },
 
-    draw: function (layer, frame, doc, lay, ply) {
-      var v = frame.view, b = doc.board;
+    // the seat to act's pilgrim: where a narrow screen opens the board
+    focus: function (frame) { return ".rv-pilgrim[data-seat='" + frame.view.to_act + "']"; },
+
+    draw: function (layers, frame, doc, lay, ply) {
+      var v = frame.view, b = doc.board, layer = layers.board;
       var moved = {};
       frame.events.forEach(function (e) { if (e.type === "move") { moved[e.seat + ":" + e.character] = true; } });
       // boutiques beside their coastal towns
@@ -424,10 +646,10 @@
         svg(ga, "path", {d: "M" + ax + " " + (ay - 13) + " L" + (ax + 12) + " " + (ay + 9) + " L" + (ax - 12) + " " + (ay + 9) + " Z", fill: c, stroke: "#fff", "stroke-width": 2});
         label(ax, ay + 2, "A", 10, ga, {fill: "#fff", "font-weight": "bold"});
       });
-      TOKAIDO.table(layer, v, doc, frame);
+      TOKAIDO.table(layers.side, v, doc, frame);
       var y = 198;
       v.players.forEach(function (p) {
-        if (p.automa) { TOKAIDO.automa(layer, v, doc, p, y); } else { TOKAIDO.player(layer, v, doc, p, y); }
+        if (p.automa) { TOKAIDO.automa(layers.side, v, doc, p, y); } else { TOKAIDO.player(layers.side, v, doc, p, y); }
         y += 300;
       });
     },
@@ -558,7 +780,7 @@
       Object.keys(p.score).forEach(function (k) { total += p.score[k]; });
       label(x + 18, y + 18, "the Automa \u00B7 level " + a.level, 14, g, {"text-anchor": "start", "font-weight": "bold"});
       label(x + 372, y + 18, total, 20, g, {"text-anchor": "end", "font-weight": "bold", "class": "rv-score"});
-      label(x + 18, y + 38, "rank tracks (placeholder numbers: the printed cards are not public)", 10, g, {"text-anchor": "start", fill: "#a05a00"});
+      label(x + 18, y + 38, "placeholder ranks: the printed cards are not public", 10, g, {"text-anchor": "start", fill: "#a05a00"});
       Object.keys(a.tracks).forEach(function (ch, k) {
         var t = a.tracks[ch], ty = y + 70 + k * 62;
         label(x + 18, ty, ch + " \u00B7 rank " + t.rank, 11, g, {"text-anchor": "start"});
@@ -706,8 +928,11 @@
       }
     },
 
-    draw: function (layer, frame, doc, lay, ply) {
-      var v = frame.view, b = doc.board;
+    // the big pawn of the seat on turn: where a narrow screen opens the board
+    focus: function (frame) { return ".rv-big[data-seat='" + frame.view.active + "']"; },
+
+    draw: function (layers, frame, doc, lay, ply) {
+      var v = frame.view, b = doc.board, layer = layers.board;
       // gates: who controls each one
       b.colours.forEach(function (col) {
         var p = lay.at["gate:" + col], ctl = v.gates[col];
@@ -743,7 +968,7 @@
                {"class": "rv-piece rv-small" + (moved["small" + seat] ? " rv-moved" : ""), "data-seat": seat, "data-circle": Number(c)});
         });
       });
-      DOUBLETRACK.side(layer, frame, doc, ply);
+      DOUBLETRACK.side(layers.side, frame, doc, ply);
     },
 
     side: function (layer, frame, doc, ply) {
@@ -826,8 +1051,8 @@
 
   var GENERIC = {
     layout: function () { return {}; },
-    draw: function (layer, frame) {
-      var lines = JSON.stringify(frame.view, null, 1).split("\n").slice(0, 60);
+    draw: function (layers, frame) {
+      var layer = layers.board, lines = JSON.stringify(frame.view, null, 1).split("\n").slice(0, 60);
       lines.forEach(function (l, i) { label(20, 20 + i * 12, l, 10, layer, {"text-anchor": "start", "font-family": "monospace"}); });
     }
   };
@@ -851,6 +1076,8 @@
       var fallback = root.querySelector(".rv-static");
       if (fallback) { fallback.hidden = true; }
       root.viewer = new Viewer(root, doc, start);
+      // a page that is only the viewer (referee view) gives it the keys from the start
+      if (root.hasAttribute("data-autofocus")) { root.focus({preventScroll: true}); }
     };
     if (dataId) {
       start_viewer(JSON.parse(document.getElementById(dataId).textContent));
