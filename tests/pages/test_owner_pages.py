@@ -94,6 +94,15 @@ def test_me_shows_each_bot_on_its_ladder_in_words(home):
         in words  # the alert
 
 
+def test_a_shared_links_tags_are_ignored_by_the_owner_pages(home):
+    alice = home.logged_in("alice")
+    tags = "utm_source=newsletter&fbclid=IwAR0xyz&ref=producthunt"
+    assert text(page(alice, f"/me?{tags}")) == text(page(alice, "/me"))
+    answer = post(alice, f"/me/bots/{home.bots['hawk']}/ladders/{DUO}?{tags}",
+                  {"action": "resume"})
+    assert answer.status_code == 303 and not home.entry("hawk")["paused"]
+
+
 def test_the_nav_links_a_logged_in_owner_to_their_home_which_no_cache_keeps(home):
     alice = home.logged_in("alice")
     assert 'href="/me"' in page(alice, "/")
