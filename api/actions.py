@@ -14,6 +14,7 @@ from typing import Any
 
 from api.context import service
 from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry
+from ladder.models import PULL
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
 
@@ -60,6 +61,9 @@ def request_check(owner_id: int, bot_id: int, game: str | None = None
     workers; the check and whether it is new (False: the one still pending is answered)."""
     svc = service()
     bot = registry.owned_bot(svc.engine, owner_id, bot_id)
+    if bot["mode"] == PULL:
+        raise InvalidError(f"bot {bot_id} connects out (pull mode): its check is a "
+                           "challenge against a house bot")
     game = game or bot["games"][0]
     if game not in bot["games"]:
         raise InvalidError(f"bot {bot_id} does not play {game!r} (it plays "

@@ -18,7 +18,7 @@ from flask_limiter import Limiter
 from sqlalchemy import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import errors, guards, observability
+from api import errors, guards, observability, relays
 from api.auth import rate_key
 from api.config import ServiceConfig
 from api.context import EXTENSION, Service
@@ -67,6 +67,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
         SESSION_COOKIE_NAME="referee_session",
     )
     app.extensions[EXTENSION] = Service(config, engine, policy, dispatcher, game_names(), mode)
+    relays.configure(config.broker_url, config.queue)  # how matches reach pull bots
     api = RefApi(app, app.extensions[EXTENSION].games)
     limiter = Limiter(rate_key, app=app, default_limits=["120 per minute"],
                       on_breach=observability.rate_limited)

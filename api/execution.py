@@ -55,7 +55,10 @@ def description(claim: Claim) -> MatchDescription:
 
 def play(claim: Claim, policy: UrlPolicy) -> dict[str, Any]:
     """Play one attempt of a claimed match and return its log (the match-log contract)."""
-    log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin).log)
+    from api.relays import process_relay
+
+    log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin,
+                                          relay=process_relay()).log)
     return log
 
 

@@ -36,10 +36,19 @@ def api_operation() -> dict[str, Any] | None:
     return doc
 
 
+def reads_own_body() -> bool:
+    """Whether the request's view reads its body itself, as a bot's answer, whose size and
+    JSON are the match's to judge (a strike), not the guards' (``api.routes.pull``)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    return bool(getattr(view, "_raw_body", False))
+
+
 def refuse_large_body() -> None:
     """413 for a body over :data:`MAX_BODY_BYTES`: one that declares its length is refused
     unread; a chunked one is read up to one byte past the limit (``MAX_CONTENT_LENGTH``
     stops it there) and kept for the views."""
+    if reads_own_body():
+        return
     size = request.content_length
     if size is None and "chunked" in request.headers.get("Transfer-Encoding", "").lower():
         size = len(request.get_data(cache=True))
@@ -60,7 +69,7 @@ def require_json_body() -> None:
     forms are not API operations: they post form data."""
     if request.routing_exception is not None or request.method not in ("POST", "PUT", "PATCH"):
         return
-    if api_operation() is None:
+    if api_operation() is None or reads_own_body():
         return
     has_body = bool(request.content_length) or "chunked" in request.headers.get(
         "Transfer-Encoding", "").lower()

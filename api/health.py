@@ -70,6 +70,10 @@ def probe_due(engine: Engine, policy: UrlPolicy, now: datetime | None = None, *,
                                                           due_since=target))
     for bot_id, verdict in health.check_forfeits(engine, now).items():
         _note(run, bot_id, verdict)
+    from api.relays import sweep_presence  # pull bots: presence is health
+
+    for bot_id, kind in sweep_presence(engine, now).items():
+        _note(run, bot_id, health.Verdict(kind, "away" if kind == health.PAUSED else "back"))
     return run
 
 

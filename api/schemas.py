@@ -20,8 +20,8 @@ from marshmallow import fields, validate
 
 from ladder.checks import MAX_CHECK_S
 from ladder.models import (
-    ACTIVE, DONE, FAILED, FINISHED, MAX_ID, PAUSED, QUEUED, RETIRED, RUNNING, SCHEDULED,
-    UNVERIFIED, VOIDED,
+    ACTIVE, DONE, FAILED, FINISHED, MAX_ID, PAUSED, PULL, PUSH, QUEUED, RETIRED, RUNNING,
+    SCHEDULED, UNVERIFIED, VOIDED,
 )
 from ladder.registry import MAX_BOTS_PER_OWNER
 from ladder.work import MAX_CHALLENGE_GAMES
@@ -112,13 +112,27 @@ def bot_create_schema(known: list[str]) -> type[ma.Schema]:
         name = Name(required=True, metadata={
             "description": f"unique among all bots (409 when taken); an owner has at most "
                            f"{MAX_BOTS_PER_OWNER} live bots (409 past it)"})
-        url = Url(required=True)
+        mode = fields.String(load_default=PUSH, validate=validate.OneOf([PUSH, PULL]),
+                             metadata={"description": (
+                                 "`push` (default): the service calls the bot at `url`; "
+                                 "`pull`: the bot has no address and no `url`, it connects "
+                                 "out with its owner's token (`GET /bots/{id}/requests`) and "
+                                 "answers each request it is handed "
+                                 "(`POST /bots/{id}/requests/{request_id}`)")})
+        url = Url()  # required in push mode, refused in pull mode (below)
         games = fields.List(game_field(known), required=True,
                             validate=validate.Length(1, len(known)))
         description = Text(max_len=2000, load_default="")
         ladder = fields.Boolean(load_default=True, metadata={
             "description": "join the living ladder of each of its games (default); false: "
                            "challenges only, join later with PUT /bots/{id}/ladders/{game}"})
+
+        @ma.validates_schema
+        def _url_by_mode(self, data: dict[str, Any], **_: Any) -> None:
+            if data.get("mode", PUSH) == PUSH and "url" not in data:
+                raise ma.ValidationError("a push bot needs its url", "url")
+            if data.get("mode") == PULL and "url" in data:
+                raise ma.ValidationError("a pull bot has no url: it connects out", "url")
     return BotCreate
 
 
@@ -325,7 +339,10 @@ class BotOut(ma.Schema):
     verified = fields.Boolean(required=True)
     ratings = fields.List(fields.Nested(RatingOut), required=True)
     health = fields.Nested(HealthOut, allow_none=True)
-    url = fields.String(metadata={"description": "owner only"})
+    mode = fields.String(required=True, metadata={
+        "description": "`push` (called at its URL) or `pull` (connects out)"})
+    url = fields.String(allow_none=True, metadata={"description": "owner only (none for a "
+                                                                 "pull bot)"})
     verify_nonce = fields.String(allow_none=True, metadata={
         "description": "owner only: echo it as `verify` in GET / to prove the URL is yours"})
 
@@ -754,3 +771,43 @@ class IncidentOut(ma.Schema):
 
 class IncidentPage(Page):
     items = fields.List(fields.Nested(IncidentOut), required=True)
+
+
+# -- pull bots (the bot's connection) ---------------------------------------------------------
+
+POLL_WAIT_MAX_S = 30
+"""The longest a poll waits for a request: within gunicorn's default 30 s worker timeout
+(a poll asks for at most this and answers a little before it) and any proxy's idle timeout."""
+
+
+class PollArgs(Strict):
+    wait = fields.Integer(strict=False, load_default=25,
+                          validate=validate.Range(0, POLL_WAIT_MAX_S), metadata={
+                              "description": "seconds to wait for a request when none is "
+                                             f"queued (0 to {POLL_WAIT_MAX_S}; default 25)"})
+
+
+class PulledRequestOut(ma.Schema):
+    request_id = fields.String(required=True, metadata={
+        "description": "answer it at POST /bots/{id}/requests/{request_id}"})
+    path = fields.String(required=True, validate=validate.OneOf(["/start", "/decide", "/end"]),
+                         metadata={"description": "where an HTTP bot is sent this document"})
+    deadline_ms = fields.Integer(required=True, metadata={
+        "description": "the bot's time to answer, from the moment this poll handed it over"})
+    body = fields.Raw(required=True, metadata={
+        "description": "the document, exactly as an HTTP bot receives it at `path` (schemas: "
+                       "start.json, decide.json, end.json)"})
+
+
+class PollOut(ma.Schema):
+    requests = fields.List(fields.Nested(PulledRequestOut), required=True, metadata={
+        "description": "requests handed to this connection (their clocks are running); "
+                       "empty when none came within `wait`"})
+
+
+class AnswerOut(ma.Schema):
+    status = fields.String(required=True, metadata={
+        "description": "`accepted`: the match reads it, as it reads an HTTP bot's answer (a "
+                       "malformed one, or an id not offered, is a strike there)"})
+    ms = fields.Float(required=True, metadata={
+        "description": "the bot's time: from the hand-off to this answer"})

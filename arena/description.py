@@ -44,6 +44,14 @@ def is_url(spec: str) -> bool:
 
 COMMAND_PREFIX = "cmd:"
 PYTHON_PREFIX = "py:"
+PULL_PREFIX = "pull:"
+"""``pull:KEY``: a bot that connects out to the service, asked through its relay
+(:mod:`referee.relay`); only a service's matches have one."""
+
+
+def is_pull(spec: str) -> bool:
+    """Whether a bot spec is a pull bot of the service (``pull:KEY``)."""
+    return spec.startswith(PULL_PREFIX)
 
 
 def is_command(spec: str) -> bool:
@@ -83,9 +91,15 @@ class Seat:
         return is_command(self.bot)
 
     @property
+    def pulled(self) -> bool:
+        """Whether the bot connects out to the service and is asked through a relay."""
+        return is_pull(self.bot)
+
+    @property
     def waits(self) -> bool:
-        """Whether the match mostly waits on this seat's bot (over HTTP): threads suit it."""
-        return self.remote or self.launched
+        """Whether the match mostly waits on this seat's bot (over HTTP, or a relay): threads
+        suit it."""
+        return self.remote or self.launched or self.pulled
 
     @classmethod
     def parse(cls, text: str) -> Seat:

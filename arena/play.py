@@ -28,6 +28,7 @@ from referee.games import find_game
 from referee.match import MatchRecord, Runner
 
 if TYPE_CHECKING:
+    from referee.relay import Relay
     from referee.transport import ConnectGuard
 
 
@@ -67,8 +68,8 @@ def check_match(description: MatchDescription) -> Prepared:
     return Prepared(description, game, board, options)
 
 
-def play_match(description: MatchDescription,
-               guard: ConnectGuard | None = None) -> MatchRecord:
+def play_match(description: MatchDescription, guard: ConnectGuard | None = None,
+               relay: Relay | None = None) -> MatchRecord:
     """Play the match ``description`` describes and return its record (the result with
     forfeits applied, the match log, each seat's tally).
 
@@ -78,20 +79,22 @@ def play_match(description: MatchDescription,
     one is given (the service's address policy, checked at every connection), and then no
     seat may run code here (``cmd:``, ``py:``: refused before anything is loaded). Raises
     what :func:`check_match` raises, and :class:`~arena.seats.ServeError` when ``over_http``
-    cannot serve a bot.
+    cannot serve a bot. ``pull:`` seats (bots that connect out to the service) are asked
+    through ``relay``.
     """
     if guard is not None:
         refuse_local(description.seats)
     prepared = check_match(description)
-    return play_prepared(prepared, guard)
+    return play_prepared(prepared, guard, relay)
 
 
-def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None) -> MatchRecord:
+def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None,
+                  relay: Relay | None = None) -> MatchRecord:
     """Play a match :func:`check_match` has checked (a caller that checks first, to report
     before it plays, need not check twice)."""
     d = prepared.description
     with seated(d.seats, prepared.game.name, d.seed, d.over_http, guard,
-                d.outputs) as players:
+                d.outputs, relay) as players:
         runner = Runner(prepared.game, players, d.seed, board=prepared.board,
                         options=prepared.options, time_control=d.time_control,
                         strikes=d.strikes, match_id=d.match_id,

@@ -16,12 +16,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from arena.description import DescriptionError, Seat, runs_here
+from arena.description import PULL_PREFIX, DescriptionError, Seat, runs_here
 from bots import find_bot
 from referee.errors import RefereeError
 from referee.players import InProcessPlayer, Player
 
 if TYPE_CHECKING:
+    from referee.relay import Relay
     from referee.transport import ConnectGuard
 
 
@@ -45,6 +46,9 @@ def check_seat(seat: Seat, game: str) -> None:
         from arena.launch import command_argv
 
         command_argv(seat.bot)
+    elif seat.pulled:
+        if not seat.bot[len(PULL_PREFIX):]:
+            raise DescriptionError(f"seat {seat.shown_name}: pull: names no bot")
     elif runs_here(seat.bot):
         from arena.py_seat import load_bot
 
@@ -67,9 +71,11 @@ def refuse_local(seats: Sequence[Seat]) -> None:
 
 
 def make_player(seat: Seat, game: str, seed: int, index: int,
-                guard: ConnectGuard | None = None) -> Player:
+                guard: ConnectGuard | None = None, relay: Relay | None = None) -> Player:
     """The player of ``seat``, seat number ``index`` of a match of ``game`` seeded ``seed``;
-    an HTTP seat connects through ``guard`` when given (the service's address policy).
+    an HTTP seat connects through ``guard`` when given (the service's address policy), a
+    ``pull:`` seat is asked through ``relay`` (the service's; :class:`DescriptionError`
+    without one).
 
     Raises :class:`~bots.UnknownBotError` (its subclass ``BotSpecError`` for bad parameters),
     :class:`~referee.transport.BotUrlError` or :class:`~arena.py_seat.PySeatError`; a
@@ -77,6 +83,13 @@ def make_player(seat: Seat, game: str, seed: int, index: int,
     """
     if seat.launched:
         raise DescriptionError(f"seat {seat.shown_name}: a cmd: bot is started by seated()")
+    if seat.pulled:
+        if relay is None:
+            raise DescriptionError(f"seat {seat.shown_name}: a pull: bot connects to the "
+                                   "service; only the service's matches seat one")
+        from referee.pull_player import RelayPlayer
+
+        return RelayPlayer(name=seat.shown_name, relay=relay, bot=seat.bot[len(PULL_PREFIX):])
     if runs_here(seat.bot):
         from arena.py_seat import PyPlayer, load_bot
 
@@ -91,8 +104,8 @@ def make_player(seat: Seat, game: str, seed: int, index: int,
 
 @contextmanager
 def seated(seats: Sequence[Seat], game: str, seed: int, over_http: bool = False,
-           guard: ConnectGuard | None = None, outputs: str | None = None
-           ) -> Iterator[list[Player]]:
+           guard: ConnectGuard | None = None, outputs: str | None = None,
+           relay: Relay | None = None) -> Iterator[list[Player]]:
     """The players of ``seats``, closed (and their servers and programs stopped) when the
     block ends, however it ends.
 
@@ -102,7 +115,7 @@ def seated(seats: Sequence[Seat], game: str, seed: int, over_http: bool = False,
     when ``outputs`` is ``None``). With a ``guard`` (the service's address policy) a seat
     that would run code here (``cmd:``, ``py:``) is refused. Raises what :func:`make_player`
     raises, :class:`ServeError`, :class:`~arena.launch.LaunchError` or
-    :class:`~arena.description.DescriptionError`.
+    :class:`~arena.description.DescriptionError`. ``pull:`` seats are asked through ``relay``.
     """
     with ExitStack() as servers:
         players: list[Player] = []
@@ -116,7 +129,7 @@ def seated(seats: Sequence[Seat], game: str, seed: int, over_http: bool = False,
                 if over_http and not seat.waits and not runs_here(seat.bot):
                     url = servers.enter_context(_served(seat.bot, game, bot_seed(seed, index)))
                     seat = Seat(url, seat.shown_name)
-                players.append(make_player(seat, game, seed, index, guard))
+                players.append(make_player(seat, game, seed, index, guard, relay))
             yield players
         finally:
             for player in players:

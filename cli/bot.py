@@ -22,7 +22,8 @@ DEFAULT_HOST = "127.0.0.1"
 
 @click.group()
 def bot() -> None:
-    """Serve a built-in bot over HTTP, or check that your bot speaks the protocol."""
+    """Serve a built-in bot over HTTP, check that your bot speaks the protocol, or connect
+    it to a service from behind NAT (pull mode)."""
 
 
 @bot.command()
@@ -117,3 +118,12 @@ def print_report(report: ConformanceReport) -> None:
         click.echo(f"  {problem}")
     if not report.strikes:
         click.echo("strikes: none")
+
+
+def _add_connect() -> None:
+    from cli.connect import connect
+
+    bot.add_command(connect)
+
+
+_add_connect()

@@ -43,8 +43,9 @@ GOOD_PROBES_TO_RESUME = 2
 PROBE_INTERVAL_S = 1800.0
 """How often each entrant bot is probed (Battlesnake Arena re-probes every 30 minutes)."""
 HEALTH, FORFEITS = "health", "forfeits"
-AUTO_REASONS = (f"{HEALTH}:", f"{FORFEITS}:")
-"""Pause reasons this module writes, and so may lift."""
+AUTO_REASONS = (f"{HEALTH}:", f"{FORFEITS}:", "away:")
+"""Pause reasons the service writes, and so may lift (``away:`` is a pull bot's, written and
+lifted by :mod:`ladder.presence`; push bots never have it)."""
 PAUSED, RESUMED = "paused", "resumed"
 
 

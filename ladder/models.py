@@ -59,6 +59,8 @@ TOKEN_HASH_LEN = 64
 SCHEDULED, RUNNING, FINISHED, VOIDED = "scheduled", "running", "finished", "voided"
 # bot statuses
 ACTIVE, UNVERIFIED, PAUSED, RETIRED = "active", "unverified", "paused", "retired"
+# how a bot is reached (revision 0009)
+PUSH, PULL = "push", "pull"
 # bot check states (a check is a job, revision 0007)
 QUEUED, DONE, FAILED = "queued", "done", "failed"
 
@@ -127,6 +129,9 @@ class Bot(Base):
     verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     max_concurrency: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    mode: Mapped[str] = mapped_column(String(STATE_LEN), default=PUSH, server_default=PUSH)
+    """``push`` (the service calls ``url``) or ``pull`` (no URL: the bot connects out and is
+    asked over its connection; its spec is ``pull:<id>``; revision 0009)."""
 
 
 class LadderEntry(Base):
@@ -140,7 +145,7 @@ class LadderEntry(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     paused_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
     paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    """When the entry stopped playing (a new reason for a paused entry keeps it; revision 0009)."""
+    """When the entry stopped playing (a new reason for a paused entry keeps it; revision 0010)."""
     placement_remaining: Mapped[int] = mapped_column(Integer, default=0)
     """Rated games left before the bot is ranked (placement; the matchmaker counts down)."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

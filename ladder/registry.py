@@ -18,8 +18,8 @@ from ladder import ConflictError, ForbiddenError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import insert_ignoring, lock_ladder, reader, translate_errors
 from ladder.models import (
-    ACTIVE, DETAIL_LEN, PROBE_STATUS_LEN, RETIRED, UNVERIFIED, Bot, HealthCheck, LadderEntry,
-    Owner, Rating,
+    ACTIVE, DETAIL_LEN, PROBE_STATUS_LEN, PULL, PUSH, RETIRED, UNVERIFIED, Bot, HealthCheck,
+    LadderEntry, Owner, Rating,
 )
 
 HOUSE_BOTS = ("random", "greedy", "mcts")
@@ -62,24 +62,32 @@ def ensure_house_bots(engine: Engine) -> None:
                     spec=name, house=True, status=ACTIVE, games=games))
 
 
-def register_bot(engine: Engine, owner_id: int, *, name: str, url: str, games: list[str],
-                 description: str, status: str, nonce: str) -> int:
-    """Store a bot that passed the URL policy and the probe; its id.  ConflictError for a
-    taken name, a URL another live bot has, or an owner at the bot limit."""
+def register_bot(engine: Engine, owner_id: int, *, name: str, url: str | None,
+                 games: list[str], description: str, status: str, nonce: str) -> int:
+    """Store a bot that passed the URL policy and the probe, or a pull bot (``url`` None:
+    it connects out, its spec is ``pull:<id>``); its id.  ConflictError for a taken name, a
+    URL another live bot has, or an owner at the bot limit."""
+    from arena.description import PULL_PREFIX
+
     now = now_utc()
-    normalized = normalize_url(url)
+    normalized = None if url is None else normalize_url(url)
     try:
         with translate_errors(engine, keep=(IntegrityError,)), engine.begin() as conn:
             count = conn.execute(select(func.count()).select_from(Bot).where(
                 Bot.owner_id == owner_id, Bot.status != RETIRED)).scalar_one()
             if count >= MAX_BOTS_PER_OWNER:
                 raise ConflictError(f"you have {count} live bots, the limit: retire one first")
-            _check_url_free(conn, normalized, owner_id, None)
+            if normalized is not None:
+                _check_url_free(conn, normalized, owner_id, None)
             bot_id: int = conn.execute(insert(Bot).values(
                 name=name, spec=normalized, version=1, owner_id=owner_id, url=url,
                 url_normalized=normalized, description=description, games=games,
                 status=status, house=False, verify_nonce=nonce, created_at=now,
-                updated_at=now, max_concurrency=1).returning(Bot.id)).scalar_one()
+                updated_at=now, max_concurrency=1, mode=PUSH if url else PULL,
+            ).returning(Bot.id)).scalar_one()
+            if url is None:
+                conn.execute(update(Bot).where(Bot.id == bot_id).values(
+                    spec=f"{PULL_PREFIX}{bot_id}"))
     except IntegrityError:
         raise ConflictError(f"the bot name {name!r} is taken") from None
     return bot_id
@@ -114,7 +122,7 @@ def owned_bot(engine: Engine, owner_id: int, bot_id: int, *,
             raise ConflictError(f"bot {bot_id} is retired")
         return {"id": row.id, "name": row.name, "url": row.url, "games": list(row.games or []),
                 "status": row.status, "version": row.version, "nonce": row.verify_nonce,
-                "verified": row.verified_at is not None}
+                "verified": row.verified_at is not None, "mode": row.mode}
 
 
 def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, Any], *,
@@ -249,7 +257,8 @@ def _bot_dict(b: Any, viewer: int | None,
         "version": b.version, "games": list(b.games or []), "description": b.description,
         "owner": None if b.owner_id is None else {"id": b.owner_id, "name": b.owner_name},
         "created_at": utc(b.created_at), "max_concurrency": b.max_concurrency,
-        "verified": b.verified_at is not None, "ratings": sorted(ratings, key=lambda r: r["game"]),
+        "verified": b.verified_at is not None, "mode": b.mode,
+        "ratings": sorted(ratings, key=lambda r: r["game"]),
         "health": health,
     }
     if mine:
@@ -318,9 +327,10 @@ def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> Non
         elif current == OWNER_PAUSE:
             resume_entries(conn, bot_id, [game])
         elif is_auto(current):
+            when = ("when it connects" if current.startswith("away:") else
+                    f"after {GOOD_PROBES_TO_RESUME} good probes in a row")
             raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}); it "
-                                f"resumes by itself after {GOOD_PROBES_TO_RESUME} good probes "
-                                "in a row")
+                                f"resumes by itself {when}")
         elif current is not None:
             raise ConflictError(f"bot {bot_id} is paused on the {game} ladder ({current}): "
                                 "only an admin can lift that")

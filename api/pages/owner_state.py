@@ -14,9 +14,11 @@ from api.context import service
 from ladder import registry
 from ladder.health import FORFEITS, GOOD_PROBES_TO_RESUME, HEALTH, is_auto
 from ladder.models import PAUSED, RETIRED, UNVERIFIED
+from ladder.presence import AWAY
 
 OWNER = "owner"
 AUTO = "probes"
+CONNECTION = "connection"
 ADMIN = "admin"
 RETIREMENT = "retired"
 
@@ -25,7 +27,8 @@ RETIREMENT = "retired"
 class LadderState:
     """One ladder entry as a person reads it.  ``kind``: ``ranked``, ``placement``,
     ``paused``, ``left`` or ``waiting`` (the bot itself plays nothing yet, or any more).
-    ``lifted_by``: who ends a pause (``owner``, ``probes``, ``admin``, ``retired``: nobody)."""
+    ``lifted_by``: who ends a pause (``owner``, ``probes``, ``connection``: a pull bot's next
+    poll, ``admin``, ``retired``: nobody)."""
 
     game: str
     kind: str
@@ -80,6 +83,11 @@ def paused_state(game: str, reason: str, since: datetime | None) -> LadderState:
     if reason == registry.OWNER_PAUSE:
         return LadderState(game, "paused", "Paused by its owner.", reason="paused by its owner",
                            since=since, lifts="Its owner resumes it.", lifted_by=OWNER)
+    if reason.startswith(AWAY):
+        return LadderState(game, "paused", f"Paused: {reason.split(':', 1)[1].strip()}.",
+                           reason=reason, since=since, lifted_by=CONNECTION,
+                           lifts="It resumes as soon as it polls again (`referee bot "
+                                 "connect`).")
     if is_auto(reason):
         why = reason.split(":", 1)[1].strip()
         cause = {HEALTH: "its health probes failed", FORFEITS: "it forfeited its matches"}[

@@ -12,11 +12,11 @@ from api.context import service
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
     from api.routes import (
         admin, bot_ladders, bots, challenges, docs, export, frames, leaderboards, matches,
-        owners, rounds, system,
+        owners, pull, rounds, system,
     )
 
     games = service_games(app)
-    for module in (owners, bots, bot_ladders, challenges, matches, frames, leaderboards,
+    for module in (owners, bots, pull, bot_ladders, challenges, matches, frames, leaderboards,
                    rounds, export, admin, system):
         api.register_blueprint(module.blueprint(limiter, games))
     docs.register(app)

@@ -21,7 +21,7 @@ from api.schemas import (
 )
 from ladder import pages_reads as more
 from ladder import checks, matchmaking, reads, registry
-from ladder.models import ACTIVE, UNVERIFIED
+from ladder.models import ACTIVE, PULL, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
 
@@ -63,7 +63,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(bot_create_schema(games))
     @blp.response(201, BotOut)
     def create_bot(body: dict[str, Any]) -> Any:
-        """Register a bot: the URL must pass the address policy and answer `GET /`.
+        """Register a bot: the URL must pass the address policy and answer `GET /`; or, in
+        pull mode, a bot without an address that connects out (`GET /bots/{id}/requests`).
 
         It joins the living ladder of each of its games (placement: 10 rated games), unless
         `ladder` is false; `PUT /bots/{id}/ladders/{game}` joins, leaves, pauses, resumes.
@@ -74,13 +75,16 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         another owner's live bot uses is a 409."""
         who = require_owner()
         svc = service()
-        ms = probe_or_422(body["url"], body["games"])
-        status = UNVERIFIED if svc.config.proves_ownership else ACTIVE
-        bot_id = registry.register_bot(
-            svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
-            games=sorted(set(body["games"])), description=body["description"], status=status,
-            nonce=secrets.token_urlsafe(18))
-        registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
+        if body["mode"] == PULL:
+            bot_id = register_pull(who.owner_id, body)
+        else:
+            ms = probe_or_422(body["url"], body["games"])
+            status = UNVERIFIED if svc.config.proves_ownership else ACTIVE
+            bot_id = registry.register_bot(
+                svc.engine, who.owner_id, name=body["name"], url=body["url"].rstrip("/"),
+                games=sorted(set(body["games"])), description=body["description"],
+                status=status, nonce=secrets.token_urlsafe(18))
+            registry.record_health(svc.engine, bot_id, True, ms, "ok", "registration probe")
         if body["ladder"]:
             join_ladders(bot_id, sorted(set(body["games"])))
         return registry.bot_detail(svc.engine, bot_id, viewer=who.owner_id)
@@ -119,6 +123,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         svc = service()
         current = registry.owned_bot(svc.engine, who.owner_id, bot_id)
         changes = dict(body)
+        if "url" in changes and current["mode"] == PULL:
+            abort(422, message="a pull bot has no URL: register a push bot instead",
+                  errors={"json": {"url": ["a pull bot has no URL"]}})
         if "url" in changes:
             changes["url"] = changes["url"].rstrip("/")
             probe_or_422(changes["url"], changes.get("games", current["games"]))
@@ -228,6 +235,21 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                 "per_page": per_page}
 
     return blp
+
+
+def register_pull(owner_id: int, body: dict[str, Any]) -> int:
+    """Store a pull bot: no address to check or probe, and none to prove (its owner's token
+    is what its connection shows), so it is active at once; 422 where the service's layout
+    cannot reach such bots."""
+    from api.relays import available
+
+    svc = service()
+    refused = available(svc.mode)
+    if refused is not None:
+        abort(422, message=refused, errors={"json": {"mode": [refused]}})
+    return registry.register_bot(
+        svc.engine, owner_id, name=body["name"], url=None, games=sorted(set(body["games"])),
+        description=body["description"], status=ACTIVE, nonce=secrets.token_urlsafe(18))
 
 
 def join_ladders(bot_id: int, games: list[str]) -> None:

@@ -379,6 +379,8 @@ def test_latest_strikes_are_the_newest_matches_with_strikes_per_bot(site):
     ("cheating on the clock", "Paused by an admin: cheating on the clock.", "admin"),
     ("retired", "Retired: it plays no more.", "retired"),
     (OWNER_PAUSE, "Paused by its owner.", "owner"),
+    ("away: not connected (a pull bot plays while its connection polls)",
+     "Paused: not connected (a pull bot plays while its connection polls).", "connection"),
 ])
 def test_every_pause_reason_says_who_lifts_it(home, reason, summary, lifted_by):
     from api.pages.owner_state import paused_state

@@ -56,7 +56,8 @@ class Stack:
     def __init__(self, db_url: str, tmp: Path) -> None:
         self.db_url, self.tmp = db_url, tmp
         self.queue = f"referee-test-{os.getpid()}-{secrets.token_hex(4)}"
-        self.env = {**os.environ, "PYTHONPATH": str(TESTS), "REFEREE_DB": db_url,
+        path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p)
+        self.env = {**os.environ, "PYTHONPATH": path, "REFEREE_DB": db_url,
                     "REFEREE_BROKER": REDIS, "REFEREE_QUEUE": self.queue,
                     "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8", "REFEREE_LEASE_S": str(LEASE_S),
                     "REFEREE_SWEEP_S": "0.5", "REFEREE_REQUEUE_AFTER_S": "3"}
@@ -193,6 +194,66 @@ def test_the_workers_metrics_count_what_its_pool_processes_played(stack):
     enqueue(stack, ids)
     assert {s[0] for s in stack.wait_over(ids, 30).values()} == {"finished"}
     assert finished() - before == 4
+
+
+class ClientLink:
+    """A pull bot's connection through a Flask test client (:class:`arena.bridge.Link`)."""
+
+    def __init__(self, app: Any, token: str, bot_id: int) -> None:
+        self.http, self.bot_id = app.test_client(), bot_id
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait={wait_s}",
+                            headers=self.headers)
+        assert got.status_code == 200, got.json
+        return list(got.json["requests"])
+
+    def answer(self, request_id: str, body: bytes) -> int:
+        return int(self.http.post(f"/api/v1/bots/{self.bot_id}/requests/{request_id}",
+                                  data=body, headers=self.headers).status_code)
+
+
+def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
+    """Production's layout: the match on a Celery worker, the bot's connection in this
+    (web) process, requests and answers through Redis."""
+    import api.relays
+    from api import create_app
+    from api.config import ServiceConfig
+    from arena.bridge import Bridge, LocalBot
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,
+                                   ratelimit=False))
+    api.relays.use(None)  # the relay follows the app's broker: Redis, as the worker's does
+    stop = threading.Event()
+    bridge: Bridge | None = None
+    try:
+        anon = Client(app)
+        bob = anon.owner("bob-pull")
+        made = bob.post("/api/v1/bots", json={"name": "bob-laptop", "mode": "pull",
+                                              "games": ["toy-race"], "ladder": False})
+        assert made.status_code == 201, made.json
+        lines: list[str] = []
+        bridge = Bridge(ClientLink(app, bob.token, made.json["id"]),
+                        LocalBot("random", None, 1), lines.append)
+        runner = threading.Thread(target=bridge.run, args=(stop, 1), daemon=True)
+        runner.start()
+        answer = bob.post("/api/v1/challenges", json={"game": "toy-race", "games": 2,
+                                                      "bots": [made.json["id"], 1]})
+        assert answer.status_code == 202, answer.json
+        states = stack.wait_over(answer.json["match_ids"], 30)
+        assert {s[0] for s in states.values()} == {"finished"}
+        for match_id in answer.json["match_ids"]:
+            log = anon.get(f"/api/v1/matches/{match_id}/log").json
+            seat = next(p["seat"] for p in log["players"] if p["name"] == "bob-laptop")
+            assert {d["status"] for d in log["decisions"] if d["seat"] == seat} == {"ok"}
+        assert sum(line.startswith("match ") and " over: " in line for line in lines) == 2
+    finally:
+        stop.set()
+        if bridge is not None:
+            bridge.close(wait=True)
+        app.extensions["referee"].dispatcher.close()
+        api.relays.use(None)
 
 
 def test_checks_are_run_by_the_workers_and_a_killed_one_frees_the_bot(stack):

@@ -1,11 +1,11 @@
 """A ladder entry records when it was paused (``ladder_entries.paused_at``).
 
 A bot's page says since when it has not played.  An entry already paused gets the moment of
-its bot's latest ``paused`` alert naming its game, when the health rules paused it (they
-write an alert with every pause); a pause no alert records (its owner's, an admin's, a retirement) stays unknown.
+its bot's latest ``paused`` alert naming its game, when the health or presence rules paused it
+(they write an alert with every pause); a pause no alert records (its owner's, an admin's, a retirement) stays unknown.
 
-Revision ID: 0009_entry_paused_at
-Revises: 0008_fixture_id
+Revision ID: 0010_entry_paused_at
+Revises: 0009_pull_mode
 Create Date: 2026-12-04
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009_entry_paused_at"
-down_revision = "0008_fixture_id"
+revision = "0010_entry_paused_at"
+down_revision = "0009_pull_mode"
 branch_labels = None
 depends_on = None
 
@@ -32,8 +32,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column("paused_at", sa.DateTime(timezone=True), nullable=True))
     conn = op.get_bind()
     paused = conn.execute(sa.select(entries.c.bot_id, entries.c.game).where(
-        sa.or_(entries.c.paused_reason.like("health:%"),
-               entries.c.paused_reason.like("forfeits:%")))).all()
+        sa.or_(*(entries.c.paused_reason.like(f"{prefix}:%")
+                 for prefix in ("health", "forfeits", "away"))))).all()
     for bot_id, game in paused:
         for at, games in conn.execute(
                 sa.select(alerts.c.at, alerts.c.games).where(

@@ -1,0 +1,88 @@
+"""The relay of this process: how a service's matches reach its pull bots.
+
+The embedded server plays its matches on threads of the process that holds the bots'
+connections: one :class:`~referee.relay.MemoryRelay` per process joins them. A layout with a
+Redis broker (Celery workers apart from the web processes) shares one
+:class:`~ladder.relay_redis.RedisRelay` among all its processes, keyed under its queue's name.
+Another broker carries no pull bots (:func:`available`).
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+
+from sqlalchemy import Engine
+
+from ladder import presence
+from referee.relay import MemoryRelay, Relay
+
+_lock = threading.Lock()
+_relay: Relay | None = None
+_settings: tuple[str | None, str] | None = None
+"""The broker's URL and the queue's name this process's relay follows (``None``: read from
+the environment on first use, as a Celery worker's settings are)."""
+
+
+def configure(broker_url: str | None, queue: str) -> None:
+    """The relay follows this service's broker (an app's factory says so)."""
+    global _relay, _settings
+    with _lock:
+        if _settings != (broker_url, queue):
+            _settings, _relay = (broker_url, queue), None
+
+
+def _follows() -> tuple[str | None, str]:
+    if _settings is None:
+        from api.config import ServiceConfig
+
+        config = ServiceConfig.from_env()
+        return config.broker_url, config.queue
+    return _settings
+
+
+def process_relay() -> Relay:
+    """This process's relay (made on first use): through Redis when the broker is Redis,
+    else in memory."""
+    global _relay
+    with _lock:
+        if _relay is None:
+            broker, queue = _follows()
+            if broker and broker.startswith(("redis://", "rediss://", "unix://")):
+                from ladder.relay_redis import RedisRelay
+
+                _relay = RedisRelay(broker, prefix=f"referee:{queue}:pull")
+            else:
+                _relay = MemoryRelay()
+        return _relay
+
+
+def use(relay: Relay | None) -> None:
+    """Make ``relay`` this process's (``None``: a fresh one on next use), for tests."""
+    global _relay
+    with _lock:
+        _relay = relay
+
+
+def available(mode: str) -> str | None:
+    """Why the service's layout cannot carry pull bots (``None`` when it can): ``mode`` is
+    ``embedded`` or ``celery`` (:class:`api.context.Service`)."""
+    broker, _ = _follows()
+    if mode == "embedded" or (broker or "").startswith(("redis://", "rediss://", "unix://")):
+        return None
+    return ("pull bots need Redis as the broker: the workers reach a bot's connection "
+            "through it")
+
+
+def sweep_presence(engine: Engine, now: datetime | None = None) -> dict[int, str]:
+    """Pull bots' ladder entries paused while they are away (not connected to this
+    process's relay) and resumed when they are back (:func:`ladder.presence.sweep`)."""
+    relay = process_relay()
+    return presence.sweep(engine, lambda bot_id: relay.connected(str(bot_id)), now)
+
+
+def arrived(engine: Engine, bot_id: int) -> None:
+    """A poll of ``bot_id`` is in: if the bot was not connected, its away pause lifts now
+    (not at the next sweep)."""
+    if not process_relay().connected(str(bot_id)):
+        presence.back(engine, bot_id)

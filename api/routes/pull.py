@@ -1,0 +1,173 @@
+"""Pull bots' connections: a bot without an address takes its requests here (a long-poll)
+and posts each answer to a URL named by the request.
+
+Why a long-poll and not a stream: the embedded server (waitress) and gunicorn's sync workers
+hold a thread for as long as a request lasts, so a stream would hold one per connected bot for
+hours, past gunicorn's worker timeout (30 s by default) and many proxies' idle timeouts. A
+poll lasts at most :data:`~api.schemas.POLL_WAIT_MAX_S` and a bot that is playing is answered
+at once; a waiting poll still holds a thread, so a server is sized for one thread per
+connected pull bot (waitress ``threads``, gunicorn ``--threads`` with gthread workers).
+
+The documents are the protocol's (``docs/protocol.md``, "Pull mode"); the relay
+(:mod:`referee.relay`) carries them to the match and the answer back, and the match reads the
+answer as it reads an HTTP bot's (the same faults).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import marshmallow as ma
+from flask import Response, request
+from flask_limiter import Limiter
+from flask_smorest import Blueprint, abort
+
+from api.auth import BEARER, owner_required, require_owner
+from api.context import service
+from api.relays import arrived, available, process_relay
+from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
+from ladder import registry
+from ladder.models import PULL
+from referee.faults import Fault, FaultReason
+from referee.relay import Delivered, RelayError, Replaced
+from referee.pull_player import MAX_BODY
+
+log = logging.getLogger("referee.api")
+RELAY_DOWN = "the service cannot reach its relay now: poll again in a moment"
+RAW_BODY = "_raw_body"
+"""A view attribute: the view reads its body itself, as a bot's answer (the guards let any
+body through, up to the size cap it enforces as a strike)."""
+
+
+def raw_body(view: Any) -> Any:
+    """Mark ``view`` as reading its own body (:data:`RAW_BODY`); innermost decorator."""
+    setattr(view, RAW_BODY, True)
+    return view
+
+
+def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
+    blp = Blueprint("pull", __name__, url_prefix="/api/v1", description=(
+        "Bots without a public address (`\"mode\": \"pull\"`): the bot's connection takes "
+        "its requests (a long-poll) and answers each at a URL named by its request id, with "
+        "its owner's token. The documents, deadlines and faults are an HTTP bot's."))
+
+    @blp.route(f"/bots/<{ID}:bot_id>/requests", methods=["GET"])
+    @limiter.exempt
+    @owner_required
+    @blp.doc(security=BEARER)
+    @blp.arguments(PollArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
+    @blp.response(200, PollOut)
+    @blp.alt_response(409, response="CONFLICT")
+    @blp.alt_response(503, response="DEFAULT_ERROR")
+    def poll(bot_id: int, wait: int) -> Any:
+        """Your pull bot's connection: its next requests, waiting up to `wait` seconds.
+
+        Each request's clock starts when this answer hands it over: answer it within its
+        `deadline_ms` at `POST /bots/{id}/requests/{request_id}`, then poll again (a match
+        asks only once the previous answer is in). A request no poll takes within its
+        deadline (at least 2 s) is a `connection_error` strike; a bot polling is connected,
+        one that stops for 10 s is away. One connection per bot: a newer poll replaces a
+        waiting one, which answers 409."""
+        pulled_bot(bot_id)
+        try:
+            arrived(service().engine, bot_id)
+        except RelayError:
+            log.exception("presence of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
+        try:
+            taken = process_relay().take(str(bot_id), float(wait))
+        except Replaced as exc:
+            abort(409, message=f"{exc}: one connection per bot")
+        except RelayError:
+            log.exception("poll of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
+        body = b'{"requests":[' + b",".join(taken) + b"]}"
+        return Response(body, 200, mimetype="application/json")
+
+    @blp.route(f"/bots/<{ID}:bot_id>/requests/<string(maxlength=300):request_id>",
+               methods=["POST"])
+    @limiter.exempt
+    @owner_required
+    @blp.doc(security=BEARER, requestBody={
+        "required": True, "description": "the answer, exactly as an HTTP bot answers the "
+        "request's path (`/decide`: `{\"choice\": ..., \"log\"?: ...}`; `/start` and `/end`: "
+        "any body, e.g. `{}`), at most 64 KiB; the match reads it as it reads an HTTP bot's",
+        "content": {"application/json": {"schema": {"type": "object"}}}})
+    @blp.response(200, AnswerOut)
+    @blp.alt_response(404, response="NOT_FOUND")
+    @blp.alt_response(409, response="CONFLICT")
+    @blp.alt_response(413, response="DEFAULT_ERROR")
+    @blp.alt_response(503, response="DEFAULT_ERROR")
+    @raw_body
+    def answer(bot_id: int, request_id: str) -> Any:
+        """Answer one request your pull bot was handed.
+
+        404 for a request that is not this bot's or was never handed to it; 409 for an
+        answer after its deadline (the match has struck it: `timeout`). A body over 64 KiB
+        is a `too_large` strike (413), a compressed one `bad_json`; what the body says is
+        read by the match, as an HTTP bot's answer is."""
+        pulled_bot(bot_id)
+        body, fault = read_answer()
+        try:
+            outcome, ms = process_relay().answer(str(bot_id), request_id, body, fault)
+        except RelayError:
+            log.exception("answer of bot %s", bot_id)
+            abort(503, message=RELAY_DOWN)
+        if outcome is Delivered.UNKNOWN:
+            abort(404, message=f"bot {bot_id} has no request {request_id!r} waiting for an "
+                               "answer")
+        if outcome is Delivered.LATE:
+            abort(409, message=f"request {request_id!r} was answered too late"
+                               + (f" ({ms:.0f} ms)" if ms else "") + ": a timeout strike")
+        if fault is not None and fault.reason is FaultReason.TOO_LARGE:
+            abort(413, message=f"the answer is over {MAX_BODY // 1024} KiB: a strike")
+        return {"status": outcome.value, "ms": round(ms, 3)}
+
+    return blp
+
+
+_checked: dict[tuple[int, int, int], float] = {}
+"""(database engine, owner, bot) found to be the owner's live pull bot, until when
+(monotonic): a bot polls and answers for every decision, and its row need not be read each
+time."""
+CHECKED_S = 5.0
+"""How long a passed check is trusted: a bot retired or handed over is refused this soon."""
+
+
+def pulled_bot(bot_id: int) -> None:
+    """401/403/404/409 unless ``bot_id`` is the caller's live pull bot; 503 where the
+    service's layout cannot carry pull bots."""
+    who = require_owner()
+    svc = service()
+    refused = available(svc.mode)
+    if refused is not None:
+        abort(503, message=refused)
+    key, now = (id(svc.engine), who.owner_id, bot_id), time.monotonic()
+    if _checked.get(key, 0.0) > now:
+        return
+    bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
+    if bot["mode"] != PULL:
+        abort(409, message=f"bot {bot_id} is called at its URL (push mode): it has no "
+                           "requests to take")
+    if len(_checked) > 10_000:
+        _checked.clear()
+    _checked[key] = now + CHECKED_S
+
+
+def read_answer() -> tuple[bytes | None, Fault | None]:
+    """The answer's body, or the fault it is: over :data:`MAX_BODY` bytes (``too_large``,
+    unread when its length says so), or compressed (``bad_json``), as for an HTTP bot."""
+    size = request.content_length
+    if size is not None and size > MAX_BODY:
+        return None, Fault(FaultReason.TOO_LARGE, f"the answer is {size} bytes, over the "
+                                                  f"{MAX_BODY}-byte cap")
+    body = request.stream.read(MAX_BODY + 1)
+    if len(body) > MAX_BODY:
+        return None, Fault(FaultReason.TOO_LARGE, f"the answer is over the {MAX_BODY}-byte cap")
+    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        return None, Fault(FaultReason.BAD_JSON, f"a compressed answer ({encoding}): send it "
+                                                 "plain")
+    return body, None

@@ -1,0 +1,221 @@
+"""A local bot behind a pull connection: the bot's side of pull mode (``referee bot connect``).
+
+:class:`LocalBot` answers the requests a pull connection hands over, with any seat the command
+line plays: an HTTP bot on this machine (its documents forwarded as they are, its answers
+returned as they are, byte for byte), a ``cmd:`` program (started once, then the same), or a
+built-in bot or a ``py:`` file, played in-process (a player per match, made by
+:func:`arena.seats.make_player`). :class:`Bridge` keeps the connection: it polls through a
+:class:`Link` (the service's HTTP API, or a test's client), answers each request on a thread
+of its own (matches in progress at once do not wait on each other), reconnects with backoff
+when the service cannot be reached, and says one line per match and per fault of the local bot.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any, Protocol
+
+from arena.description import Seat
+from arena.seats import make_player, seated
+from referee import protocol
+from referee.errors import RefereeError
+from referee.faults import Fault
+from referee.players import Player
+
+if TYPE_CHECKING:
+    from referee.transport import Transport
+
+log = logging.getLogger("referee.bridge")
+
+BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Pauses between tries to reach the service again, the last one repeated."""
+POLL_WAIT_S = 25
+MAX_MATCHES = 64
+"""Matches a bridge keeps a connection to its local bot for (one whose ``/end`` never came
+is forgotten past it)."""
+
+
+class LinkDown(Exception):
+    """The service cannot be reached now (no connection, a 5xx): try again later."""
+
+
+class LinkRefused(RefereeError):
+    """The service refuses this connection for good (a bad token, not your bot, a push bot,
+    replaced by another connection): the message says why."""
+
+
+class Link(Protocol):
+    """The bot's connection to the service."""
+
+    def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        """The requests handed over (envelopes); :class:`LinkDown`, :class:`LinkRefused`."""
+
+    def answer(self, request_id: str, body: bytes) -> int:
+        """Post an answer; the service's status code (200 taken, 404 unknown, 409 late)."""
+
+
+class LocalBot:
+    """Answers envelopes with a local seat (``spec`` as the command line takes it)."""
+
+    def __init__(self, spec: str, game: str | None, seed: int) -> None:
+        self.seat, self.game, self.seed = Seat.parse(spec), game, seed
+        self._stack = ExitStack()
+        self._players: dict[str, Player] = {}
+        self._transports: dict[str, Transport] = {}
+        self._lock = threading.Lock()
+        self.url: str | None = None
+        if self.seat.launched:
+            if game is None:
+                raise RefereeError("a cmd: bot is started for one game: name it (--game)")
+            [player] = self._stack.enter_context(seated([self.seat], game, seed))
+            self.url = getattr(player, "url")
+        elif self.seat.remote:
+            self.url = self.seat.bot
+
+    def close(self) -> None:
+        for player in self._players.values():
+            player.close()
+        for transport in self._transports.values():
+            transport.close()
+        self._stack.close()
+
+    def answer(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
+        """The body to post for ``env`` (``None``: nothing to post, the local bot did not
+        answer in time), and the local bot's fault if it had one."""
+        if self.url is not None:
+            return self._forward(env)
+        return self._in_process(env)
+
+    def _forward(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
+        """The document sent to the local HTTP bot as it is, on one kept-alive connection
+        per match (a match asks one thing at a time), closed after its ``/end``."""
+        from referee.transport import Transport
+
+        assert self.url is not None
+        match_id, path = str(env["body"].get("match_id")), env["path"]
+        with self._lock:
+            transport = self._transports.pop(match_id, None) if path == "/end" else (
+                self._transports.get(match_id))
+            if transport is None:
+                transport = Transport(self.url, label="local-bot")
+                if path != "/end":
+                    self._transports[match_id] = transport
+                    if len(self._transports) > MAX_MATCHES:  # one never ended: the oldest
+                        self._transports.pop(next(iter(self._transports))).close()
+        try:
+            ex = transport.call("POST", path, protocol.encode(env["body"]), env["deadline_ms"])
+        finally:
+            if path == "/end":
+                transport.close()
+        return ex.body, ex.fault
+
+    def _in_process(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
+        path, body = env["path"], env["body"]
+        if path == "/start":
+            info = protocol.parse_start(body)
+            made = make_player(self.seat, info.game, self.seed, info.seat)
+            with self._lock:
+                self._players[info.match_id] = made
+            fault = made.start(info)
+            return (None, fault) if fault else (b"{}", None)
+        match_id = str(body.get("match_id"))
+        with self._lock:
+            player = (self._players.pop(match_id, None) if path == "/end"
+                      else self._players.get(match_id))
+        if player is None:
+            return b"{}", None  # a match this bridge did not see start: nothing to play with
+        if path == "/end":
+            player.end(match_id, body.get("result", {}))
+            player.close()
+            return b"{}", None
+        got = player.decide(protocol.parse_decide(body))
+        if got.choice is None:
+            return None, got.fault
+        out: dict[str, Any] = {"choice": got.choice}
+        if got.log:
+            out["log"] = got.log
+        return protocol.encode(out), got.fault
+
+
+class Bridge:
+    """Keeps ``link`` polled and every request answered by ``local``; ``say`` prints a line."""
+
+    def __init__(self, link: Link, local: LocalBot, say: Callable[[str], None],
+                 workers: int = 8) -> None:
+        self.link, self.local, self.say = link, local, say
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="bridge")
+        self.matches: set[str] = set()
+
+    def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S,
+            until_idle: bool = False) -> None:
+        """Poll until ``stop`` is set (``until_idle``: or no match is in progress);
+        :class:`LinkRefused` when the service refuses. :meth:`close` when done."""
+        failures = 0
+        while not stop.is_set() and not (until_idle and not self.matches):
+            try:
+                envs = self.link.poll(wait_s)
+            except LinkDown as exc:
+                pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
+                failures += 1
+                self.say(f"cannot reach the service ({exc}): trying again in {pause:g} s")
+                stop.wait(pause)
+                continue
+            if failures:
+                self.say("connected again")
+            failures = 0
+            for env in envs:
+                if env.get("path") == "/start":  # in progress from now (not when answered)
+                    self.matches.add(env["body"].get("match_id"))
+                self._pool.submit(self._handle, env)
+
+    def close(self, wait: bool = False) -> None:
+        """Stop answering (``wait``: after the answers under way)."""
+        self._pool.shutdown(wait=wait, cancel_futures=not wait)
+
+    def _handle(self, env: Mapping[str, Any]) -> None:
+        try:
+            self._announce(env)
+            body, fault = self.local.answer(env)
+            match = env["body"].get("match_id", "?")
+            if fault is None and body is not None and env["path"] == "/decide":
+                fault = _answer_fault(env, body)
+            if fault is not None:
+                self.say(f"match {match}: your bot's {env['path']} failed: {fault}")
+            if body is None:
+                return
+            status = self.link.answer(env["request_id"], body)
+            if status == 409:
+                self.say(f"match {match}: {env['path']} answered too late (a strike)")
+            elif status >= 300:
+                self.say(f"match {match}: the service refused the answer ({status})")
+        except LinkDown as exc:
+            self.say(f"an answer was lost ({exc}): the referee strikes it")
+        except Exception:  # a bug here must not stop the other matches
+            log.exception("answering %s", env.get("request_id"))
+            self.say(f"could not answer {env.get('request_id')!r}: see the log")
+
+    def _announce(self, env: Mapping[str, Any]) -> None:
+        body = env["body"]
+        if env["path"] == "/start":
+            others = ", ".join(p.get("name", "?") for p in body.get("players", [])
+                               if p.get("seat") != body.get("seat"))
+            self.say(f"match {body.get('match_id')}: {body.get('game')}, seat "
+                     f"{body.get('seat')}, against {others}")
+        elif env["path"] == "/end":
+            self.matches.discard(body.get("match_id"))
+            result, seat = body.get("result") or {}, body.get("seat")
+            rank = next((s.get("rank") for s in result.get("seats", [])
+                         if s.get("seat") == seat), "?")
+            self.say(f"match {body.get('match_id')} over: rank {rank} ({result.get('reason')})")
+
+
+def _answer_fault(env: Mapping[str, Any], body: bytes) -> Fault | None:
+    """The strike the referee will give the answer ``body`` to the ``/decide`` in ``env``
+    (read as the referee reads it), to say it here too; ``None`` when it is a good one."""
+    decision = env["body"].get("decision") or {}
+    ids = tuple(str(o.get("id")) for o in decision.get("options", []) if isinstance(o, dict))
+    return protocol.parse_answer(body, ids).fault

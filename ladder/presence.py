@@ -1,0 +1,81 @@
+"""Presence is a pull bot's health: a pull bot with no open connection is *away*.
+
+A pull bot (``bots.mode = 'pull'``) has no address to probe: it is up while its connection
+polls for requests. Whether it does is the relay's to know (:mod:`referee.relay`, in the web
+process); this module applies it to the ladder: :func:`sweep` pauses the ladder entries of
+every pull bot that is not connected, with the reason :data:`AWAY_REASON`, and lifts that
+pause for every one that is; :func:`back` lifts it at once when a bot connects again. Each
+pause and resume is an ``alerts`` row, as the health rules' are, through the same
+:func:`ladder.matchmaking.pause_entries` / :func:`~ladder.matchmaking.resume_entries` (under
+the matchmaker's lock). A pause for another reason (its owner's, an admin's, the forfeit rule)
+is left alone, and an entry paused for one is not paused again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import Engine, insert, select, update
+
+from ladder import matchmaking
+from ladder.accounts import now_utc
+from ladder.db import lock_ladder, reader, translate_errors
+from ladder.models import ACTIVE, PULL, REASON_LEN, Alert, Bot, LadderEntry
+
+AWAY = "away:"
+AWAY_REASON = f"{AWAY} not connected (a pull bot plays while its connection polls)"
+PAUSED, RESUMED = "paused", "resumed"
+
+
+def sweep(engine: Engine, connected: Callable[[int], bool],
+          now: datetime | None = None) -> dict[int, str]:
+    """Pause the entries of the live pull bots that are not ``connected``, resume those of
+    the ones that are; what changed, by bot (``paused`` or ``resumed``)."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(
+            select(LadderEntry.bot_id, LadderEntry.paused_reason)
+            .join(Bot, Bot.id == LadderEntry.bot_id)
+            .where(Bot.mode == PULL, Bot.status == ACTIVE, LadderEntry.active.is_(True))).all()
+    running: set[int] = {r.bot_id for r in rows if r.paused_reason is None}
+    away: set[int] = {r.bot_id for r in rows if (r.paused_reason or "").startswith(AWAY)}
+    out: dict[int, str] = {}
+    for bot_id in sorted(running | away):
+        here = connected(bot_id)
+        if (not here and bot_id in running and _set(engine, bot_id, away=True, now=now)) or (
+                here and bot_id in away and _set(engine, bot_id, away=False, now=now)):
+            out[bot_id] = RESUMED if here else PAUSED
+    return out
+
+
+def back(engine: Engine, bot_id: int, now: datetime | None = None) -> bool:
+    """The bot connected: lift its away pause, if it has one (whether it did)."""
+    return _set(engine, bot_id, away=False, now=now)
+
+
+def _set(engine: Engine, bot_id: int, *, away: bool, now: datetime | None) -> bool:
+    now = now or now_utc()
+    with translate_errors(engine), engine.begin() as conn:
+        lock_ladder(conn, f"health:{bot_id}")
+        lock_ladder(conn, matchmaking.LOCK)  # the reasons read are the reasons changed
+        owner = conn.execute(select(Bot.owner_id).where(Bot.id == bot_id)).scalar_one_or_none()
+        reason = LadderEntry.paused_reason
+        cond = reason.is_(None) if away else reason.startswith(AWAY)
+        games = list(conn.execute(select(LadderEntry.game).where(
+            LadderEntry.bot_id == bot_id, LadderEntry.active.is_(True), cond)
+            .order_by(LadderEntry.game)).scalars())
+        if not games or owner is None:
+            return False
+        if away:
+            changed = matchmaking.pause_entries(conn, bot_id, games, AWAY_REASON,
+                                                only_running=True)
+        else:
+            changed = matchmaking.resume_entries(conn, bot_id, games)
+        if not changed:
+            return False
+        conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
+        conn.execute(insert(Alert).values(
+            owner_id=owner, bot_id=bot_id, kind=PAUSED if away else RESUMED,
+            reason=(AWAY_REASON if away else "connected again")[:REASON_LEN], detail="",
+            games=games, at=now))
+        return True

@@ -1,0 +1,192 @@
+"""The relay through Redis (:class:`RedisRelay`): pull bots in the production layout, where a
+match runs on a Celery worker and the bot's connection is held by a web process.
+
+The contract is :mod:`referee.relay`'s; the keys, under ``<prefix>:`` (one service, one
+prefix), are per bot ``B`` and request ``R``:
+
+* ``q:B``: the bot's queue, a list of ``R\\nDEADLINE_MS\\nENVELOPE`` items (the worker pushes,
+  a web process pops when the bot's poll takes them);
+* ``h:B:R``: the request once handed over: the hand-off time, its deadline and its state
+  (``open``, ``answered``, ``closed``), written by a script so that the hand-off and the answer
+  are both timed on the Redis server's clock (``TIME``: one clock for every web process);
+* ``a:B:R``: the worker's mailbox: ``H`` when the request is handed over, then the reply;
+* ``g:B``: the generation of the bot's connection (a newer poll replaces an older one);
+  ``p:B``: present while the bot polls, and for the grace period after a poll.
+
+Every key expires (:data:`TTL_S`); the database is never involved. A Redis error is a
+:class:`~referee.relay.RelayError`: the referee's failure (the match is played again).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from referee.faults import Fault, FaultReason
+from referee.relay import (
+    PRESENCE_GRACE_S, Delivered, Relay, RelayError, Replaced, Reply, Request, envelope,
+    not_taken, pickup_ms, timed_out,
+)
+
+TTL_S = 900
+"""How long a request's keys live (longer than any decision's wait and its late answers)."""
+SLACK_S = 1.0
+"""How much longer than the deadline the worker waits for the reply (the connection side
+decides lateness on Redis's clock; this only bounds a reply lost in transit)."""
+SLICE_S = 1.0
+"""How often a waiting poll looks whether a newer connection replaced it."""
+SOCKET_TIMEOUT_S = 600.0
+"""A last resort against a Redis that stops answering mid-command: longer than any blocking
+wait (a decision's deadline, its bank included, plus the pick-up)."""
+
+_HAND = """
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], 'handed', t[1] * 1000 + t[2] / 1000, 'deadline', ARGV[1],
+           'state', 'open')
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('RPUSH', KEYS[2], 'H')
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+_ANSWER = """
+local h = redis.call('HMGET', KEYS[1], 'handed', 'deadline', 'state')
+if not h[1] then return {'unknown', '0'} end
+if h[3] ~= 'open' then return {'late', '0'} end
+local t = redis.call('TIME')
+local ms = t[1] * 1000 + t[2] / 1000 - tonumber(h[1])
+redis.call('HSET', KEYS[1], 'state', 'answered')
+if ms > tonumber(h[2]) then
+  redis.call('RPUSH', KEYS[2], 'late\\n' .. tostring(ms))
+  return {'late', tostring(ms)}
+end
+redis.call('RPUSH', KEYS[2], ARGV[1] .. '\\n' .. tostring(ms) .. '\\n' .. ARGV[2])
+return {'accepted', tostring(ms)}
+"""
+_CLOSE = """
+if redis.call('HGET', KEYS[1], 'state') == 'open' then
+  redis.call('HSET', KEYS[1], 'state', 'closed')
+  return 1
+end
+return 0
+"""
+
+
+class RedisRelay(Relay):
+    """The relay of a service with a broker: every process of it, one Redis."""
+
+    def __init__(self, url: str, prefix: str = "referee:pull") -> None:
+        import redis
+
+        self._redis: Any = redis.Redis.from_url(url, socket_connect_timeout=2,
+                                                socket_timeout=SOCKET_TIMEOUT_S)
+        self._errors = (redis.RedisError, OSError)
+        self.prefix = prefix
+        self._hand = self._redis.register_script(_HAND)
+        self._answer = self._redis.register_script(_ANSWER)
+        self._close = self._redis.register_script(_CLOSE)
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    def exchange(self, bot: str, request: Request) -> Reply:
+        rid = request.request_id
+        mailbox, handed = self._key("a", bot, rid), self._key("h", bot, rid)
+        item = b"\n".join((rid.encode(), str(request.deadline_ms).encode(), envelope(request)))
+        try:
+            with self._redis.pipeline() as pipe:  # a worker that dies leaves nothing for long
+                pipe.rpush(self._key("q", bot), item).expire(self._key("q", bot), TTL_S)
+                pipe.execute()
+            got = self._redis.blpop([mailbox], pickup_ms(request.deadline_ms) / 1000)
+            if got is None:
+                if self._redis.lrem(self._key("q", bot), 1, item):
+                    return not_taken(request)
+                got = self._redis.blpop([mailbox], request.deadline_ms / 1000 + SLACK_S)
+            if got is None:  # taken but not handed within its deadline: the web side failed
+                raise RelayError(f"request {rid!r} was taken but never handed over")
+            reply = self._redis.blpop([mailbox], request.deadline_ms / 1000 + SLACK_S)
+            if reply is None and not self._close(keys=[handed]):
+                reply = self._redis.blpop([mailbox], SLACK_S)  # answered meanwhile: it is there
+        except self._errors as exc:
+            raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+        return _reply(request, None if reply is None else reply[1])
+
+    def take(self, bot: str, wait_s: float) -> list[bytes]:
+        queue, presence, generation = (self._key("q", bot), self._key("p", bot),
+                                       self._key("g", bot))
+        try:
+            with self._redis.pipeline(transaction=False) as pipe:
+                pipe.incr(generation).expire(generation, TTL_S)
+                pipe.set(presence, b"1", ex=int(wait_s + PRESENCE_GRACE_S) + 1)
+                mine = int(pipe.execute()[0])
+            items = self._wait(bot, queue, mine, wait_s)
+            handed = []
+            with self._redis.pipeline(transaction=False) as pipe:
+                for item in items:
+                    rid, deadline, env = item.split(b"\n", 2)
+                    self._hand(keys=[self._key("h", bot, rid.decode()),
+                                     self._key("a", bot, rid.decode())],
+                               args=[int(deadline), TTL_S], client=pipe)
+                    handed.append(env)
+                pipe.set(presence, b"1", ex=int(PRESENCE_GRACE_S))
+                pipe.execute()
+            return handed
+        except self._errors as exc:
+            raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+
+    def _wait(self, bot: str, queue: str, mine: int, wait_s: float) -> list[bytes]:
+        """The items of ``queue``, waiting up to ``wait_s`` in slices, checking between two
+        slices that no newer connection of the bot took over."""
+        until = time.monotonic() + wait_s
+        while True:
+            left = until - time.monotonic()
+            if left > 0:  # (Redis times a blocking wait out at its own tick: 100 ms)
+                got = self._redis.blpop([queue], max(0.01, min(SLICE_S, left)))
+            else:  # no wait: what is there now
+                first = self._redis.lpop(queue)
+                got = None if first is None else (queue, first)
+            with self._redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._key("g", bot))
+                if got is not None:
+                    pipe.lpop(queue, 64)
+                found = pipe.execute()
+            rest = [got[1], *(found[1] or [])] if got is not None else []
+            if int(found[0] or 0) != mine:
+                if rest:  # not ours to hand over: back to the head of the queue, in order
+                    self._redis.lpush(queue, *reversed(rest))
+                raise Replaced("a newer connection of this bot took over")
+            if rest:
+                return rest
+            if left <= SLICE_S:
+                return []
+
+    def answer(self, bot: str, request_id: str, body: bytes | None,
+               fault: Fault | None = None) -> tuple[Delivered, float]:
+        kind, payload = ((b"ok", body or b"") if fault is None else
+                         (b"fault", f"{fault.reason}\n{fault.detail}".encode()))
+        try:
+            outcome, ms = self._answer(keys=[self._key("h", bot, request_id),
+                                             self._key("a", bot, request_id)],
+                                       args=[kind, payload])
+        except self._errors as exc:
+            raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+        return Delivered(outcome.decode()), float(ms)
+
+    def connected(self, bot: str) -> bool:
+        try:
+            return bool(self._redis.exists(self._key("p", bot)))
+        except self._errors as exc:
+            raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _reply(request: Request, raw: bytes | None) -> Reply:
+    """The reply a mailbox held (``None``: none came, a timeout)."""
+    if raw is None:
+        return timed_out(request)
+    kind, rest = raw.split(b"\n", 1)
+    if kind == b"late":
+        return timed_out(request)._replace(ms=float(rest))
+    ms_text, body = rest.split(b"\n", 1)
+    if kind == b"fault":
+        reason, detail = body.decode().split("\n", 1)
+        return Reply(None, Fault(FaultReason(reason), detail), float(ms_text))
+    return Reply(body, None, float(ms_text))

@@ -1,0 +1,349 @@
+"""Pull bots on the embedded service: registered without a URL, their requests taken by a
+long-poll with the owner's token and answered at a URL named by the request.
+
+Each test plays real matches with the real runner (``run_match``) while a thread plays the
+bot's connection through its own Flask test client; bounded waits only (no sleeps racing a
+clock but where lateness is the point, by a margin of hundreds of milliseconds).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import requests
+
+import api.relays
+import referee.relay
+from api.runner import run_match
+from bots.server import BotApp, BotServer
+from ladder.newmatches import MatchSettings
+from ladder.reads import match_log
+from ladder.work import incidents, schedule
+
+GAME = "toy-race"
+Handler = Callable[[dict[str, Any]], bytes | None]
+"""What the bot answers to one envelope (``None``: no answer)."""
+
+
+@pytest.fixture(autouse=True, params=["memory", "redis"])
+def fresh_relay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+                ) -> Iterator[None]:
+    """A relay of the test's own (bot ids repeat across the tests' databases), in memory (the
+    embedded server's) or through the real Redis (production's), and a short pick-up limit
+    so that a bot that stopped polling is struck quickly."""
+    from service.test_relay import redis_relay
+
+    monkeypatch.setattr(referee.relay, "PICKUP_MS", 300)
+    api.relays.use(None if request.param == "memory" else redis_relay())
+    yield
+    api.relays.use(None)
+
+
+def register_pull(client: Any, name: str = "puller") -> int:
+    answer = client.post("/api/v1/bots", json={"name": name, "mode": "pull", "games": [GAME],
+                                               "ladder": False})
+    assert answer.status_code == 201, answer.json
+    return int(answer.json["id"])
+
+
+class Connection:
+    """A pull bot's connection in a thread: polls, hands each envelope to ``handler``, posts
+    what it returns; ``stop_after`` requests, it stops polling (its connection is gone)."""
+
+    def __init__(self, app: Any, token: str, bot_id: int, handler: Handler,
+                 stop_after: int | None = None) -> None:
+        self.http, self.bot_id, self.handler = app.test_client(), bot_id, handler
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.stop_after, self.seen = stop_after, []
+        self.statuses: list[int] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Connection:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        assert not self._thread.is_alive()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait=1",
+                                headers=self.headers)
+            assert got.status_code == 200, got.json
+            for env in got.json["requests"]:
+                self.seen.append(env)
+                if self.stop_after is not None and len(self.seen) > self.stop_after:
+                    return  # the connection dies holding this request
+                body = self.handler(env)
+                if body is not None:
+                    posted = self.http.post(
+                        f"/api/v1/bots/{self.bot_id}/requests/{env['request_id']}", data=body,
+                        headers={**self.headers, "Content-Type": "application/json"})
+                    self.statuses.append(posted.status_code)
+
+
+def forward_to(url: str) -> Handler:
+    """Answer each request as the HTTP bot at ``url`` does, byte for byte."""
+    session = requests.Session()
+
+    def handle(env: dict[str, Any]) -> bytes:
+        return session.post(url + env["path"], data=json.dumps(env["body"]),
+                            headers={"Content-Type": "application/json"}, timeout=5).content
+    return handle
+
+
+def play(app: Any, seatings: list[tuple[list[int], int]],
+         settings: MatchSettings | None = None) -> list[dict[str, Any]]:
+    """Schedule and play matches (bots in seat order, seed); their public logs."""
+    svc = app.extensions["referee"]
+    ids = schedule(svc.engine, GAME, [(bots, seed, None) for bots, seed in seatings],
+                   rated=False, settings=settings)
+    logs = []
+    for pk in ids:
+        assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "finished"
+        logs.append(json.loads(gzip.decompress(match_log(svc.engine, pk)[0])))
+    return logs
+
+
+def moves(log: dict[str, Any]) -> list[tuple[int, str, str]]:
+    return [(d["seat"], d["choice"], d["status"]) for d in log["decisions"]]
+
+
+def test_a_pull_bot_is_registered_without_a_url(anon):
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    mine = alice.get(f"/api/v1/bots/{bot_id}").json
+    assert mine["mode"] == "pull" and mine["url"] is None and mine["status"] == "active"
+    assert anon.get(f"/api/v1/bots/{bot_id}").json["mode"] == "pull"
+    no_url = alice.post("/api/v1/bots", json={"name": "x", "games": [GAME]})
+    assert no_url.status_code == 422 and "url" in no_url.json["errors"]["json"]
+    both = alice.post("/api/v1/bots", json={"name": "y", "mode": "pull", "url":
+                                            "http://127.0.0.1:9", "games": [GAME]})
+    assert both.status_code == 422 and "url" in both.json["errors"]["json"]
+    changed = alice.patch(f"/api/v1/bots/{bot_id}", json={"url": "http://127.0.0.1:9"})
+    assert changed.status_code == 422
+    assert alice.post(f"/api/v1/bots/{bot_id}/check").status_code == 422
+
+
+def test_a_pull_bot_plays_the_same_matches_as_the_same_bot_in_push_mode(anon):
+    alice = anon.owner("alice")
+    push_server = BotServer(BotApp("random", GAME, 5, per_match=False)).start()
+    pull_server = BotServer(BotApp("random", GAME, 5, per_match=False)).start()
+    try:
+        made = alice.post("/api/v1/bots", json={"name": "pusher", "url": push_server.url,
+                                                "games": [GAME], "ladder": False})
+        assert made.status_code == 201, made.json
+        push_id, pull_id = made.json["id"], register_pull(alice)
+        seeds = [11, 12]
+        with Connection(anon.app, alice.token, pull_id, forward_to(pull_server.url)) as conn:
+            pulled = play(anon.app, [([pull_id, 1], s) for s in seeds]
+                          + [([1, pull_id], s) for s in seeds])
+        pushed = play(anon.app, [([push_id, 1], s) for s in seeds]
+                      + [([1, push_id], s) for s in seeds])
+    finally:
+        push_server.stop()
+        pull_server.stop()
+    assert [moves(log) for log in pulled] == [moves(log) for log in pushed]
+    assert [log["result"] for log in pulled] == [log["result"] for log in pushed]
+    assert all(status == "ok" for log in pulled for _, _, status in moves(log))
+    assert set(conn.statuses) == {200}
+    paths = [env["path"] for env in conn.seen]
+    assert paths.count("/start") == paths.count("/end") == 4
+    decide = next(env for env in conn.seen if env["path"] == "/decide")
+    assert decide["body"]["request_id"] == decide["request_id"]
+    assert decide["deadline_ms"] == decide["body"]["deadline_ms"]
+
+
+def test_a_connection_killed_mid_decision_is_a_strike_not_a_void(anon):
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    with Connection(anon.app, alice.token, bot_id, lambda env: b"{}", stop_after=1) as conn:
+        [log] = play(anon.app, [([bot_id, 1], 3)], MatchSettings(time_ms=200))
+    assert [env["path"] for env in conn.seen] == ["/start", "/decide"]
+    mine = [status for seat, _, status in moves(log) if seat == 0]
+    assert mine[:3] == ["timeout", "connection_error", "connection_error"]
+    assert set(mine[3:]) <= {"forfeited"}
+    assert log["players"][0]["strikes"] == 3 and log["result"]["reason"].startswith("seat(s) 0")
+
+
+def test_malformed_unknown_and_late_answers_are_strikes(anon):
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    answers = iter([b"not json", b'{"choice": "no-such-option"}', None])
+    late = threading.Event()
+
+    def handler(env: dict[str, Any]) -> bytes | None:
+        if env["path"] != "/decide":
+            return b"{}"
+        body = next(answers, b"{}")
+        if body is None:  # answer the third decision after its deadline
+            late.wait(env["deadline_ms"] / 1000 + 0.5)
+            return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
+        return body
+
+    with Connection(anon.app, alice.token, bot_id, handler) as conn:
+        [log] = play(anon.app, [([bot_id, 1], 4)], MatchSettings(time_ms=300, strikes=3))
+    mine = [status for seat, _, status in moves(log) if seat == 0]
+    assert mine[:3] == ["bad_json", "unknown_option", "timeout"]
+    assert 409 in conn.statuses  # the late answer was told so
+
+
+def test_a_pull_bot_takes_and_answers_only_its_own_requests(anon):
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    first, second = register_pull(alice, "first"), register_pull(alice, "second")
+    assert bob.get(f"/api/v1/bots/{first}/requests?wait=0").status_code == 403
+    assert anon.get(f"/api/v1/bots/{first}/requests?wait=0").status_code == 401
+    assert alice.get("/api/v1/bots/2/requests?wait=0").status_code == 403  # a house bot
+    assert alice.get(f"/api/v1/bots/{first}/requests?wait=31").status_code == 422
+    taken: list[dict[str, Any]] = []
+    stolen: list[int] = []
+
+    def handler(env: dict[str, Any]) -> bytes:
+        taken.append(env)
+        if len(taken) == 1:  # the second bot of the same owner, then bob, answer it
+            path = f"/api/v1/bots/{{}}/requests/{env['request_id']}"
+            stolen.append(alice.post(path.format(second), json={}).status_code)
+            stolen.append(bob.post(path.format(first), json={}).status_code)
+        return b"{}"
+
+    with Connection(anon.app, alice.token, first, handler):
+        play(anon.app, [([first, 1], 5)])
+    assert stolen == [404, 403]
+    assert alice.get(f"/api/v1/bots/{second}/requests?wait=0").json == {"requests": []}
+    unknown = alice.post(f"/api/v1/bots/{first}/requests/nothing", json={})
+    assert unknown.status_code == 404
+
+
+def test_an_answer_over_the_size_cap_is_a_too_large_strike(anon):
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+
+    def handler(env: dict[str, Any]) -> bytes:
+        return b"{}" if env["path"] != "/decide" else b'{"log": "' + b"x" * 70_000 + b'"}'
+
+    with Connection(anon.app, alice.token, bot_id, handler) as conn:
+        [log] = play(anon.app, [([bot_id, 1], 6)])
+    assert [s for seat, _, s in moves(log) if seat == 0][:3] == ["too_large"] * 3
+    assert 413 in conn.statuses
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_pull_bot_with_no_connection_is_away_and_back_when_it_polls(anon):
+    clock = FakeClock()
+    api.relays.use(referee.relay.MemoryRelay(clock))
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "laptop", "mode": "pull", "games": [GAME]})
+    assert made.status_code == 201, made.json
+    bot_id, engine = made.json["id"], anon.app.extensions["referee"].engine
+
+    def entry() -> dict[str, Any]:
+        [found] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+        return found
+
+    assert entry()["paused_reason"] is None
+    assert api.relays.sweep_presence(engine) == {bot_id: "paused"}  # never connected
+    assert entry()["paused_reason"].startswith("away:")
+    refused = alice.http.put(f"/api/v1/bots/{bot_id}/ladders/{GAME}", json={"paused": False},
+                             headers=alice.headers())
+    assert refused.status_code == 409 and "when it connects" in refused.json["message"]
+    assert api.relays.sweep_presence(engine) == {}  # away already: no second alert
+
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").json == {"requests": []}
+    assert entry()["paused_reason"] is None  # back at its first poll
+    clock.now += referee.relay.PRESENCE_GRACE_S - 1
+    assert api.relays.sweep_presence(engine) == {}  # between two polls: still connected
+    clock.now += 2
+    assert api.relays.sweep_presence(engine) == {bot_id: "paused"}
+    alerts = alice.get("/api/v1/me/alerts").json["items"]
+    assert [(a["kind"], a["reason"][:5]) for a in alerts] == [
+        ("paused", "away:"), ("resumed", "conne"), ("paused", "away:")]
+    # an owner's pause is its own: presence neither lifts it nor replaces it
+    owned = alice.http.put(f"/api/v1/bots/{bot_id}/ladders/{GAME}", json={"paused": True},
+                           headers=alice.headers())
+    assert owned.status_code == 200 and owned.json["paused_reason"].startswith("owner:")
+    alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0")
+    assert entry()["paused_reason"].startswith("owner:")
+
+
+def test_a_relay_that_fails_is_the_referees_failure_never_a_strike(anon, fresh_relay):
+    from ladder.relay_redis import RedisRelay
+
+    api.relays.use(RedisRelay("redis://127.0.0.1:1/0"))  # nothing listens there
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    svc = anon.app.extensions["referee"]
+    [pk] = schedule(svc.engine, GAME, [([bot_id, 1], 7, None)], rated=False)
+    assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "retry"
+    [incident], _ = incidents(svc.engine)
+    assert incident["error"].startswith("RelayError") and incident["outcome"] == "retried"
+    assert anon.get(f"/api/v1/matches/{pk}").json["state"] == "scheduled"  # played again
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").status_code == 503
+    assert alice.post(f"/api/v1/bots/{bot_id}/requests/x", json={}).status_code == 503
+
+
+def test_a_pull_bot_plays_rated_rounds_goes_away_and_comes_back(anon):
+    """The living ladder with a pull bot: it plays its rounds' fixtures while connected; the
+    health tick finds it away once it stops polling (no new fixture for it); it is back at
+    its next poll."""
+    from api.health import probe_due
+    from api.scheduling import tick_and_enqueue
+    from ladder.accounts import now_utc
+    from service.conftest import drain
+
+    clock = FakeClock()
+    api.relays.use(referee.relay.MemoryRelay(clock))
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "laptop", "mode": "pull",
+                                            "games": ["tokaido-duo"]})
+    bot_id, svc = made.json["id"], anon.app.extensions["referee"]
+
+    def rounds(count: int) -> None:
+        for _ in range(count):
+            tick_and_enqueue(svc.engine, svc.config.matchmaker(), svc.dispatcher)
+            assert set(drain(anon.app)) <= {"finished"}
+
+    answer_all = forward_to_random()
+    played = f"/api/v1/bots/{bot_id}/matches?rated=true&state=finished"
+    with Connection(anon.app, alice.token, bot_id, answer_all):
+        rounds(6)  # three bots (random and greedy in the house): byes rotate
+    mine = alice.get(played).json
+    assert mine["total"] >= 2
+    assert all(not seat["strikes"] for m in mine["items"] for seat in m["seats"]
+               if seat["bot"]["id"] == bot_id)
+
+    clock.now += referee.relay.PRESENCE_GRACE_S + 1  # it stopped polling a while ago
+    run = probe_due(svc.engine, svc.policy, now_utc())
+    assert run.paused == {bot_id: "away"}
+    [entry] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+    assert entry["paused_reason"].startswith("away:")
+    before = mine["total"]
+    rounds(1)  # a round without it
+    assert alice.get(played).json["total"] == before
+
+    alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0")
+    [entry] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+    assert entry["paused_reason"] is None
+
+
+def forward_to_random() -> Handler:
+    """Answer every request as a random bot would: the first option (any is fine here)."""
+    def handle(env: dict[str, Any]) -> bytes:
+        if env["path"] != "/decide":
+            return b"{}"
+        return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
+    return handle

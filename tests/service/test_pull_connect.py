@@ -1,0 +1,196 @@
+"""``referee bot connect``: a local bot bridged to a pull registration of a real local
+service (waitress on loopback), its matches played by the real runner."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from waitress import create_server, wasyncore
+
+import api.relays
+import arena.bridge
+from api.runner import run_match
+from arena.bridge import Bridge, LinkDown, LinkRefused, LocalBot
+from bots.server import BotApp, BotServer
+from cli import main
+from cli.connect import HttpLink
+from ladder.work import schedule
+
+GAME = "toy-race"
+
+
+@pytest.fixture(autouse=True)
+def fresh_relay() -> Iterator[None]:
+    api.relays.use(None)
+    yield
+    api.relays.use(None)
+
+
+@pytest.fixture
+def served(app: Any) -> Iterator[str]:
+    """The app behind a real HTTP server on loopback; its URL."""
+    server: Any = create_server(app, host="127.0.0.1", port=0, threads=8)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.1, map=server._map, count=1)
+        for channel in list(server._map.values()):
+            channel.close()
+        server.task_dispatcher.shutdown(timeout=1)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    stop.set()
+    server.pull_trigger()
+    thread.join(5)
+    assert not thread.is_alive()
+
+
+@pytest.fixture(scope="module")
+def local_http_bot() -> Iterator[str]:
+    server = BotServer(BotApp("random", GAME, 3, per_match=False)).start()
+    yield server.url
+    server.stop()
+
+
+STARTER = Path(__file__).resolve().parents[2] / "bots" / "starter" / "bot.py"
+LOCAL = {"random": "random", "cmd": f"cmd:{sys.executable} {STARTER} --port {{port}}"}
+
+
+@pytest.mark.parametrize("local", ["random", "http", "cmd"])
+def test_a_bridged_local_bot_plays_the_services_matches(app, anon, served, local,
+                                                        local_http_bot):
+    game = "tokaido-duo" if local == "cmd" else GAME  # the starter bot plays the real games
+    alice = anon.owner("alice")
+    link = HttpLink(served, alice.token)
+    bot_id, name = link.find_bot("laptop", game)  # registered: it did not exist
+    assert name == "laptop" and link.find_bot("laptop", game) == (bot_id, "laptop")
+    link.bot_id = bot_id
+    assert link.games() == [game]
+    lines: list[str] = []
+    bot = LocalBot(local_http_bot if local == "http" else LOCAL[local], game, 1)
+    bridge = Bridge(link, bot, lines.append)
+    stop = threading.Event()
+    runner = threading.Thread(target=bridge.run, args=(stop, 1), daemon=True)
+    runner.start()
+    try:
+        svc = app.extensions["referee"]
+        [pk] = schedule(svc.engine, game, [([bot_id, 1], 9, None)], rated=False)
+        assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "finished"
+    finally:
+        stop.set()
+        runner.join(10)
+        bridge.close()
+        bot.close()
+    assert not runner.is_alive()
+    match = anon.get(f"/api/v1/matches/{pk}").json
+    assert match["state"] == "finished"
+    played = anon.get(f"/api/v1/matches/{pk}/log").json
+    assert {d["status"] for d in played["decisions"] if d["seat"] == 0} == {"ok"}
+    assert lines[0].startswith(f"match m{pk}.1: {game}, seat 0, against random")
+    assert lines[-1].startswith(f"match m{pk}.1 over: rank ")
+
+
+def test_the_bridge_reconnects_with_backoff(monkeypatch):
+    monkeypatch.setattr(arena.bridge, "BACKOFF_S", (0.01, 0.02))
+    stop = threading.Event()
+
+    class Flaky:
+        polls = 0
+
+        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+            self.polls += 1
+            if self.polls <= 3:
+                raise LinkDown("ConnectionError")
+            stop.set()
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            raise AssertionError("nothing to answer")
+
+    lines: list[str] = []
+    Bridge(Flaky(), LocalBot("random", None, 1), lines.append).run(stop, 1)
+    assert lines == [
+        "cannot reach the service (ConnectionError): trying again in 0.01 s",
+        "cannot reach the service (ConnectionError): trying again in 0.02 s",
+        "cannot reach the service (ConnectionError): trying again in 0.02 s",
+        "connected again",
+    ]
+
+
+def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
+    result = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "nope"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1].startswith(
+        "Error: the service refused the token (401)")
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "web", "url": bot_url, "games": [GAME]})
+    assert made.status_code == 201, made.json
+    with pytest.raises(LinkRefused, match="push mode"):
+        HttpLink(served, alice.token).find_bot("web", None)
+    with pytest.raises(LinkRefused, match="register one"):
+        HttpLink(served, alice.token).find_bot(None, None)
+    usage = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "x",
+                                      "--register", "a"])
+    assert usage.exit_code == 2 and "--register needs --game" in usage.output
+
+
+def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
+    """What ``--on-stop finish`` runs after a Ctrl-C: polls until no match is in progress
+    (the last /end answered), then returns."""
+    end = {"request_id": "m1:end:0", "path": "/end", "deadline_ms": 2000,
+           "body": {"protocol": 1, "match_id": "m1", "game": GAME, "seat": 0,
+                    "result": {"seats": [{"seat": 0, "rank": 1}], "reason": "won"}}}
+    answered: list[str] = []
+
+    class Ending:
+        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+            return [end] if not answered else []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            answered.append(request_id)
+            return 200
+
+    lines: list[str] = []
+    bridge = Bridge(Ending(), LocalBot("random", None, 1), lines.append)
+    bridge.matches.add("m1")
+    runner = threading.Thread(target=bridge.run, args=(threading.Event(), 1, True))
+    runner.start()
+    runner.join(10)
+    bridge.close(wait=True)
+    assert not runner.is_alive() and answered[0] == "m1:end:0" and not bridge.matches
+    assert lines[0] == "match m1 over: rank 1 (won)"
+
+
+def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
+    decide = {"request_id": "m1:3:0", "path": "/decide", "deadline_ms": 2000,
+              "body": {"match_id": "m1", "decision": {"options": [{"id": "a"}, {"id": "b"}]}}}
+    posted: list[bytes] = []
+
+    class Once:
+        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            posted.append(body)
+            return 200
+
+    class Wrong(LocalBot):
+        def answer(self, env: Any) -> tuple[bytes | None, Any]:
+            return b'{"choice": "c"}', None
+
+    lines: list[str] = []
+    bridge = Bridge(Once(), Wrong("random", None, 1), lines.append)
+    bridge._handle(decide)
+    bridge.close()
+    assert posted == [b'{"choice": "c"}']  # the referee strikes it: the bot's own answer goes
+    assert lines == ["match m1: your bot's /decide failed: unknown_option: 'c' is not one of: "
+                     "a, b"]

@@ -1,0 +1,123 @@
+"""The relay's contract (``referee.relay``), the same for both implementations: in memory (the
+embedded server) and through the real Redis at ``REFEREE_TEST_REDIS`` (production).
+
+The match side runs on a thread, the connection side in the test; waits are bounded events.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+
+from referee.relay import Delivered, MemoryRelay, Relay, RelayError, Replaced, Request
+
+REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def redis_relay() -> Relay:
+    import redis
+
+    from ladder.relay_redis import RedisRelay
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        reason = f"Redis at {REDIS} unreachable: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(reason + " (CI must run the Redis tests)")
+        pytest.skip(reason)
+    return RedisRelay(REDIS, prefix=f"referee:test-{secrets.token_hex(4)}:pull")
+
+
+@pytest.fixture(params=["memory", "redis"])
+def relay(request: pytest.FixtureRequest) -> Relay:
+    return MemoryRelay() if request.param == "memory" else redis_relay()
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPoolExecutor]:
+    with ThreadPoolExecutor(4) as executor:
+        yield executor
+
+
+def ask(pool: ThreadPoolExecutor, relay: Relay, bot: str, rid: str,
+        deadline_ms: int = 2000) -> Future:
+    return pool.submit(relay.exchange, bot, Request(rid, "/decide", b'{"n":1}', deadline_ms))
+
+
+def test_a_request_is_handed_over_as_its_envelope_and_its_answer_comes_back(relay, pool):
+    asked = ask(pool, relay, "7", "m1:0:0")
+    [env] = relay.take("7", 5)
+    assert env == (b'{"request_id":"m1:0:0","path":"/decide","deadline_ms":2000,'
+                   b'"body":{"n":1}}')
+    assert relay.connected("7") and not relay.connected("8")
+    outcome, ms = relay.answer("7", "m1:0:0", b'{"choice":"a"}')
+    assert outcome is Delivered.ACCEPTED and 0 <= ms < 2000
+    reply = asked.result(10)
+    assert reply.body == b'{"choice":"a"}' and reply.fault is None
+    assert reply.ms == pytest.approx(ms, abs=1)
+    assert relay.answer("7", "m1:0:0", b"{}")[0] is Delivered.LATE  # closed: answered once
+
+
+def test_a_request_is_only_its_bots(relay, pool):
+    asked = ask(pool, relay, "7", "m1:0:0", deadline_ms=300)
+    assert relay.take("8", 0.2) == []  # another bot's poll sees nothing
+    [_] = relay.take("7", 5)
+    assert relay.answer("8", "m1:0:0", b"{}")[0] is Delivered.UNKNOWN
+    assert relay.answer("7", "made-up", b"{}")[0] is Delivered.UNKNOWN
+    assert asked.result(10).fault.reason == "timeout"
+
+
+def test_a_request_no_connection_takes_is_a_connection_error(relay, pool, monkeypatch):
+    import referee.relay
+
+    monkeypatch.setattr(referee.relay, "PICKUP_MS", 100)
+    reply = ask(pool, relay, "7", "m1:0:0", deadline_ms=100).result(10)
+    assert reply.fault.reason == "connection_error" and "not connected" in reply.fault.detail
+    assert relay.take("7", 0) == []  # withdrawn: no poll gets it later
+
+
+def test_a_late_answer_is_a_timeout_and_the_bot_is_told(relay, pool):
+    asked = ask(pool, relay, "7", "m1:0:0", deadline_ms=150)
+    [_] = relay.take("7", 5)
+    reply = asked.result(10)  # the match gave up at the deadline
+    assert reply.fault.reason == "timeout" and reply.body is None
+    assert relay.answer("7", "m1:0:0", b'{"choice":"a"}')[0] is Delivered.LATE
+
+
+def test_a_fault_found_on_the_way_is_passed_on(relay, pool):
+    from referee.faults import Fault, FaultReason
+
+    asked = ask(pool, relay, "7", "m1:0:0")
+    [_] = relay.take("7", 5)
+    too_big = Fault(FaultReason.TOO_LARGE, "over the cap")
+    assert relay.answer("7", "m1:0:0", None, too_big)[0] is Delivered.ACCEPTED
+    reply = asked.result(10)
+    assert reply.fault == too_big and reply.body is None
+
+
+def test_a_newer_connection_replaces_a_waiting_one(relay, pool):
+    older = pool.submit(relay.take, "7", 20)
+    for _ in range(1000):  # the older poll has taken its turn (it is the bot's connection)
+        if relay.connected("7"):
+            break
+        time.sleep(0.005)
+    newest = pool.submit(relay.take, "7", 0.5)
+    with pytest.raises(Replaced):
+        older.result(10)
+    assert newest.result(10) == []
+
+
+def test_a_store_that_is_down_is_the_referees_failure():
+    from ladder.relay_redis import RedisRelay
+
+    dead = RedisRelay("redis://127.0.0.1:1/0")
+    with pytest.raises(RelayError):
+        dead.exchange("7", Request("m1:0:0", "/decide", b"{}", 100))
+    with pytest.raises(RelayError):
+        dead.take("7", 0)
