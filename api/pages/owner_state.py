@@ -25,7 +25,7 @@ RETIREMENT = "retired"
 
 @dataclass(frozen=True)
 class LadderState:
-    """One ladder entry as a person reads it.  ``kind``: ``ranked``, ``placement``,
+    """One ladder entry as a person reads it.  ``kind``: ``playing`` (placed), ``placement``,
     ``paused``, ``left`` or ``waiting`` (the bot itself plays nothing yet, or any more).
     ``lifted_by``: who ends a pause (``owner``, ``probes``, ``connection``: a pull bot's next
     poll, ``admin``, ``retired``: nobody)."""
@@ -70,9 +70,9 @@ def entry_state(bot: dict[str, Any], entry: dict[str, Any]) -> LadderState:
     if left:
         of = placement_games(bot, left)
         return LadderState(game, "placement", f"Placement: {of - left} of {of} games "
-                           f"played; ranked after {left} more.", placement_played=of - left,
+                           f"played, {left} to go.", placement_played=of - left,
                            placement_of=of)
-    return LadderState(game, "ranked", "On the ladder, ranked.")
+    return LadderState(game, "playing", "On the ladder, playing rated games.")
 
 
 def paused_state(game: str, reason: str, since: datetime | None) -> LadderState:

@@ -82,7 +82,7 @@ def test_me_asks_to_log_in_first(home):
 def test_me_shows_each_bot_on_its_ladder_in_words(home):
     html = page(home.logged_in("alice"), "/me")
     words = text(html)
-    assert "Placement: 0 of 10 games played; ranked after 10 more." in words  # kite
+    assert "Placement: 0 of 10 games played, 10 to go." in words  # kite
     assert (f"Paused automatically: its health probes failed (3 failed probes in a row)."
             in words)  # owl
     assert f"resumes by itself after {GOOD_PROBES_TO_RESUME} good probes in a row" in words
@@ -354,7 +354,7 @@ def test_a_paused_bots_page_says_why_since_when_and_what_lifts_it(home):
 
 def test_a_new_bots_page_shows_its_placement(home):
     kite = text(page(home.app.test_client(), f"/bots/{home.bots['kite']}"))
-    assert "Placement: 0 of 10 games played; ranked after 10 more." in kite
+    assert "Placement: 0 of 10 games played, 10 to go." in kite
     assert "Not rated in Tokaido Duo yet" not in kite
 
 
