@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -203,6 +204,28 @@ def test_the_dockerfile_runs_the_web_as_compose_yaml_says():
     assert ["CMD", *dockerfile_instruction("HEALTHCHECK")] == api["healthcheck"]["test"]
 
 
+def test_compose_starts_the_referee_on_a_migrated_database_and_healthy_services():
+    """Nothing of the referee starts before the migration succeeded and its database and
+    broker answer; the metrics are open to the containers of its network, not its gateway."""
+    import ipaddress
+
+    spec = compose()
+    services = spec["services"]
+    assert services["db"]["healthcheck"]["test"][:2] == ["CMD", "pg_isready"]
+    assert services["redis"]["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    for name in ("api", "worker", "beat"):
+        assert services[name]["depends_on"] == {
+            "migrate": {"condition": "service_completed_successfully"},
+            "db": {"condition": "service_healthy"}, "redis": {"condition": "service_healthy"}}
+        assert services[name]["restart"] == "unless-stopped"
+        assert services[name]["image"] == services["migrate"]["image"]
+    ipam = spec["networks"]["default"]["ipam"]["config"][0]
+    allowed = ipaddress.ip_network(services["api"]["environment"]["REFEREE_METRICS_NETWORKS"])
+    assert allowed == ipaddress.ip_network(ipam["ip_range"])
+    assert allowed.subnet_of(ipaddress.ip_network(ipam["subnet"]))
+    assert ipaddress.ip_address(ipam["gateway"]) not in allowed
+
+
 def test_the_images_commands_play_a_challenge(service: Service):
     """Migrate, then web, worker and beat; an owner's pull bot (its bridge in this process, as
     ``referee bot connect`` runs it) plays a house bot twice, through the web and the worker."""
@@ -224,6 +247,7 @@ def test_the_images_commands_play_a_challenge(service: Service):
                                               "games": ["tokaido-duo"]}, token)
     assert status == 201, bot
     status, house = call("GET", f"{api}/bots?game=tokaido-duo")
+    assert status == 200, house
     random_bot = next(b["id"] for b in house["items"] if b["name"] == "random")
 
     lines: list[str] = []
