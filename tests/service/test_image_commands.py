@@ -220,10 +220,10 @@ def test_compose_starts_the_referee_on_a_migrated_database_and_healthy_services(
         assert services[name]["restart"] == "unless-stopped"
         assert services[name]["image"] == services["migrate"]["image"]
     ipam = spec["networks"]["default"]["ipam"]["config"][0]
-    allowed = ipaddress.ip_network(services["api"]["environment"]["REFEREE_METRICS_NETWORKS"])
-    assert allowed == ipaddress.ip_network(ipam["ip_range"])
-    assert allowed.subnet_of(ipaddress.ip_network(ipam["subnet"]))
-    assert ipaddress.ip_address(ipam["gateway"]) not in allowed
+    allowed = ipaddress.IPv4Network(services["api"]["environment"]["REFEREE_METRICS_NETWORKS"])
+    assert allowed == ipaddress.IPv4Network(ipam["ip_range"])
+    assert allowed.subnet_of(ipaddress.IPv4Network(ipam["subnet"]))
+    assert ipaddress.IPv4Address(ipam["gateway"]) not in allowed
 
 
 def test_the_images_commands_play_a_challenge(service: Service):
