@@ -33,15 +33,16 @@ COPY . .
 RUN python -m pip wheel --no-cache-dir --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE}
+# the base image's pip installs into the environment (which has none): PATH names it only after
+RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
+    /usr/local/bin/python -m venv --without-pip /opt/referee \
+    && /usr/local/bin/python -m pip --python /opt/referee/bin/python install --no-cache-dir \
+       --no-index --find-links /wheels referee \
+    && /usr/local/bin/python -m pip --python /opt/referee/bin/python check \
+    && useradd --create-home --home-dir /home/referee --shell /usr/sbin/nologin --uid 10001 referee
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PATH=/opt/referee/bin:$PATH
-RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
-    python -m venv --without-pip /opt/referee \
-    && python -m pip --python /opt/referee/bin/python install --no-cache-dir --no-index \
-       --find-links /wheels referee \
-    && python -m pip --python /opt/referee/bin/python check \
-    && useradd --create-home --home-dir /home/referee --shell /usr/sbin/nologin --uid 10001 referee
 USER referee
 WORKDIR /home/referee
 EXPOSE 8000 9101
