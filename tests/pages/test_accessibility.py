@@ -4,8 +4,9 @@ ARIA misuse...).
 
 axe-core is vendored (``tests/support/vendor``), injected into each page after it loaded and
 its scripts ran (the match page's viewer mounted, ``/api/docs`` rendered its operations), so
-what is checked is what a reader with a screen reader or a keyboard gets. One browser page per
-size serves every path, so the whole check takes seconds.
+what is checked is what a reader with a screen reader or a keyboard gets; every ``<details>`` is
+opened first, so that what it holds is checked too. On a phone no page may scroll sideways. One
+browser page per size serves every path, so the whole check takes seconds.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ def test_axe_finds_no_serious_violation(tab: Any, served: Any, rounds_served: An
     assert answer is not None and answer.status == status
     if ready:
         tab.wait_for_selector(ready, timeout=10_000)
+    tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    if tab.viewport_size == SIZES["phone"]:  # and no page scrolls sideways on a phone
+        assert tab.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"]["width"]
     tab.add_script_tag(path=str(AXE))
     violations = tab.evaluate(RUN_AXE)
     tab.remove_listener("pageerror", failed)
@@ -87,3 +91,42 @@ def test_axe_finds_no_serious_violation(tab: Any, served: Any, rounds_served: An
     assert not blocking, "\n".join(f"{v['id']} ({v['impact']}): {v['help']}\n  " +
                                     "\n  ".join(v["nodes"]) for v in blocking)
     assert not errors, errors
+
+
+def test_with_javascript_the_text_version_of_the_frame_stays_for_screen_readers(page, served):
+    """The drawn replay replaces the text version on screen, not in the accessibility tree; a
+    keyboard that reaches its links shows it."""
+    base, site = served
+    page.goto(f"{base}/matches/{site.ladder.chatty_match}?ply=3")
+    page.wait_for_selector("[data-referee-viewer][data-mounted] svg")
+    text = page.locator(".rv-static")
+    assert text.bounding_box()["width"] <= 1
+    read = text.aria_snapshot()
+    assert "frame 3 of" in read and "where this page opened" in read
+    assert 'link "next"' in read and 'link "previous"' in read
+    text.locator("a[rel=next]").focus()
+    assert text.bounding_box()["width"] > 300 and page.is_visible(".rv-static >> text=frame 3 of")
+
+
+def test_the_rating_chart_has_a_text_version_with_every_games_link(served):
+    """The chart's drawing is hidden from screen readers and its markers from the Tab order;
+    the table under it lists the same games, newest first, each linking its match."""
+    from html_support import page as fetch
+    from html_support import tables
+
+    base, site = served
+    client = site.client()
+    alice = site.ladder.bots["alice-bot"]
+    html = fetch(client, f"/bots/{alice}")
+    rated = client.get(f"/api/v1/bots/{alice}/ratings?game=tokaido-duo&per_page=100"
+                       ).get_json()["items"]
+    [table] = tables(html, "chart-games")
+    svg = html[html.index("<svg"):html.index("</svg>")]
+    assert 'aria-hidden="true"' in svg[:200] and svg.count('tabindex="-1"') == len(rated) == 14
+    newest_first = list(reversed(list(enumerate(rated, start=1))))
+    assert [[c.text for c in row[:3]] for row in table.rows] == [
+        [str(n), f"#{r['match_id']}", f"{r['rating_after']:.0f}"] for n, r in newest_first]
+    changes = [float(row[3].text.replace("\u2212", "-")) for row in table.rows]
+    assert changes == pytest.approx([r["delta"] for _, r in newest_first], abs=0.11)
+    assert [row[1].links for row in table.rows] == [[f"/matches/{r['match_id']}"]
+                                                     for r in reversed(rated)]
