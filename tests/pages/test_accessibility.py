@@ -104,7 +104,7 @@ def test_with_javascript_the_text_version_of_the_frame_stays_for_screen_readers(
     text = page.locator(".rv-static")
     assert text.bounding_box()["width"] <= 1
     read = text.aria_snapshot()
-    assert "The replay as text at frame 3 of" in read
+    assert "The replay as text, at the frame where this page opened (3 of" in read
     assert all(d["label"] in read for d in frame["decisions"]) and frame["decisions"]
     assert "link" not in read and text.locator("a").count() == 4  # there, but not shown
 
