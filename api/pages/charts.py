@@ -4,6 +4,11 @@ x is the match's index in the bot's rated matches of a game (the start at 0), y 
 the match; gridlines fall on round numbers, and a vertical line marks where a new ladder round
 begins (a per-match chart can mislead when one round's opponents were harder than another's:
 the marks show which matches belong together).
+
+The drawing is an image to assistive technology (its title says what it shows); its markers'
+links are for a pointer only. The same games, each with its link, follow it as a table in a
+closed ``<details>``: a screen reader reads them, a keyboard reaches them, and nobody has to Tab
+through a hundred markers to get past the chart.
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ class Chart:
     high: float
     plot: tuple[float, float, float, float]
     """left, top, right, bottom of the plotting area."""
+
+    @property
+    def listed(self) -> list[Point]:
+        """The games the chart's text version lists, each with its match's link: the last
+        :data:`MAX_MARKERS` (all of them when every game has a marker)."""
+        return self.points[-MAX_MARKERS:]
 
 
 def rating_chart(series: Sequence[Mapping[str, Any]]) -> Chart | None:

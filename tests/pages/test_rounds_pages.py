@@ -220,7 +220,7 @@ def test_a_bad_sort_or_owner_is_a_400_that_says_why(site, query, says):
 def quick_start(html: str) -> str:
     import html as markup
 
-    return markup.unescape(re.search(r'id="quickstart">.*?<pre><code>(.*?)</code></pre>', html,
+    return markup.unescape(re.search(r'id="quickstart">.*?<pre[^>]*><code>(.*?)</code></pre>', html,
                                      re.S).group(1))
 
 
