@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.axe import serious_violations
 
-AXE = Path(__file__).resolve().parents[1] / "support" / "vendor" / "axe.min.js"
 SIZES = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
-BLOCKING = ("serious", "critical")
 
 # (path with placeholders, status it answers, a selector present once its scripts ran)
 PAGES = [
@@ -39,11 +38,6 @@ PAGES = [
     ("/matches?state=nonsense", 400, None),
 ]
 
-RUN_AXE = """async () => {
-  const found = await axe.run(document, {resultTypes: ["violations"]});
-  return found.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + ": " + n.failureSummary)}));
-}"""
 
 
 @pytest.fixture(scope="module", params=list(SIZES))
@@ -84,12 +78,9 @@ def test_axe_finds_no_serious_violation(tab: Any, served: Any, rounds_served: An
     tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     if tab.viewport_size == SIZES["phone"]:  # and no page scrolls sideways on a phone
         assert tab.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"]["width"]
-    tab.add_script_tag(path=str(AXE))
-    violations = tab.evaluate(RUN_AXE)
+    blocking = serious_violations(tab)
     tab.remove_listener("pageerror", failed)
-    blocking = [v for v in violations if v["impact"] in BLOCKING]
-    assert not blocking, "\n".join(f"{v['id']} ({v['impact']}): {v['help']}\n  " +
-                                    "\n  ".join(v["nodes"]) for v in blocking)
+    assert not blocking, "\n".join(blocking)
     assert not errors, errors
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from owner_support import Home, make_home, reopen
+from support.axe import serious_violations
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
 
@@ -46,7 +47,8 @@ def served_home(built, tmp_path) -> Iterator[tuple[str, Home]]:
 def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, size):
     base, home = served_home
     phone = size == "phone"
-    context = browser.new_context(viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    context = browser.new_context(viewport=SIZES[size], is_mobile=phone, has_touch=phone,
+                                  bypass_csp=True)  # axe is injected as an inline script
     try:
         tab = context.new_page()
         errors: list[str] = []
@@ -62,6 +64,7 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
             "main button, main select", "els => els.map(e => e.getBoundingClientRect())"
             ".filter(r => r.width < 40 || r.height < 40).length")
         assert small == 0
+        assert not (found := serious_violations(tab)), "\n".join(found)  # axe-core
 
         tab.click(f"{hawk} button.act-resume")
         assert tab.url == f"{base}/me#bot-{home.bots['hawk']}"
