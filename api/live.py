@@ -1,0 +1,240 @@
+"""Live spectating in the service: a running match's progress published as it plays, and the
+spectator frames served from it while the seed-sharing rule allows (:mod:`ladder.live`).
+
+The worker side (:func:`publishing`): while a match plays, a thread reads the runner's log so
+far every :data:`EVERY_S` and, when it grew, publishes it (the bots' own words left out) to
+this process's :class:`~ladder.live.Progress`: Redis when the broker is Redis (every process
+of the service shares it), else memory (the embedded server).  Publishing reads the runner
+and never blocks it; a failure to publish is logged, never the match's.
+
+The web side (:func:`live_document`): the frames of the latest snapshot from ``since`` on,
+built by :func:`referee.frames.build_live` (the spectator's view only, as the finished
+frames), once per snapshot and process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ladder import ConflictError
+from ladder.live import LiveStatus, MemoryProgress, Progress, RedisProgress, Snapshot, live_status
+from ladder.models import FINISHED, SCHEDULED
+from ladder.work import Claim
+from referee.frames import LogError, build_live
+from referee.match import Runner, board_data
+from referee.matchlog import LOG_FORMAT, LOG_VERSION
+
+log = logging.getLogger("referee.live")
+
+EVERY_S = 0.5
+"""How often a playing match's progress is looked at (published only when it grew)."""
+OWN_WORDS = ("log", "stderr")
+"""A decision's fields that are its bot's own words: owner-only, never published."""
+CACHE_ITEMS = 256
+
+_lock = threading.Lock()
+_progress: Progress | None = None
+
+
+def process_progress() -> Progress:
+    """This process's store of progress (made on first use): Redis when the broker is, else
+    memory."""
+    global _progress
+    with _lock:
+        if _progress is None:
+            from api.relays import redis_broker
+
+            broker, queue = redis_broker()
+            _progress = (RedisProgress(broker, prefix=f"referee:{queue}:live") if broker
+                         else MemoryProgress())
+        return _progress
+
+
+def use(progress: Progress | None) -> None:
+    """Make ``progress`` this process's store (``None``: a fresh one on next use), for tests
+    and for an app factory that changes the broker."""
+    global _progress
+    with _lock:
+        _progress = progress
+
+
+def unavailable(mode: str) -> str | None:
+    """Why this layout cannot show live matches (``None`` when it can): workers in other
+    processes reach the web only through Redis."""
+    from api.relays import redis_broker
+
+    if mode == "embedded" or redis_broker()[0]:
+        return None
+    return "live matches need Redis as the broker: the workers publish their progress there"
+
+
+# -- the worker's side --------------------------------------------------------------------
+
+def snapshot(runner: Runner) -> dict[str, Any]:
+    """The runner's log so far, without the bots' own words.  Read from another thread while
+    it plays: the decisions are copied first, then the faults, so that every fault of a copied
+    decision is in (a fault is recorded before its decision)."""
+    decisions = [{k: v for k, v in d.items() if k not in OWN_WORDS}
+                 for d in list(runner.decisions)]
+    faults = [f.to_log() for f in list(runner.faults)]
+    return {
+        "format": LOG_FORMAT, "version": LOG_VERSION, "match_id": runner.match_id,
+        "game": runner.game.name, "rules_version": runner.game.rules_version,
+        "seed": runner.seed, "options": runner.options, "board": board_data(runner.board),
+        "time_control": runner.time_control.to_dict(), "strike_limit": runner.strike_limit,
+        "players": [{"seat": i, "name": s.name, "strikes": s.strikes,
+                     "forfeited": s.forfeited} for i, s in enumerate(runner.seats)],
+        "decisions": decisions, "faults": faults,
+    }
+
+
+class Publisher:
+    """Publishes a runner's progress every ``every_s`` while the match plays."""
+
+    def __init__(self, progress: Progress, match_pk: int, attempt: int,
+                 every_s: float) -> None:
+        self.progress, self.match_pk, self.attempt, self.every_s = (
+            progress, match_pk, attempt, every_s)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._seen = (-1, -1)
+
+    def watch(self, runner: Runner) -> None:
+        """Start following ``runner`` (``play_match``'s ``watch``): the start is published at
+        once, then every step."""
+        self._publish(runner)
+        self._thread = threading.Thread(target=self._run, args=(runner,), daemon=True,
+                                        name=f"live-m{self.match_pk}")
+        self._thread.start()
+
+    def _run(self, runner: Runner) -> None:
+        while not self._stop.wait(self.every_s):
+            self._publish(runner)
+
+    def _publish(self, runner: Runner) -> None:
+        seen = (len(runner.decisions), len(runner.faults))
+        if seen == self._seen:
+            return
+        try:
+            doc = snapshot(runner)
+            self.progress.publish(self.match_pk, Snapshot(self.attempt, json.dumps(
+                doc, separators=(",", ":")).encode()))
+            self._seen = seen
+        except Exception:  # spectators miss a step; the match plays on
+            log.warning("match %s: publishing its progress failed", self.match_pk,
+                        exc_info=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            self.progress.drop(self.match_pk, self.attempt)
+        except Exception:  # it expires
+            log.warning("match %s: dropping its progress failed", self.match_pk, exc_info=True)
+
+
+@contextmanager
+def publishing(claim: Claim) -> Iterator[Callable[[Runner], None]]:
+    """The ``watch`` for playing ``claim``: its progress is published while the block runs,
+    and forgotten when it ends (the stored log takes over)."""
+    publisher = Publisher(process_progress(), claim.match_pk, claim.attempt, EVERY_S)
+    try:
+        yield publisher.watch
+    finally:
+        publisher.close()
+
+
+# -- the web's side -----------------------------------------------------------------------
+
+def refusal(pk: int, status: LiveStatus) -> str | None:
+    """Why match ``pk`` cannot be watched live now (``None``: it can)."""
+    if status.state == SCHEDULED:
+        return f"match {pk} has not started"
+    if status.state == FINISHED:
+        return f"match {pk} is over: its replay is at /api/v1/matches/{pk}/frames"
+    if status.state != "running":
+        return f"match {pk} is {status.state}"
+    if status.waiting_on:
+        others = ", ".join(str(m) for m in status.waiting_on)
+        return (f"match {pk} is live after the pair ends: it shares its seed with match "
+                f"{others}, not over yet, whose bots could read the dice to come")
+    return None
+
+
+class LiveCache:
+    """Built live documents by (match, attempt, snapshot size): one build per snapshot."""
+
+    def __init__(self, items: int = CACHE_ITEMS) -> None:
+        self.items = items
+        self._docs: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_pk: int, found: Snapshot) -> dict[str, Any]:
+        key = (match_pk, found.attempt, len(found.log_json))
+        with self._lock:
+            doc = self._docs.get(key)
+            if doc is not None:
+                self._docs.move_to_end(key)
+                return doc
+        try:
+            doc = build_live(json.loads(found.log_json))
+        except (LogError, ValueError, KeyError, TypeError) as exc:
+            raise ConflictError(f"match {match_pk} cannot be shown here: {exc}") from exc
+        with self._lock:
+            self._docs[key] = doc
+            while len(self._docs) > self.items:
+                self._docs.popitem(last=False)
+        return doc
+
+
+LIVE = LiveCache()
+
+
+@dataclass(frozen=True)
+class Live:
+    """A running match as spectators may see it now."""
+
+    status: LiveStatus
+    reason: str | None
+    """Why it cannot be watched (``None``: it can)."""
+    doc: dict[str, Any] | None
+    """Its frames document so far (``None``: refused, or nothing published yet)."""
+
+
+def live(engine: Engine, match_pk: int, mode: str) -> Live:
+    """The match's live state: refused with the reason, or its frames so far (NotFoundError
+    for no such match)."""
+    status = live_status(engine, match_pk)
+    reason = refusal(match_pk, status) or unavailable(mode)
+    if reason is not None:
+        return Live(status, reason, None)
+    found = process_progress().latest(match_pk)
+    if found is None or found.attempt != status.attempt:
+        return Live(status, None, None)  # the attempt has just begun
+    return Live(status, None, LIVE.get(match_pk, found))
+
+
+def live_document(engine: Engine, match_pk: int, mode: str, since: int) -> dict[str, Any]:
+    """``GET /matches/{id}/live``'s answer: the frames from ``since`` on (the header and
+    board too when ``since`` is 0); ConflictError with the reason when it may not be shown."""
+    now = live(engine, match_pk, mode)
+    if now.reason is not None:
+        raise ConflictError(now.reason)
+    frames = now.doc["frames"] if now.doc is not None else []
+    out: dict[str, Any] = {"match_id": match_pk, "state": now.status.state,
+                           "attempt": now.status.attempt, "since": since,
+                           "total": len(frames), "frames": frames[since:]}
+    if since == 0 and now.doc is not None:
+        out.update(format=now.doc["format"], version=now.doc["version"],
+                   match=now.doc["match"], board=now.doc["board"])
+    return out
