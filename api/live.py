@@ -43,28 +43,35 @@ CACHE_ITEMS = 256
 
 _lock = threading.Lock()
 _progress: Progress | None = None
+_follows: tuple[str | None, str] | None = None
+"""The Redis broker and queue :data:`_progress` was made for (an app factory may change
+them, as it does the relay's: :func:`api.relays.configure`)."""
 
 
 def process_progress() -> Progress:
-    """This process's store of progress (made on first use): Redis when the broker is, else
-    memory."""
-    global _progress
-    with _lock:
-        if _progress is None:
-            from api.relays import redis_broker
+    """This process's store of progress (made on first use, and again when the service's
+    broker changes): Redis when the broker is, else memory."""
+    global _progress, _follows
+    from api.relays import redis_broker
 
-            broker, queue = redis_broker()
+    settings = redis_broker()
+    with _lock:
+        if _progress is None or _follows != settings:
+            broker, queue = settings
             _progress = (RedisProgress(broker, prefix=f"referee:{queue}:live") if broker
                          else MemoryProgress())
+            _follows = settings
         return _progress
 
 
 def use(progress: Progress | None) -> None:
-    """Make ``progress`` this process's store (``None``: a fresh one on next use), for tests
-    and for an app factory that changes the broker."""
-    global _progress
+    """Make ``progress`` this process's store (``None``: a fresh one on next use), for
+    tests."""
+    global _progress, _follows
+    from api.relays import redis_broker
+
     with _lock:
-        _progress = progress
+        _progress, _follows = progress, redis_broker()
 
 
 def unavailable(mode: str) -> str | None:
