@@ -137,6 +137,9 @@ def test_a_pair_is_live_only_once_the_other_game_is_over(app, anon, gated, memor
     assert "match" not in grown  # the header comes with since=0 only
     seen = anon.get(f"/api/v1/matches/{second}/live").get_data(as_text=True)
     assert NOTE not in seen and '"seed"' not in seen
+    # the bot's answer (seat 1), with its note, is in the runner's log: not in what is kept
+    published = until(lambda: (p := memory.latest(second)) and b'"seat":1' in p.log_json and p)
+    assert NOTE.encode() not in published.log_json
     shown = json.loads(seen)["frames"]
 
     bot.open()
