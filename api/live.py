@@ -27,7 +27,7 @@ from sqlalchemy import Engine
 
 from ladder import ConflictError
 from ladder.live import LiveStatus, MemoryProgress, Progress, RedisProgress, Snapshot, live_status
-from ladder.models import FINISHED, SCHEDULED
+from ladder.models import RUNNING
 from ladder.work import Claim
 from referee.frames import LogError, build_live
 from referee.match import Runner, board_data
@@ -164,18 +164,13 @@ def publishing(claim: Claim) -> Iterator[Callable[[Runner], None]]:
 # -- the web's side -----------------------------------------------------------------------
 
 def refusal(pk: int, status: LiveStatus) -> str | None:
-    """Why match ``pk`` cannot be watched live now (``None``: it can)."""
-    if status.state == SCHEDULED:
-        return f"match {pk} has not started"
-    if status.state == FINISHED:
-        return f"match {pk} is over: its replay is at /api/v1/matches/{pk}/frames"
-    if status.state != "running":
-        return f"match {pk} is {status.state}"
-    if status.waiting_on:
-        others = ", ".join(str(m) for m in status.waiting_on)
-        return (f"match {pk} is live after the pair ends: it shares its seed with match "
-                f"{others}, not over yet, whose bots could read the dice to come")
-    return None
+    """Why running match ``pk`` cannot be watched live now (``None``: it can, or it is not
+    running: then there is nothing live to show, and nothing to refuse)."""
+    if status.state != RUNNING or not status.waiting_on:
+        return None
+    others = ", ".join(str(m) for m in status.waiting_on)
+    return (f"match {pk} is live after the pair ends: it shares its seed with match "
+            f"{others}, not over yet, whose bots could read the dice to come")
 
 
 class LiveCache:
@@ -219,11 +214,13 @@ class Live:
 
 
 def live(engine: Engine, match_pk: int, mode: str) -> Live:
-    """The match's live state: refused with the reason, or its frames so far (NotFoundError
-    for no such match)."""
+    """The match's live state: refused with the reason, or its frames so far (none while it
+    is not running, or before its attempt has published); NotFoundError for no such match."""
     status = live_status(engine, match_pk)
-    reason = refusal(match_pk, status) or unavailable(mode)
-    if reason is not None:
+    reason = refusal(match_pk, status)
+    if reason is None and status.state == RUNNING:
+        reason = unavailable(mode)
+    if reason is not None or status.state != RUNNING:
         return Live(status, reason, None)
     found = process_progress().latest(match_pk)
     if found is None or found.attempt != status.attempt:
@@ -233,7 +230,9 @@ def live(engine: Engine, match_pk: int, mode: str) -> Live:
 
 def live_document(engine: Engine, match_pk: int, mode: str, since: int) -> dict[str, Any]:
     """``GET /matches/{id}/live``'s answer: the frames from ``since`` on (the header and
-    board too when ``since`` is 0); ConflictError with the reason when it may not be shown."""
+    board too when ``since`` is 0); ConflictError with the reason when it may not be shown.
+    A match not running has no frames here (``state`` says what it is: a finished one's are
+    at ``/frames`` once public)."""
     now = live(engine, match_pk, mode)
     if now.reason is not None:
         raise ConflictError(now.reason)

@@ -58,8 +58,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def get_live(args: dict[str, Any], match_id: int) -> Any:
         """A running match's spectator frames so far, from frame `since` on (poll it every
         second or so, with `since` the number of frames you have; `attempt` changes if the
-        match is played again from the start).  409 with the reason when it is not running,
-        or while a match sharing its seed is unfinished: live after the pair ends."""
+        match is played again from the start; a `state` other than `running` means there is
+        nothing live: a finished match's frames are at `/frames`).  409 with the reason
+        while a match sharing its seed is unfinished: live after the pair ends."""
         doc = live_document(service().engine, match_id, service().mode, args["since"])
         return Response(json.dumps(doc, separators=(",", ":"), ensure_ascii=False),
                         status=200, mimetype="application/json",
@@ -78,6 +79,7 @@ LIVE_DOC = {
     "200": {"description": "`match_id`, `state` (running), `attempt`, `since`, `total` (frames "
                            "so far) and `frames` from `since` on; with `since=0` also "
                            "`format`, `version`, `match` (no result yet) and `board`, as in "
-                           "a frames document. `frames` is empty until the match has started.",
+                           "a frames document. `frames` is empty until the match has started, "
+                           "and once it is over.",
             "content": {"application/json": {"schema": {"type": "object"}}}},
 }

@@ -99,8 +99,8 @@ def test_a_pair_is_live_only_once_the_other_game_is_over(app, anon, gated, memor
     engine = app.extensions["referee"].engine
     first, second = schedule(engine, "tokaido-duo", [([mine, 1], 11, "p1"), ([1, mine], 11, "p1")],
                              rated=False, settings=MatchSettings(time_ms=60_000))
-    waiting = anon.get(f"/api/v1/matches/{first}/live")
-    assert waiting.status_code == 409 and "has not started" in waiting.json["message"]
+    waiting = anon.get(f"/api/v1/matches/{first}/live").json
+    assert waiting["state"] == "scheduled" and waiting["frames"] == []
 
     # the first game plays while the second, on the same dice, has not: nothing is shown
     playing = started(app, first)
@@ -145,8 +145,8 @@ def test_a_pair_is_live_only_once_the_other_game_is_over(app, anon, gated, memor
     bot.open()
     playing.join(WAIT_S)
     assert not playing.is_alive()
-    over = anon.get(f"/api/v1/matches/{second}/live")
-    assert over.status_code == 409 and "is over" in over.json["message"]
+    over = anon.get(f"/api/v1/matches/{second}/live").json
+    assert over["state"] == "finished" and over["frames"] == []
     # what was shown live is exactly the start of the finished match's spectator frames
     stored = build_frames(anon.get(f"/api/v1/matches/{second}/log").json)["frames"]
     assert json.loads(json.dumps(stored[:len(shown)])) == shown
@@ -255,3 +255,43 @@ def test_a_dead_store_never_stops_the_match():
                         watch=publisher.watch)
     publisher.close()
     assert record.result is not None
+
+
+def test_the_match_page_follows_a_live_match_then_shows_its_replay(app, gated, memory, page):
+    """In Chromium: the page opens at the latest frame with a live badge, the viewer grows
+    as the bot decides, and when the match is over the page shows the stored replay."""
+    from werkzeug.serving import make_server
+
+    bot, url = gated
+    anon = app.test_client()
+    token = anon.post("/api/v1/owners", json={"name": "alice"}).json["token"]
+    mine = anon.post("/api/v1/bots", json={"name": "slow", "url": url, "games": ["tokaido-duo"]},
+                     headers={"Authorization": f"Bearer {token}"}).json["id"]
+    [pk] = schedule(app.extensions["referee"].engine, "tokaido-duo", [([mine, 1], 5, None)],
+                    rated=False, settings=MatchSettings(time_ms=60_000))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    playing = started(app, pk)
+    try:
+        bot.wait_asked()
+        until(lambda: (p := memory.latest(pk)) and b'"seat":0' in p.log_json)
+        page.goto(f"http://127.0.0.1:{server.server_port}/matches/{pk}")
+        root = "[data-referee-viewer]"
+        page.wait_for_selector(f"{root}[data-mounted] svg")
+        assert page.is_visible(".state-live")
+        count = "document.querySelector('[data-referee-viewer]').viewer.frames.length"
+        held = page.evaluate(count)
+        assert page.get_attribute(root, "data-ply") == str(held - 1)  # the latest frame
+        bot.gate.release()
+        bot.wait_asked()
+        until(lambda: page.evaluate(count) > held)  # (the page's policy forbids eval)
+        assert page.get_attribute(root, "data-ply") == str(page.evaluate(count) - 1)  # followed
+        bot.open()
+        playing.join(WAIT_S)
+        page.wait_for_selector("text=Download the log", timeout=WAIT_S * 1000)
+        assert not page.is_visible(".state-live")
+        page.goto("about:blank")  # no poll left to outlive the server
+    finally:
+        bot.open()
+        server.shutdown()
+        server.server_close()

@@ -1111,8 +1111,9 @@
   };
 
   // A live box (data-referee-live: the URL of the match's live frames) polls for the frames
-  // after those it has; when the match is over, played again or no longer to be shown, the
-  // page is loaded again (it then shows the stored replay, or says why not).
+  // after those it has; when the match is over (its state is not "running"), played again
+  // (another attempt) or no longer to be shown (a refusal), the page is loaded again: it then
+  // shows the stored replay, or says why not.
   function follow(box) {
     var url = box.getAttribute("data-referee-live"), attempt = box.getAttribute("data-attempt");
     var root = box.querySelector("[data-referee-viewer]");
@@ -1125,7 +1126,7 @@
         return r.json();
       }).then(function (doc) {
         if (!doc) { return; }
-        if (String(doc.attempt) !== attempt || (!(root && root.viewer) && doc.frames.length)) { location.reload(); return; }
+        if (doc.state !== "running" || String(doc.attempt) !== attempt || (!(root && root.viewer) && doc.frames.length)) { location.reload(); return; }
         if (root && root.viewer) { root.viewer.extend(doc.frames); }
         again(POLL_MS);
       }).catch(function () { again(POLL_MS * 10); });
