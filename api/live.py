@@ -1,8 +1,8 @@
 """Live spectating in the service: a running match's progress published as it plays, and the
 spectator frames served from it while the seed-sharing rule allows (:mod:`ladder.live`).
 
-The worker side (:func:`publishing`): while a match plays, a thread reads the runner's log so
-far every :data:`EVERY_S` and, when it grew, publishes it (the bots' own words left out) to
+The worker side (:func:`publishing`): while a match plays, one thread of the process reads the
+runner's log so far every :data:`EVERY_S` and, when it grew, publishes it (the bots' own words left out) to
 this process's :class:`~ladder.live.Progress`: Redis when the broker is Redis (every process
 of the service shares it), else memory (the embedded server).  Publishing reads the runner
 and never blocks it; a failure to publish is logged, never the match's.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -105,56 +106,90 @@ def snapshot(runner: Runner) -> dict[str, Any]:
 
 
 class Publisher:
-    """Publishes a runner's progress every ``every_s`` while the match plays."""
+    """Publishes one attempt's progress while it plays: the process's :class:`Watcher` asks
+    it every :data:`EVERY_S`, and it publishes when the log grew.  A match over before the
+    first look (a game between built-in bots) publishes nothing and costs nothing."""
 
-    def __init__(self, progress: Progress, match_pk: int, attempt: int,
-                 every_s: float) -> None:
-        self.progress, self.match_pk, self.attempt, self.every_s = (
-            progress, match_pk, attempt, every_s)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+    def __init__(self, progress: Progress, match_pk: int, attempt: int) -> None:
+        self.progress, self.match_pk, self.attempt = progress, match_pk, attempt
+        self._runner: Runner | None = None
         self._seen = (-1, -1)
+        self._closed = False
+        self._lock = threading.Lock()
 
     def watch(self, runner: Runner) -> None:
-        """Start following ``runner`` (``play_match``'s ``watch``): the start is published at
-        once, then every step."""
-        self._publish(runner)
-        self._thread = threading.Thread(target=self._run, args=(runner,), daemon=True,
-                                        name=f"live-m{self.match_pk}")
-        self._thread.start()
+        """Start following ``runner`` (``play_match``'s ``watch``)."""
+        self._runner = runner
+        WATCHER.add(self)
 
-    def _run(self, runner: Runner) -> None:
-        while not self._stop.wait(self.every_s):
-            self._publish(runner)
-
-    def _publish(self, runner: Runner) -> None:
-        seen = (len(runner.decisions), len(runner.faults))
-        if seen == self._seen:
-            return
-        try:
-            doc = snapshot(runner)
-            self.progress.publish(self.match_pk, Snapshot(self.attempt, json.dumps(
-                doc, separators=(",", ":")).encode()))
-            self._seen = seen
-        except Exception:  # spectators miss a step; the match plays on
-            log.warning("match %s: publishing its progress failed", self.match_pk,
-                        exc_info=True)
+    def publish(self) -> None:
+        """Publish the log so far if it grew since the last time (never after :meth:`close`)."""
+        with self._lock:
+            runner = self._runner
+            if self._closed or runner is None:
+                return
+            seen = (len(runner.decisions), len(runner.faults))
+            if seen == self._seen:
+                return
+            try:
+                doc = json.dumps(snapshot(runner), separators=(",", ":")).encode()
+                self.progress.publish(self.match_pk, Snapshot(self.attempt, doc))
+                self._seen = seen
+            except Exception:  # spectators miss a step; the match plays on
+                log.warning("match %s: publishing its progress failed", self.match_pk,
+                            exc_info=True)
 
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        """Stop, and forget what was published (the stored log takes over)."""
+        WATCHER.remove(self)
+        with self._lock:
+            self._closed = True
+            if self._seen == (-1, -1):
+                return
         try:
             self.progress.drop(self.match_pk, self.attempt)
         except Exception:  # it expires
             log.warning("match %s: dropping its progress failed", self.match_pk, exc_info=True)
 
 
+class Watcher:
+    """One thread per process that asks every playing match's :class:`Publisher` to publish,
+    every :data:`EVERY_S` (started with the first match; a daemon)."""
+
+    def __init__(self) -> None:
+        self._publishers: set[Publisher] = set()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, publisher: Publisher) -> None:
+        with self._lock:
+            self._publishers.add(publisher)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="live-progress",
+                                                daemon=True)
+                self._thread.start()
+
+    def remove(self, publisher: Publisher) -> None:
+        with self._lock:
+            self._publishers.discard(publisher)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(EVERY_S)
+            with self._lock:
+                publishers = list(self._publishers)
+            for publisher in publishers:
+                publisher.publish()
+
+
+WATCHER = Watcher()
+
+
 @contextmanager
 def publishing(claim: Claim) -> Iterator[Callable[[Runner], None]]:
     """The ``watch`` for playing ``claim``: its progress is published while the block runs,
     and forgotten when it ends (the stored log takes over)."""
-    publisher = Publisher(process_progress(), claim.match_pk, claim.attempt, EVERY_S)
+    publisher = Publisher(process_progress(), claim.match_pk, claim.attempt)
     try:
         yield publisher.watch
     finally:

@@ -203,28 +203,24 @@ def test_progress_is_published_through_redis():
     the same spectator frames from it as from the finished log; the key expires, and goes
     when the match is over."""
     progress = redis_progress()
-    publisher = live.Publisher(progress, 77, 2, every_s=3600)
+    publisher = live.Publisher(progress, 77, 2)
     runners: list[Runner] = []
-
-    def watch(runner: Runner) -> None:
-        runners.append(runner)
-        publisher.watch(runner)
-
-    start = progress.latest(77)
-    assert start is None
     record = play_match(MatchDescription("doubletrack", (Seat("random"), Seat("greedy"),
-                                                         Seat("random")), 3), watch=watch)
-    early = progress.latest(77)
-    assert early is not None and early.attempt == 2
-    assert len(build_live(json.loads(early.log_json))["frames"]) == 1  # the start, at once
-    publisher._publish(runners[0])  # the thread's next look, now
+                                                         Seat("random")), 3),
+                        watch=runners.append)
+    assert progress.latest(77) is None
+    publisher._runner = runners[0]  # as if watched: the watcher's next look, now
+    publisher.publish()
     found = progress.latest(77)
-    assert found is not None and progress._redis.ttl(f"{progress.prefix}:77") > 0
+    assert found is not None and found.attempt == 2
+    assert progress._redis.ttl(f"{progress.prefix}:77") > 0
     doc = build_live(json.loads(found.log_json))
     assert doc["frames"] == build_frames(record.log)["frames"]
     progress.drop(77, 1)  # another attempt's: kept
     assert progress.latest(77) is not None
     publisher.close()
+    assert progress.latest(77) is None
+    publisher.publish()  # a look in flight when the match ended publishes nothing
     assert progress.latest(77) is None
 
 
@@ -250,9 +246,12 @@ def test_a_dead_store_never_stops_the_match():
     dead = RedisProgress("redis://127.0.0.1:1/0")
     with pytest.raises(LadderError):
         dead.latest(1)
-    publisher = live.Publisher(dead, 1, 1, every_s=0.01)
+    publisher = live.Publisher(dead, 1, 1)
+    runners: list[Runner] = []
     record = play_match(MatchDescription("tokaido-duo", (Seat("random"), Seat("random")), 3),
-                        watch=publisher.watch)
+                        watch=runners.append)
+    publisher._runner = runners[0]
+    publisher.publish()  # logged, not raised
     publisher.close()
     assert record.result is not None
 
