@@ -355,6 +355,9 @@ class LadderEntryOut(ma.Schema):
     paused_reason = fields.String(required=True, allow_none=True, metadata={
         "description": "`owner: ...` (you), `health: ...` / `forfeits: ...` (lifted after 2 "
                        "good probes), `retired`, or an admin's"})
+    paused_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "since when it has been paused (null when running, or when a pause "
+                       "made before this was recorded)"})
     placement_remaining = fields.Integer(required=True, metadata={
         "description": "rated games before it is ranked (10 for a new bot, 5 for a new "
                        "version)"})

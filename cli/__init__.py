@@ -39,11 +39,11 @@ COMMANDS: dict[str, Entry] = {
     "match": Entry("cli.match:match", "Play one match between BOTS, one per seat."),
     "replay": Entry("cli.replay:replay", "Replay LOG_FILE from its seed and choices, checking"
                                          " every decision, fault and the result."),
-    "ladder": Entry("cli.ladder:ladder", "The rating ladder: Elo, Bradley-Terry intervals and"
-                                         " openskill, per game."),
+    "ladder": Entry("cli.ladder:ladder", "The rating ladder: the fitted public rating with its "
+                    "interval, live Elo and openskill."),
     "db": Entry("cli.db:db", "The ladder database's schema."),
-    "bot": Entry("cli.bot:bot", "Serve a built-in bot over HTTP, or check that your bot speaks"
-                                " the protocol."),
+    "bot": Entry("cli.bot:bot", "Serve a built-in bot over HTTP, check that your bot speaks the "
+                 "protocol, or connect it to a service from behind NAT (pull mode)."),
     "tournament": Entry("cli.tournament:tournament", "Play a round-robin between BOTS."),
     "sprt": Entry("cli.sprt:sprt", "Play game pairs NEW vs BASE until the SPRT accepts or"
                                    " rejects \"NEW is stronger\"."),

@@ -144,6 +144,8 @@ class LadderEntry(Base):
     game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     paused_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When the entry stopped playing (a new reason for a paused entry keeps it; revision 0010)."""
     placement_remaining: Mapped[int] = mapped_column(Integer, default=0)
     """Rated games left before the bot is ranked (placement; the matchmaker counts down)."""
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -160,11 +160,12 @@ def update_bot(engine: Engine, owner_id: int, bot_id: int, changes: dict[str, An
 def retire_bot(engine: Engine, owner_id: int, bot_id: int) -> None:
     """Retire a bot: it plays no more matches; its history and name stay."""
     owned_bot(engine, owner_id, bot_id)
+    now = now_utc()
     with translate_errors(engine), engine.begin() as conn:
         conn.execute(update(Bot).where(Bot.id == bot_id)
-                     .values(status=RETIRED, updated_at=now_utc()))
+                     .values(status=RETIRED, updated_at=now))
         conn.execute(update(LadderEntry).where(LadderEntry.bot_id == bot_id)
-                     .values(active=False, paused_reason="retired"))
+                     .values(active=False, paused_reason="retired", paused_at=now))
 
 
 def mark_verified(conn: Connection, bot_id: int, version: int) -> bool:
@@ -299,7 +300,8 @@ def ladder_entries(engine: Engine, bot_id: int, game: str | None = None) -> list
     for r in rows:
         left = placement_due(r.placement_remaining, r.version, r.bot_version)
         out.append({"game": r.game, "active": bool(r.active), "paused": r.paused_reason is not None,
-                    "paused_reason": r.paused_reason, "placement_remaining": left,
+                    "paused_reason": r.paused_reason, "paused_at": utc(r.paused_at),
+                    "placement_remaining": left,
                     "provisional": left > 0, "joined_at": utc(r.joined_at), "byes": r.byes or 0})
     return out
 

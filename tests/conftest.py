@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -10,6 +11,12 @@ from support.browser import browser, page  # noqa: F401 (one browser for the who
 
 from referee import games
 from referee.games import register_game
+
+# A run started in the background (a CI job, nohup, `&`) inherits SIGINT ignored, and so would
+# every command a test starts: the tests that stop one with Ctrl-C's signal need it as on a
+# terminal (a handler here is reset to the default in each child, which Python then handles).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # CI machines have two slow cores: no per-example deadline, sizes chosen for the CI budget.
 settings.register_profile(

@@ -1,7 +1,8 @@
 """The service's public pages, server-rendered with Jinja (``referee serve`` serves them).
 
 Pages sit beside the API in one app: ``/``, ``/leaderboards/{game}``, ``/bots/{id}``,
-``/matches``, ``/matches/{id}``, ``/docs``, ``/login``.  Their assets (one style sheet, the
+``/matches``, ``/matches/{id}``, ``/docs``, ``/login``, and the logged-in owner's ``/me``
+(:mod:`api.pages.owner`).  Their assets (one style sheet, the
 replay viewer's script and style) are package data served under ``/assets/`` with a content
 hash in the link, so they are cached for good and nothing is fetched from another site.
 Errors on page paths are HTML pages with the same status codes the API would answer
@@ -32,6 +33,7 @@ log = logging.getLogger("referee.pages")
 
 ASSETS = {
     "site.css": ("api.pages", "static/site.css", "text/css"),
+    "owner.css": ("api.pages", "static/owner.css", "text/css"),
     "viewer.css": ("api.viewer", "static/viewer.css", "text/css"),
     "viewer.js": ("api.viewer", "static/viewer.js", "text/javascript"),
 }
@@ -44,9 +46,11 @@ PAGE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
 
 
 def register(app: Flask, api: ErrorShape, limiter: Limiter) -> None:
+    from api.pages.owner import add_routes
     from api.pages.views import blueprint
 
     blp = blueprint(limiter)
+    add_routes(blp, limiter)
     blp.after_request(secure)
     blp.register_error_handler(HTTPException, page_error)
     blp.register_error_handler(LadderError, storage_error)

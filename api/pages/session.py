@@ -37,6 +37,12 @@ def viewer() -> dict[str, Any] | None:
     return result
 
 
+def session_token_id() -> int | None:
+    """The id of the token this session logged in with (None when logged out)."""
+    token_id = session.get("token_id")
+    return token_id if isinstance(token_id, int) else None
+
+
 def log_in(owner_id: int, token_id: int) -> None:
     """A fresh session (a new CSRF token too: no value chosen before login survives it)."""
     session.clear()

@@ -22,6 +22,7 @@ from api.context import service
 from api.pages import board as boards
 from api.pages import session as login
 from api.pages.charts import rating_chart
+from api.pages.owner_state import bot_states
 from api.pages.query import bot_ref, known_args, one_of, query, whole, yes_no
 from api.live import live as live_now
 from api.replays import FRAMES
@@ -121,7 +122,8 @@ def bot(bot_id: int) -> str:
     plays = sorted(set(profile["games"]) | {lad["game"] for lad in ladders if lad["rated"]})
     return render_template("pages/bot.html", bot=profile, ladders=ladders, recent=recent,
                            plays=plays, total=total, strikes=more.strike_summary(engine, bot_id),
-                           health=more.health(engine, bot_id))
+                           health=more.health(engine, bot_id),
+                           states={s.game: s for s in bot_states(profile)})
 
 
 def standing(game: str, bot_id: int) -> dict[str, Any] | None:

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from flask_limiter import Limiter
-from flask_smorest import Blueprint, abort
+from flask_smorest import Blueprint
 
+from api import actions
 from api.auth import BEARER, owner_required, require_owner
 from api.context import service
 from api.schemas import (
     ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body,
 )
-from ladder import NotFoundError, matchmaking, registry
+from ladder import registry
 
 
 def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
@@ -32,7 +33,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return {"items": registry.ladder_entries(engine, bot_id)}
 
     @blp.route(f"/bots/<{ID}:bot_id>/ladders/<string(maxlength=64):game>", methods=["PUT"])
-    @limiter.limit("30 per minute")
+    @limiter.limit(actions.LIMITS["bot_ladders.set_entry"])
     @owner_required
     @blp.doc(security=BEARER, **whole_body(LadderEntryBody, minProperties=1))
     @blp.arguments(LadderEntryBody)
@@ -48,23 +49,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         unstarted fixtures at the next tick (its history stays).  A pause keeps the entry and
         its placement; a pause the health checks made lifts itself after 2 good probes."""
         who = require_owner()
-        svc = service()
-        bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
-        if game not in svc.games:
-            abort(404, message=f"no game {game!r}")
-        if game not in bot["games"]:
-            abort(409, message=f"bot {bot_id} does not play {game} (it plays "
-                               f"{', '.join(bot['games'])}): add it with PATCH /bots/{bot_id}")
-        try:
-            if body.get("active") is True:
-                matchmaking.join(svc.engine, bot_id, game, svc.config.matchmaker())
-                registry.join_house_bots(svc.engine, svc.config.house_ladders, [game])
-            elif body.get("active") is False:
-                matchmaking.leave(svc.engine, bot_id, game)
-            if "paused" in body:
-                registry.set_owner_pause(svc.engine, bot_id, game, body["paused"])
-        except NotFoundError as exc:  # the bot exists: it is the entry that does not
-            abort(409, message=f"{exc}: join it first with {{\"active\": true}}")
-        return registry.ladder_entries(svc.engine, bot_id, game)[0]
+        return actions.set_ladder_entry(who.owner_id, bot_id, game, active=body.get("active"),
+                                        paused=body.get("paused"))
 
     return blp

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import secrets
 from datetime import datetime, timezone
 from typing import Any
@@ -12,7 +11,7 @@ from flask import url_for
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api import execution
+from api import actions, execution
 from api.auth import BEARER, owner_required, principal, require_owner
 from api.context import service
 from api.schemas import (
@@ -24,8 +23,6 @@ from ladder import pages_reads as more
 from ladder import checks, matchmaking, reads, registry
 from ladder.models import ACTIVE, PULL, UNVERIFIED
 from referee.netpolicy import BlockedUrl
-
-log = logging.getLogger("referee.api")
 
 
 def probe_or_422(url: str, games: list[str]) -> float:
@@ -151,7 +148,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return None
 
     @blp.route(f"/bots/<{ID}:bot_id>/check", methods=["POST"])
-    @limiter.limit("6 per minute")
+    @limiter.limit(actions.LIMITS["bots.check_bot"])
     @owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(check_args_schema(games), location="query", unknown=ma.RAISE,
@@ -172,22 +169,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         With ownership proof on, a passing check whose `GET /` echoed the nonce verifies
         the bot; every check keeps its `GET /` as a health record of the bot."""
         who = require_owner()
-        svc = service()
-        bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)
-        if bot["mode"] == PULL:
-            abort(422, message=f"bot {bot_id} connects out (pull mode): its check is a "
-                               "challenge against a house bot")
-        game = game or bot["games"][0]
-        if game not in bot["games"]:
-            abort(422, message=f"bot {bot_id} does not play {game!r} (it plays "
-                               f"{', '.join(bot['games'])})")
-        check, created = checks.request(svc.engine, bot_id, game,
-                                        prove=svc.config.proves_ownership)
-        if created:
-            try:
-                svc.dispatcher.enqueue_checks([check["id"]])
-            except Exception:  # the broker is down: the sweeper enqueues it later
-                log.exception("enqueueing check %s", check["id"])
+        check, created = actions.request_check(who.owner_id, bot_id, game)
         where = url_for("bots.get_check", bot_id=bot_id, check_id=check["id"])
         return check, 202 if created else 200, {"Location": where}
 

@@ -8,6 +8,7 @@ import marshmallow as ma
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
+from api import actions
 from api.auth import BEARER, address_key, owner_required, require_owner
 from api.context import service
 from api.schemas import (
@@ -57,7 +58,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         return {"items": accounts.tokens(service().engine, who.owner_id)}
 
     @blp.route("/me/tokens", methods=["POST"])
-    @limiter.limit("30 per hour")
+    @limiter.limit(actions.LIMITS["owners.mint_token"])
     @owner_required
     @blp.doc(security=BEARER, description=(
         f"An owner holds at most {accounts.MAX_TOKENS} active tokens (a 409 past that: "

@@ -1,6 +1,6 @@
 """Regenerate the screenshots in this folder: three moments of a match of each game in the
-viewer (and one of them on a phone), and the service's leaderboard and bot pages on a wide
-screen and on a phone.
+viewer (and one of them on a phone), and the service's leaderboard, a bot's page, a paused
+bot's page and an owner's home (``/me``, logged in) on a wide screen and on a phone.
 
     python docs/screenshots/make_screenshots.py [viewer] [pages]
 
@@ -8,7 +8,8 @@ Needs the ``test`` extra (Playwright) and Debian's Chromium at /usr/bin/chromium
 are built-in bots with fixed seeds, so the viewer pictures change only when the viewer or the
 games do. The pages show a small ladder built here through the service's own work queue:
 owners, registered bots (played in-process by built-in bots), ten rounds of seat-swapped
-pairs, probes, one paused bot.
+pairs, probes, the bots on their ladder: one paused by the health rules after failed probes,
+one paused by an admin, a new one in placement.
 """
 
 from __future__ import annotations
@@ -92,7 +93,10 @@ ENTRANTS = [  # name, owner, the built-in bot that plays it, GET / latency in ms
 FLAKY = {"wren": 0.02, "heron": 0.005}
 """Bots that answer with an option that was not offered this often (a strike each)."""
 ROUNDS = 10
-SHOTS = [("leaderboard", "/leaderboards/tokaido-duo"), ("bot", "/bots/{kestrel}")]
+SHOTS = [("leaderboard", "/leaderboards/tokaido-duo"), ("bot", "/bots/{kestrel}"),
+         ("bot-paused", "/bots/{heron}"), ("me", "/me")]
+OWNER = "ada"
+"""Whose home ``/me`` shows (logged in with their token)."""
 SIZES = [("desktop", {"width": 1280, "height": 900}), ("phone", {"width": 390, "height": 844})]
 
 
@@ -113,8 +117,9 @@ class Flaky(Bot):
         return self.inner.decide(decision, view)
 
 
-def build_ladder(app: Any) -> dict[str, int]:
-    """Owners, bots, ten rounds of rated seat-swapped pairs, probes; the bots' ids."""
+def build_ladder(app: Any) -> tuple[dict[str, int], dict[str, str]]:
+    """Owners, bots, ten rounds of rated seat-swapped pairs, probes, ladder entries; the bots'
+    ids and the owners' tokens."""
     from sqlalchemy import insert, update
 
     from ladder import registry
@@ -123,7 +128,8 @@ def build_ladder(app: Any) -> dict[str, int]:
     from ladder.work import claim, finish, schedule
 
     engine = app.extensions["referee"].engine
-    owners = {name: create_owner(engine, name)[0]["id"] for name in ("ada", "grace", "linus")}
+    made = {name: create_owner(engine, name) for name in ("ada", "grace", "linus")}
+    owners = {name: owner["id"] for name, (owner, _) in made.items()}
     ids = {"random": 1, "greedy": 2}
     specs = {"random": "random", "greedy": "greedy"}
     joins = {"random": 1, "greedy": 1}
@@ -161,7 +167,27 @@ def build_ladder(app: Any) -> dict[str, int]:
                 finish(engine, held, log)
     with engine.begin() as conn:
         conn.execute(update(Bot).where(Bot.id == ids["siskin"]).values(status=PAUSED))
-    return ids
+    enter_ladder(engine, ids, owners)
+    return ids, {name: token for name, (_, token) in made.items()}
+
+
+def enter_ladder(engine: Any, ids: dict[str, int], owners: dict[str, int]) -> None:
+    """The owners' bots join the ladder (placed: they have rated games), a new bot joins in
+    placement, and heron fails three probes in a row (the health rules pause it, with an
+    alert)."""
+    from ladder import matchmaking, registry
+    from ladder.health import FAILED_PROBES_TO_PAUSE, ProbeOutcome, record_probe
+
+    for name, *_ in ENTRANTS:
+        if name != "siskin":
+            matchmaking.join(engine, ids[name], "tokaido-duo")
+    ids["plover"] = registry.register_bot(
+        engine, owners[OWNER], name="plover", url="https://plover.example.org",
+        games=["tokaido-duo"], description="ada's new bot", status="active", nonce="plover")
+    matchmaking.join(engine, ids["plover"], "tokaido-duo")
+    for _ in range(FAILED_PROBES_TO_PAUSE):
+        record_probe(engine, ids["heron"], ProbeOutcome(False, None, "timeout",
+                                                        "no answer in 5 s"))
 
 
 def pages() -> None:
@@ -174,14 +200,19 @@ def pages() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         config = ServiceConfig(db_url=f"sqlite:///{tmp}/ladder.sqlite3", ratelimit=False)
         app = create_app(config, engine=prepare_database(config))  # its pool is never started
-        ids = build_ladder(app)
+        ids, tokens = build_ladder(app)
         server = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        base = f"http://127.0.0.1:{server.server_port}"
         for name, path in SHOTS:
             for size, viewport in SIZES:
                 page = browser.new_page(viewport=viewport, is_mobile=size == "phone")
-                page.goto(f"http://127.0.0.1:{server.server_port}{path.format(**ids)}")
+                if path == "/me":
+                    page.goto(f"{base}/login?next=/me")
+                    page.fill("#token", tokens[OWNER])
+                    page.click("form.login button")
+                page.goto(f"{base}{path.format(**ids)}")
                 out = HERE / f"page-{name}-{size}.png"
                 page.screenshot(path=str(out), full_page=True)
                 page.close()

@@ -80,8 +80,9 @@ def pause_entries(conn: Connection, bot_id: int, games: Sequence[str], reason: s
     cond = [LadderEntry.bot_id == bot_id, LadderEntry.game.in_(list(games))]
     if only_running:
         cond.append(LadderEntry.paused_reason.is_(None))
-    return int(conn.execute(update(LadderEntry).where(*cond)
-                            .values(paused_reason=reason[:REASON_LEN])).rowcount)
+    return int(conn.execute(update(LadderEntry).where(*cond).values(
+        paused_reason=reason[:REASON_LEN],
+        paused_at=func.coalesce(LadderEntry.paused_at, now_utc()))).rowcount)
 
 
 def resume_entries(conn: Connection, bot_id: int, games: Sequence[str]) -> int:
@@ -94,7 +95,7 @@ def resume_entries(conn: Connection, bot_id: int, games: Sequence[str]) -> int:
     for game in games:
         done += conn.execute(update(LadderEntry).where(
             LadderEntry.bot_id == bot_id, LadderEntry.game == game).values(
-            paused_reason=None, last_rest=latest_round(conn, game))).rowcount
+            paused_reason=None, paused_at=None, last_rest=latest_round(conn, game))).rowcount
     return done
 
 

@@ -49,7 +49,7 @@ def test_a_valid_token_logs_in_and_the_cookie_does_not_hold_it(sqlite_site):
     secret = site.ladder.tokens["alice"].split("_", 2)[2]
     assert secret not in cookie.value and secret not in json.dumps(held)
     html = page(client, "/")
-    assert '<span>alice</span>' in html and ">Log out</button>" in html
+    assert 'title="your bots and tokens">alice</a>' in html and ">Log out</button>" in html
 
 
 def test_a_wrong_token_is_refused_without_a_session(sqlite_site):
@@ -78,7 +78,7 @@ def test_forms_without_this_sessions_csrf_token_are_refused(sqlite_site):
     assert answer.status_code == 400
     alice = site.logged_in("alice")
     assert alice.post("/logout", data={}).status_code == 400
-    assert "<span>alice</span>" in page(alice, "/")  # still logged in
+    assert 'title="your bots and tokens">alice</a>' in page(alice, "/")  # still logged in
 
 
 def test_logging_out_ends_the_session(sqlite_site):
@@ -100,7 +100,7 @@ def test_revoking_the_token_ends_the_page_session(site):
     form = page(client, "/login")
     assert client.post("/login", data={"token": minted["token"],
                                        "csrf": csrf_of(form)}).status_code == 303
-    assert "<span>bob</span>" in page(client, "/")
+    assert 'title="your bots and tokens">bob</a>' in page(client, "/")
     gone = api.delete(f"/api/v1/me/tokens/{minted['id']}", headers=auth)
     assert gone.status_code == 204
     assert ">Log in</a>" in page(client, "/")
@@ -138,4 +138,4 @@ def test_server_processes_with_one_secret_key_share_sessions(sqlite_site):
     cookie = first.logged_in("alice").get_cookie("referee_session").value
     client = second.client()
     client.set_cookie("referee_session", cookie)
-    assert "<span>alice</span>" in page(client, "/")
+    assert 'title="your bots and tokens">alice</a>' in page(client, "/")

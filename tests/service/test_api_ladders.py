@@ -76,9 +76,13 @@ def test_opting_out_then_joining_leaving_pausing_resuming(anon, served):
     assert answer.status_code == 200 and answer.json["active"] and answer.json["provisional"]
     answer = put(alice, bot_id, {"paused": True})
     assert answer.status_code == 200 and answer.json["paused_reason"] == OWNER_PAUSE
-    assert put(alice, bot_id, {"paused": True}).json["paused_reason"] == OWNER_PAUSE
+    since = answer.json["paused_at"]
+    assert since is not None
+    again = put(alice, bot_id, {"paused": True}).json
+    assert again["paused_reason"] == OWNER_PAUSE and again["paused_at"] == since  # still since then
     answer = put(alice, bot_id, {"paused": False})
     assert answer.status_code == 200 and not answer.json["paused"]
+    assert answer.json["paused_at"] is None
     answer = put(alice, bot_id, {"active": False})
     assert answer.status_code == 200 and not answer.json["active"]
     assert put(alice, bot_id, {"active": True}).json["active"]  # re-join: same entry

@@ -184,7 +184,7 @@ def test_trusted_proxies_come_from_the_environment(monkeypatch):
 def test_the_compose_example_trusts_exactly_the_proxy_in_front():
     """The example's API trusts one proxy and only the proxy is reachable from outside;
     every long-running process restarts by itself."""
-    services = yaml.safe_load((DOCS / "compose.yaml").read_text())["services"]
+    services = yaml.safe_load((DOCS.parent / "compose.yaml").read_text())["services"]
     published = [name for name, svc in services.items() if svc.get("ports")]
     assert published == ["proxy"] and "api:8000" in services["proxy"]["command"]
     assert services["api"]["environment"]["REFEREE_TRUSTED_PROXIES"] == "1"

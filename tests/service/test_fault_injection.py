@@ -7,7 +7,8 @@ and four owners' HTTP bots on both ladders (Tokaido Duo and Doubletrack, with th
 * Redis stopped and started again (empty: it keeps nothing, so the queued ids are lost too);
 * the worker's match processes frozen (SIGSTOP) for longer than a decision's time, well
   under the lease, then thawed: the referee's stall, not the bots';
-* the Celery worker process killed outright (SIGKILL), its matches in the middle.
+* the Celery worker process and its pool processes killed outright (SIGKILL), matches in
+  the middle.
 
 After each, both ladders must go on playing by themselves. At the end: every match scheduled
 before the last fault is finished (none voided, none lost), no bot was struck (they all
@@ -126,11 +127,26 @@ class Layout:
                    f"{what}: the ladders did not go on ({start}); "
                    f"worker log: {self.log('worker')}")
 
-    def playing(self) -> bool:
-        """Whether a match is being played now."""
-        with self.engine.connect() as conn:
-            running = conn.execute(select(Match.id).where(Match.state == RUNNING)).first()
-        return running is not None
+    def kill_worker_mid_match(self) -> tuple[int, list[int]]:
+        """SIGKILL the Celery worker and its pool processes while a match is running: they are
+        frozen first, so that the matches running then cannot finish before the kill.  The
+        worker's pid and the ids of the matches cut off."""
+        for _ in range(200):
+            worker = self.celery_worker()
+            group = {worker} | child_pids(worker)
+            for pid in group:
+                os.kill(pid, signal.SIGSTOP)
+            with self.engine.connect() as conn:
+                running = conn.execute(
+                    select(Match.id).where(Match.state == RUNNING)).scalars().all()
+            if running:
+                for pid in group:
+                    os.kill(pid, signal.SIGKILL)
+                return worker, list(running)
+            for pid in group:
+                os.kill(pid, signal.SIGCONT)
+            time.sleep(0.05)
+        raise AssertionError("no match was ever running to kill the worker in")
 
     def log(self, name: str) -> str:
         return (self.tmp / f"{name}.log").read_text(errors="replace")[-2500:]
@@ -201,14 +217,11 @@ def test_the_layout_heals_itself_loses_nothing_and_strikes_no_bot(layout: Layout
         os.kill(pid, signal.SIGCONT)
     layout.more_finished(3, 90, "after the freeze")
 
-    # Killed while it plays: a match running then is played again (an idle worker would lose
-    # nothing, and prove nothing about the lease).
-    wait_until(layout.playing, 60, "no match was running to kill the worker in")
-    killed = layout.celery_worker()
-    os.kill(killed, signal.SIGKILL)
+    # The worker dies with its pool processes (its machine goes down) while it plays: a match
+    # cut off then is played again.
+    killed, cut_off = layout.kill_worker_mid_match()
     with layout.engine.connect() as conn:
         before_kill = int(conn.execute(select(func.max(Match.id))).scalar_one())
-        cut_off = conn.execute(select(Match.id).where(Match.state == RUNNING)).scalars().all()
     wait_until(lambda: layout.celery_worker() != killed, 60, "the worker was not restarted")
     layout.more_finished(3, 120, "after the worker was killed")
 
@@ -227,9 +240,8 @@ def test_the_layout_heals_itself_loses_nothing_and_strikes_no_bot(layout: Layout
         incidents = conn.execute(select(func.count()).select_from(Incident)).scalar_one()
         replayed = conn.execute(select(Match.id).where(
             Match.id.in_(cut_off), Match.attempt >= 2)).scalars().all()
-    # A match still running when the worker was killed was played again (one may have finished
-    # between the kill and the read of the running ones: at least one was cut off).
-    assert cut_off and replayed, f"running at the kill: {cut_off}, played again: {replayed}"
+    # Every match the kill cut off was played again, to its end.
+    assert sorted(replayed) == sorted(cut_off), f"cut off: {cut_off}, played again: {replayed}"
     assert struck == [], f"bots struck for the referee's faults: {struck}"
     assert incidents == 0
     for game in GAMES:

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import MetaData, Table, insert, select, update
 
-from ladder.db import current_revision, head_revision, make_engine, migrate
+from ladder.db import current_revision, make_engine, migrate
 
 T0 = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
@@ -24,8 +24,8 @@ def test_0009_makes_every_bot_a_push_bot_and_its_downgrade_retires_pull_bots(emp
             bots = _bots(conn)
             for name in ("web", "laptop"):
                 conn.execute(insert(bots).values(name=name, created_at=T0, status="active"))
-        migrate(engine)
-        assert current_revision(engine) == head_revision() == "0009_pull_mode"
+        migrate(engine, "0009_pull_mode")
+        assert current_revision(engine) == "0009_pull_mode"
         with engine.begin() as conn:
             bots = _bots(conn)
             assert dict(conn.execute(select(bots.c.name, bots.c.mode)).all()) == {

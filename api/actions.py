@@ -1,0 +1,90 @@
+"""What an owner does to their bots, whichever door they come in by: the API's routes and the
+owner pages (:mod:`api.pages.owner`) both call these, so each rule lives in one place.
+
+Each raises the ladder's errors, which both doors turn into their status codes
+(NotFoundError 404, ForbiddenError 403, ConflictError 409, InvalidError 422), with a message
+for a person.  The rate limits the two doors share are here too, by the API endpoint whose
+allowance they count against (:data:`LIMITS`): an owner has one allowance, whichever door.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from api.context import service
+from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry
+from ladder.models import PULL
+from ladder.reads import challenge_detail
+from ladder.work import create_challenge
+
+log = logging.getLogger("referee.api")
+
+LIMITS = {
+    "bots.check_bot": "6 per minute",
+    "bot_ladders.set_entry": "30 per minute",
+    "challenges.create": "20 per day",
+    "owners.mint_token": "30 per hour",
+}
+"""Per owner, by the API endpoint that counts them (its Flask endpoint name, which is the
+limiter's bucket: a page's form shares the bucket of the endpoint it does the work of)."""
+
+
+def set_ladder_entry(owner_id: int, bot_id: int, game: str, *, active: bool | None = None,
+                     paused: bool | None = None) -> dict[str, Any]:
+    """Join (``active``), leave (not ``active``), pause or resume the owner's bot on
+    ``game``'s ladder; the entry as it is then.  Joining brings the house bots along (so
+    the bot has opponents); only the owner's own pause can be lifted by the owner."""
+    svc = service()
+    bot = registry.owned_bot(svc.engine, owner_id, bot_id)
+    if game not in svc.games:
+        raise NotFoundError(f"no game {game!r}")
+    if game not in bot["games"]:
+        raise ConflictError(f"bot {bot_id} does not play {game} (it plays "
+                            f"{', '.join(bot['games'])}): add it with PATCH /bots/{bot_id}")
+    try:
+        if active is True:
+            matchmaking.join(svc.engine, bot_id, game, svc.config.matchmaker())
+            registry.join_house_bots(svc.engine, svc.config.house_ladders, [game])
+        elif active is False:
+            matchmaking.leave(svc.engine, bot_id, game)
+        if paused is not None:
+            registry.set_owner_pause(svc.engine, bot_id, game, paused)
+    except NotFoundError as exc:  # the bot exists: it is the entry that does not
+        raise ConflictError(f"{exc}: join it first") from None
+    return registry.ladder_entries(svc.engine, bot_id, game)[0]
+
+
+def request_check(owner_id: int, bot_id: int, game: str | None = None
+                  ) -> tuple[dict[str, Any], bool]:
+    """Queue a check of the owner's bot (``game``: its first by default) and hand it to the
+    workers; the check and whether it is new (False: the one still pending is answered)."""
+    svc = service()
+    bot = registry.owned_bot(svc.engine, owner_id, bot_id)
+    if bot["mode"] == PULL:
+        raise InvalidError(f"bot {bot_id} connects out (pull mode): its check is a "
+                           "challenge against a house bot")
+    game = game or bot["games"][0]
+    if game not in bot["games"]:
+        raise InvalidError(f"bot {bot_id} does not play {game!r} (it plays "
+                           f"{', '.join(bot['games'])})")
+    check, created = checks.request(svc.engine, bot_id, game, prove=svc.config.proves_ownership)
+    if created:
+        try:
+            svc.dispatcher.enqueue_checks([check["id"]])
+        except Exception:  # the broker is down: the sweeper enqueues it later
+            log.exception("enqueueing check %s", check["id"])
+    return check, created
+
+
+def start_challenge(owner_id: int, game: str, bots: list[int], games: int | None = None
+                    ) -> dict[str, Any]:
+    """Create an unrated challenge (``games``: one per seat order by default) and hand its
+    matches to the workers; the challenge."""
+    svc = service()
+    challenge_id, ids = create_challenge(svc.engine, owner_id, game, bots, games or len(bots))
+    try:
+        svc.dispatcher.enqueue(ids)
+    except Exception:  # the broker is down: the sweeper enqueues them later
+        log.exception("enqueueing challenge %s", challenge_id)
+    return challenge_detail(svc.engine, challenge_id)

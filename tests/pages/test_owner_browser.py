@@ -1,0 +1,80 @@
+"""An owner in a real browser (Chromium), on a phone and a wide screen: log in, find the
+paused bot on /me, resume it, challenge a bot; without sideways scrolling and with buttons a
+thumb can hit."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from owner_support import Home, make_home, reopen
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Home, str]:
+    path = tmp_path_factory.mktemp("owner-browser") / "home.sqlite3"
+    made = make_home(f"sqlite:///{path}")
+    made.engine.dispose()
+    return made, str(path)
+
+
+@pytest.fixture
+def served_home(built, tmp_path) -> Iterator[tuple[str, Home]]:
+    """A copy of the service on a loopback HTTP server: ``(base URL, home)``."""
+    from werkzeug.serving import make_server
+
+    made, path = built
+    shutil.copyfile(path, tmp_path / "home.sqlite3")
+    home = reopen(made, f"sqlite:///{tmp_path / 'home.sqlite3'}")
+    server = make_server("127.0.0.1", 0, home.app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", home
+    finally:
+        server.shutdown()
+        server.server_close()
+        home.engine.dispose()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, size):
+    base, home = served_home
+    phone = size == "phone"
+    context = browser.new_context(viewport=SIZES[size], is_mobile=phone, has_touch=phone)
+    try:
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.goto(f"{base}/login?next=/me")
+        tab.fill("#token", home.tokens["alice"])
+        tab.click("form.login button")
+        assert tab.url == f"{base}/me"
+        hawk = f"#bot-{home.bots['hawk']}"
+        assert "Paused by its owner." in tab.inner_text(hawk)
+        assert tab.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+        small = tab.eval_on_selector_all(
+            "main button, main select", "els => els.map(e => e.getBoundingClientRect())"
+            ".filter(r => r.width < 40 || r.height < 40).length")
+        assert small == 0
+
+        tab.click(f"{hawk} button.act-resume")
+        assert tab.url == f"{base}/me#bot-{home.bots['hawk']}"
+        assert tab.is_visible(f"text=Bot {home.bots['hawk']} resumed the Tokaido Duo ladder.")
+        assert "Placement: 0 of 10 games played" in tab.inner_text(hawk)
+        assert not home.entry("hawk")["paused"]
+
+        tab.select_option("form.challenge select[name=game]", "tokaido-duo")
+        tab.select_option("form.challenge select[name=bot]", str(home.bots["hawk"]))
+        tab.select_option("form.challenge select[name=opponent1]", str(home.bots["badger"]))
+        tab.click("form.challenge button")
+        assert tab.is_visible("text=Challenge 1 queued: 2 unrated Tokaido Duo matches.")
+        assert len(home.dispatcher.sent) == 2
+        assert not errors, errors
+    finally:
+        context.close()
