@@ -183,6 +183,8 @@ def test_a_stale_attempt_shows_nothing(app, anon, memory):
     memory.publish(pk, Snapshot(0, b"{}"))
     doc = anon.get(f"/api/v1/matches/{pk}/live").json
     assert doc["total"] == 0 and doc["frames"] == [] and "match" not in doc
+    page = anon.get(f"/matches/{pk}").get_data(as_text=True)
+    assert "The match is starting" in page and "data-referee-live" in page  # it polls
 
 
 def redis_progress() -> RedisProgress:
