@@ -54,11 +54,14 @@ def description(claim: Claim) -> MatchDescription:
 
 
 def play(claim: Claim, policy: UrlPolicy) -> dict[str, Any]:
-    """Play one attempt of a claimed match and return its log (the match-log contract)."""
+    """Play one attempt of a claimed match and return its log (the match-log contract); its
+    progress is published for live spectators meanwhile (:mod:`api.live`)."""
+    from api.live import publishing
     from api.relays import process_relay
 
-    log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin,
-                                          relay=process_relay()).log)
+    with publishing(claim) as watch:
+        log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin,
+                                              relay=process_relay(), watch=watch).log)
     return log
 
 

@@ -47,14 +47,22 @@ def process_relay() -> Relay:
     global _relay
     with _lock:
         if _relay is None:
-            broker, queue = _follows()
-            if broker and broker.startswith(("redis://", "rediss://", "unix://")):
+            broker, queue = redis_broker()
+            if broker:
                 from ladder.relay_redis import RedisRelay
 
                 _relay = RedisRelay(broker, prefix=f"referee:{queue}:pull")
             else:
                 _relay = MemoryRelay()
         return _relay
+
+
+def redis_broker() -> tuple[str | None, str]:
+    """The broker's URL when it is Redis (else ``None``), and the queue's name: what every
+    process of one service shares (the pull relay, live spectators' progress)."""
+    broker, queue = _follows()
+    return (broker if broker and broker.startswith(("redis://", "rediss://", "unix://"))
+            else None), queue
 
 
 def use(relay: Relay | None) -> None:
@@ -67,8 +75,7 @@ def use(relay: Relay | None) -> None:
 def available(mode: str) -> str | None:
     """Why the service's layout cannot carry pull bots (``None`` when it can): ``mode`` is
     ``embedded`` or ``celery`` (:class:`api.context.Service`)."""
-    broker, _ = _follows()
-    if mode == "embedded" or (broker or "").startswith(("redis://", "rediss://", "unix://")):
+    if mode == "embedded" or redis_broker()[0]:
         return None
     return ("pull bots need Redis as the broker: the workers reach a bot's connection "
             "through it")

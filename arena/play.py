@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +69,8 @@ def check_match(description: MatchDescription) -> Prepared:
 
 
 def play_match(description: MatchDescription, guard: ConnectGuard | None = None,
-               relay: Relay | None = None) -> MatchRecord:
+               relay: Relay | None = None,
+               watch: Callable[[Runner], object] | None = None) -> MatchRecord:
     """Play the match ``description`` describes and return its record (the result with
     forfeits applied, the match log, each seat's tally).
 
@@ -80,16 +81,18 @@ def play_match(description: MatchDescription, guard: ConnectGuard | None = None,
     seat may run code here (``cmd:``, ``py:``: refused before anything is loaded). Raises
     what :func:`check_match` raises, and :class:`~arena.seats.ServeError` when ``over_http``
     cannot serve a bot. ``pull:`` seats (bots that connect out to the service) are asked
-    through ``relay``.
+    through ``relay``. ``watch`` is handed the runner before it plays (the service follows a
+    match's progress through it, for live spectators); it must only read.
     """
     if guard is not None:
         refuse_local(description.seats)
     prepared = check_match(description)
-    return play_prepared(prepared, guard, relay)
+    return play_prepared(prepared, guard, relay, watch)
 
 
 def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None,
-                  relay: Relay | None = None) -> MatchRecord:
+                  relay: Relay | None = None,
+                  watch: Callable[[Runner], object] | None = None) -> MatchRecord:
     """Play a match :func:`check_match` has checked (a caller that checks first, to report
     before it plays, need not check twice)."""
     d = prepared.description
@@ -99,6 +102,8 @@ def play_prepared(prepared: Prepared, guard: ConnectGuard | None = None,
                         options=prepared.options, time_control=d.time_control,
                         strikes=d.strikes, match_id=d.match_id,
                         seat_time_controls=[s.time_control for s in d.seats])
+        if watch is not None:
+            watch(runner)
         return runner.run()
 
 

@@ -24,6 +24,7 @@ from api.pages import session as login
 from api.pages.charts import rating_chart
 from api.pages.owner_state import bot_states
 from api.pages.query import bot_ref, known_args, one_of, query, whole, yes_no
+from api.live import live as live_now
 from api.replays import FRAMES
 from api.schemas import ID_RULE as ID
 from api.viewer import render_fragment
@@ -184,8 +185,14 @@ def match(match_id: int) -> str:
     q = query(ply=whole(0, 1_000_000))
     engine = service().engine
     detail = reads.match_detail(engine, match_id)
-    replay, problem, plies, doc = None, None, {}, None
-    if detail["log_available"]:
+    replay, problem, plies, doc, now = None, None, {}, None, None
+    if detail["state"] == RUNNING:  # live where the seed-sharing rule allows (api.live)
+        now = live_now(engine, match_id, service().mode)
+        if now.doc is not None:
+            replay = render_fragment(
+                now.doc, q.get("ply", len(now.doc["frames"]) - 1),
+                link=lambda n: url_for(".match", match_id=match_id, ply=n))
+    elif detail["log_available"]:
         try:
             doc = FRAMES.get(engine, match_id).document()
         except ConflictError as exc:
@@ -196,7 +203,7 @@ def match(match_id: int) -> str:
                 doc, q.get("ply", 0),
                 frames_url=url_for("frames.get_frames", match_id=match_id),
                 link=lambda n: url_for(".match", match_id=match_id, ply=n))
-    return render_template("pages/match.html", m=detail, replay=replay, problem=problem,
+    return render_template("pages/match.html", m=detail, replay=replay, problem=problem, live=now,
                            own_logs=own_logs(detail), plies=plies,
                            length=game_length(detail, doc),
                            round=more.round_ref(engine, detail["round_id"])

@@ -41,7 +41,8 @@ from referee.replay import replay, start_state
 FRAMES_FORMAT = "referee-frames"
 FRAMES_VERSION = 1
 
-__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "build_frames", "frame_count", "iter_frames"]
+__all__ = ["FRAMES_FORMAT", "FRAMES_VERSION", "build_frames", "build_live", "frame_count",
+           "iter_frames"]
 
 
 def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
@@ -65,6 +66,31 @@ def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
     frames = list(_frames(log, state, cast, notes))
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
                              if f.get("step") is None and f.get("kind") != "start"]
+    return {
+        "format": FRAMES_FORMAT,
+        "version": FRAMES_VERSION,
+        "match": _match_header(log, game, cast),
+        "board": cast.board,
+        "frames": frames,
+    }
+
+
+def build_live(log: Mapping[str, Any]) -> dict[str, Any]:
+    """The frames document of a match still being played, from its log so far (no result:
+    ``match.result`` is ``None``): one frame per complete step.  The last step's decisions may
+    be logged only in part (simultaneous ones are booked one by one): that step waits for the
+    next call.  Anything else that does not fit the game raises :class:`LogError`, as for a
+    finished log.  The seed stays in the log; the bots' own words are not copied."""
+    game, state, cast = _start(log)
+    try:
+        frames = list(_frames(log, state, cast))
+    except LogError:
+        steps = sorted({int(d["step"]) for d in log["decisions"]})
+        if not steps:
+            raise
+        log = {**log, "decisions": [d for d in log["decisions"] if int(d["step"]) != steps[-1]]}
+        game, state, cast = _start(log)
+        frames = list(_frames(log, state, cast))
     return {
         "format": FRAMES_FORMAT,
         "version": FRAMES_VERSION,
@@ -224,7 +250,7 @@ def _fault(f: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _match_header(log: Mapping[str, Any], game: Game, cast: Cast) -> dict[str, Any]:
-    result = log["result"]
+    result = log.get("result")  # none while the match is played (:func:`build_live`)
     return {
         "match_id": log.get("match_id"),
         "game": game.name,
@@ -236,7 +262,7 @@ def _match_header(log: Mapping[str, Any], game: Game, cast: Cast) -> dict[str, A
         "turn_name": cast.kit.turn_name,
         "seats": cast.seats,
         "result": result,
-        "outcome": cast.kit.result_text(result, cast.seats),
+        "outcome": "" if result is None else cast.kit.result_text(result, cast.seats),
     }
 
 

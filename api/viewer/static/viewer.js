@@ -1091,7 +1091,53 @@
     }
   }
 
+  // ---------------------------------------------------------------- a match being played
+
+  var POLL_MS = 1000;
+
+  // New frames at the end: the timeline and slider grow; a viewer on the last frame (not
+  // playing) follows the match, one looking back stays where it is.
+  Viewer.prototype.extend = function (more) {
+    if (!more.length) { return; }
+    var following = !this.timer && this.ply >= this.frames.length - 1;
+    Array.prototype.push.apply(this.frames, more);
+    this.troubles = this.frames.filter(hasTrouble).map(function (f) { return f.ply; });
+    var strike = this.more.querySelector("[data-act='trouble']");
+    if (strike && this.troubles.length) { strike.disabled = false; strike.title = "next strike or fault (n)"; }
+    while (this.timeline.firstChild) { this.timeline.removeChild(this.timeline.firstChild); }
+    this.drawTimeline();
+    this.scrub.max = String(this.frames.length - 1);
+    this.show(following ? this.frames.length - 1 : this.ply);
+  };
+
+  // A live box (data-referee-live: the URL of the match's live frames) polls for the frames
+  // after those it has; when the match is over (its state is not "running"), played again
+  // (another attempt) or no longer to be shown (a refusal), the page is loaded again: it then
+  // shows the stored replay, or says why not.
+  function follow(box) {
+    var url = box.getAttribute("data-referee-live"), attempt = box.getAttribute("data-attempt");
+    var root = box.querySelector("[data-referee-viewer]");
+    function again(ms) { setTimeout(poll, ms); }
+    function poll() {
+      var have = root && root.viewer ? root.viewer.frames.length : 0;
+      fetch(url + "?since=" + have, {headers: {Accept: "application/json"}, cache: "no-store"}).then(function (r) {
+        if (r.status === 429 || r.status >= 500) { again(POLL_MS * 10); return null; }
+        if (!r.ok) { location.reload(); return null; }
+        return r.json();
+      }).then(function (doc) {
+        if (!doc) { return; }
+        if (doc.state !== "running" || String(doc.attempt) !== attempt || (!(root && root.viewer) && doc.frames.length)) { location.reload(); return; }
+        if (root && root.viewer) { root.viewer.extend(doc.frames); }
+        again(POLL_MS);
+      }).catch(function () { again(POLL_MS * 10); });
+    }
+    again(POLL_MS);
+  }
+
   window.RefereeViewer = {mount: mount};
-  function mountAll() { Array.prototype.forEach.call(document.querySelectorAll("[data-referee-viewer]"), mount); }
+  function mountAll() {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-referee-viewer]"), mount);
+    Array.prototype.forEach.call(document.querySelectorAll("[data-referee-live]"), follow);
+  }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", mountAll); } else { mountAll(); }
 })();
