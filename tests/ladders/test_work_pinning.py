@@ -22,6 +22,7 @@ from sqlalchemy import Engine, func, select
 
 from ladder.identity import claim_names
 from ladder.models import Bot, Incident, Match, MatchLog, MatchSeat, Rating, RatingHistory
+from ladder.newmatches import MatchSettings
 from ladder.work import (
     REFEREE_FAILURE, Claim, claim, fail_attempt, finish, renew, schedule, seat_stats,
     split_log, sweep, SweepPolicy, void,
@@ -273,10 +274,11 @@ def test_a_match_scheduled_without_settings_gets_the_ladders_defaults(lite):
     pk = scheduled(lite)
     held = claim(lite, pk, "w1", LEASE_S, now=T0)
     assert held is not None
-    assert held.settings == {"time_ms": 1000, "bank_ms": 0, "strikes": 3, "options": {}}
+    assert held.settings.to_json() == {"time_ms": 1000, "bank_ms": 0, "strikes": 3,
+                                       "options": {}}
     assert (held.game, held.seed, [p.name for p in held.seats]) == ("toy-race", 7,
                                                                     ["alpha", "beta"])
-    given = {"time_ms": 250, "bank_ms": 900, "strikes": 5, "options": {}}
+    given = MatchSettings(time_ms=250, bank_ms=900, strikes=5)
     [other] = schedule(lite, "toy-race", [(bot_ids(lite)[::-1], 8, None)], rated=False,
                        settings=given)
     again = claim(lite, other, "w1", LEASE_S, now=T0)

@@ -469,7 +469,7 @@ def assert_pages_keep_a_login(base: str, db_url: str) -> None:
     assert done.status_code == 303, done.text[:500]
     for _ in range(8):
         home = requests.get(f"{base}/", cookies=done.cookies, timeout=5)
-        assert home.status_code == 200 and "<span>pager" in home.text
+        assert home.status_code == 200 and 'title="your bots and tokens">pager' in home.text
 
 
 @pytest.mark.parametrize("production", [False, True])
