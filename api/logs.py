@@ -15,8 +15,8 @@ import json
 import logging
 import os
 import sys
-from datetime import datetime, timezone
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import g, has_request_context

@@ -20,7 +20,6 @@ from ladder.matchmaking import MatchmakerConfig, TickResult, tick
 from ladder.work import SweepPolicy, sweep
 
 
-
 class Enqueue(Protocol):
     """Where a runner sends work: match ids and bot check ids."""
 

@@ -20,8 +20,8 @@ from marshmallow import fields, validate
 
 from ladder.checks import MAX_CHECK_S
 from ladder.models import (
-    ACTIVE, DONE, FAILED, FINISHED, MAX_ID, PAUSED, PULL, PUSH, QUEUED, RETIRED, RUNNING,
-    SCHEDULED, UNVERIFIED, VOIDED,
+    ACTIVE, DONE, FAILED, FINISHED, MAX_ID, PAUSED, PULL, PUSH, QUEUED, RETIRED, RUNNING, SCHEDULED,
+    UNVERIFIED, VOIDED,
 )
 from ladder.registry import MAX_BOTS_PER_OWNER
 from ladder.work import MAX_CHALLENGE_GAMES

@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import time
-
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

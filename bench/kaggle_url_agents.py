@@ -49,8 +49,7 @@ sys.path[:0] = [HERE, os.path.dirname(HERE)]
 try:
     import psutil
     import requests
-    from kaggle_environments import __version__ as kaggle_version
-    from kaggle_environments import make
+    from kaggle_environments import __version__ as kaggle_version, make
 except ImportError as exc:
     sys.exit(f"this comparison needs kaggle-environments and psutil ({exc.name} is missing); "
              "they are not dependencies of the project: see the top of this script for how to "
@@ -58,7 +57,9 @@ except ImportError as exc:
 
 from http_overhead import (  # noqa: E402
     Match, exchange_like_the_referee, loop, match_id, play_once, record_requests, start_server,
-    with_id)
+    with_id,
+)
+
 from referee.games import find_game  # noqa: E402
 from referee.transport import new_session  # noqa: E402
 

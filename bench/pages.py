@@ -25,11 +25,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from api import create_app  # noqa: E402
 from api.config import ServiceConfig  # noqa: E402
-from api.startup import prepare_database  # noqa: E402
 from api.replays import FRAMES  # noqa: E402
+from api.startup import prepare_database  # noqa: E402
+from arena import MatchDescription, Seat, play_match  # noqa: E402
 from ladder.store import record_match  # noqa: E402
 from referee.games import find_game  # noqa: E402
-from arena import MatchDescription, Seat, play_match  # noqa: E402
 
 
 def build(url: str, matches: int, bots: int) -> None:

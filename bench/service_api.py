@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import requests
-
 from service_support import (
     REDIS, free_port, migrate, percentile, pg_schema, sqlite_url, start, stop, wait_http,
 )

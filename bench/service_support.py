@@ -51,8 +51,7 @@ def sqlite_url() -> str:
 
 
 def migrate(url: str) -> None:
-    from ladder.db import make_engine
-    from ladder.db import migrate as run
+    from ladder.db import make_engine, migrate as run
 
     engine = make_engine(url)
     run(engine)

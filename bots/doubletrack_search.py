@@ -33,8 +33,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bots.doubletrack_greedy import DoubletrackGreedyBot
 from bots.boards import match_board
+from bots.doubletrack_greedy import DoubletrackGreedyBot
 from bots.doubletrack_value import weights, win_chances
 from bots.mcts import MAX_MS, MAX_PLAYOUTS, whole_number
 from referee.core import Decision

@@ -10,11 +10,12 @@ from typing import NoReturn
 
 import click
 
-from arena import MatchDescription, MatchRecord, TimeControl, check_match, parse_seats
-from arena import play_prepared
+from arena import (
+    MatchDescription, MatchRecord, TimeControl, check_match, parse_seats, play_prepared,
+)
 from cli.params import (
-    allow_dead_option, board_option, clock_options, game_option, game_options_option,
-    log_option, require_live,
+    allow_dead_option, board_option, clock_options, game_option, game_options_option, log_option,
+    require_live,
 )
 from referee.core import Game
 from referee.display import printable

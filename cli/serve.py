@@ -147,6 +147,7 @@ def describe(url: str | None) -> str:
 def gunicorn_available() -> bool:
     try:
         import fcntl  # noqa: F401 - gunicorn needs it (not on Windows)
+
         import gunicorn  # noqa: F401
     except ImportError:
         return False
@@ -209,6 +210,7 @@ def run_gunicorn(config: Any, host: str, port: int, workers: int, threads: int,
 
     try:
         from api.startup import prepare_database
+
         # once, before the workers start; failing here, in one line, not in every worker
         prepare_database(config).dispose()
     except Exception as exc:

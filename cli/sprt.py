@@ -14,8 +14,8 @@ import secrets
 import shlex
 import sys
 import time
-from concurrent.futures import BrokenExecutor
 from collections.abc import Mapping
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import Any
 

@@ -23,7 +23,6 @@ import click
 
 from cli.ladder_db import db_option
 
-
 BROKER_OPTION = click.option("--broker", "broker_url", default=None, metavar="URL",
                              help="Celery broker, redis://… (default: REFEREE_BROKER).")
 QUEUE_OPTION = click.option("--queue", "-Q", default=None,

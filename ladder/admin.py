@@ -18,7 +18,6 @@ from ladder.db import insert_ignoring, lock_ladder, reader, translate_errors
 from ladder.models import FINISHED, REASON_LEN, VOIDED, LadderPause, Match, RatingHistory
 from ladder.recompute import refold
 
-
 # -- pausing a ladder -------------------------------------------------------------------------
 
 def ladder_paused(conn: Connection, game: str) -> bool:

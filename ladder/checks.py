@@ -29,9 +29,7 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import reader, translate_errors
-from ladder.models import (
-    DONE, FAILED, QUEUED, REASON_LEN, RETIRED, RUNNING, Bot, BotCheck, Owner,
-)
+from ladder.models import DONE, FAILED, QUEUED, REASON_LEN, RETIRED, RUNNING, Bot, BotCheck, Owner
 from ladder.registry import add_health, mark_verified
 
 PENDING = (QUEUED, RUNNING)

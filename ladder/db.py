@@ -39,8 +39,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import (
-    ArgumentError, DBAPIError, InterfaceError, NoSuchModuleError, OperationalError,
-    StatementError,
+    ArgumentError, DBAPIError, InterfaceError, NoSuchModuleError, OperationalError, StatementError,
 )
 
 from ladder import LadderError

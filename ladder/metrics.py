@@ -22,9 +22,7 @@ from collections import Counter as Tally
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from prometheus_client import (
-    REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest,
-)
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector

@@ -25,14 +25,13 @@ from ladder.accounts import utc
 from ladder.db import reader, translate_errors
 from ladder.fold import folded
 from ladder.leaderboard import leaderboard
-from ladder.models import (
-    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderEntry, LadderPause,
-    Match, MatchLog, MatchSeat, Owner, RatingHistory,
-)
 from ladder.matchmaking import placement_left
+from ladder.models import (
+    FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Challenge, LadderEntry, LadderPause, Match,
+    MatchLog, MatchSeat, Owner, RatingHistory,
+)
 from ladder.pages_reads import paused_bots
 from ladder.ratings import outcomes, standings
-
 
 # -- matches ----------------------------------------------------------------------------------
 

@@ -16,9 +16,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import (
-    Connection, Engine, and_, bindparam, delete, func, insert, select, update,
-)
+from sqlalchemy import Connection, Engine, and_, bindparam, delete, func, insert, select, update
 
 from ladder.db import DriverStatement, lock_ladder, translate_errors
 from ladder.fold import BotRating, RatingFold, ensure_ladder, folded, ladder_config, rating_row

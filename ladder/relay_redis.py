@@ -24,8 +24,8 @@ from typing import Any
 
 from referee.faults import Fault, FaultReason
 from referee.relay import (
-    PRESENCE_GRACE_S, Delivered, Relay, RelayError, Replaced, Reply, Request, envelope,
-    not_taken, pickup_ms, timed_out,
+    PRESENCE_GRACE_S, Delivered, Relay, RelayError, Replaced, Reply, Request, envelope, not_taken,
+    pickup_ms, timed_out,
 )
 
 TTL_S = 900

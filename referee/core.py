@@ -15,9 +15,9 @@ from __future__ import annotations
 import enum
 import json
 from abc import ABC, abstractmethod
-from importlib import resources
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, ClassVar, NamedTuple, NotRequired, TypedDict
 
 from referee import yamldata

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from referee.board_schemas import BOARD_OF_GAME, BOARD_SCHEMAS
 from referee.core import Decision, Option
 from referee.errors import RefereeError
 from referee.faults import Fault, FaultReason, body_excerpt
@@ -29,7 +30,6 @@ from referee.matchlog import (
     LOG_SCHEMA, MAX_LOG_CHARS, RESULT_SCHEMA, SCHEMA_BASE, TIME_CONTROL_SCHEMA,
 )
 from referee.players import DecisionRequest, MatchInfo
-from referee.board_schemas import BOARD_OF_GAME, BOARD_SCHEMAS
 from referee.view_schemas import VIEW_OF_GAME, VIEW_SCHEMAS
 
 PROTOCOL_VERSION = 1

@@ -7,10 +7,11 @@ import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
-from support.browser import browser, page  # noqa: F401 (one browser for the whole run)
 
 from referee import games
 from referee.games import register_game
+
+from support.browser import browser, page  # noqa: F401 (one browser for the whole run)
 
 # A run started in the background (a CI job, nohup, `&`) inherits SIGINT ignored, and so would
 # every command a test starts: the tests that stop one with Ctrl-C's signal need it as on a

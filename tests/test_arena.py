@@ -10,9 +10,7 @@ import threading
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from support.http_bots import HostileServer, free_port
+from hypothesis import given, strategies as st
 
 from arena import (
     DeadBotError, DescriptionError, MatchDescription, Seat, ServeError, TimeControl, check_bot,
@@ -25,6 +23,8 @@ from referee.games import find_game, registered_games, unregister_game
 from referee.match import Runner
 from referee.players import InProcessPlayer
 from referee.transport import BotUrlError
+
+from support.http_bots import HostileServer, free_port
 
 # -- descriptions ------------------------------------------------------------------------------
 

@@ -8,12 +8,13 @@ import resource
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from cli import main
 from referee import yamldata
 from referee.core import MAX_BOARD_JSON, BoardError
 from referee.games import find_game
+
+from support.cli import assert_clean_error
 
 LAUGHS = "version: x\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi"))

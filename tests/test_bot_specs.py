@@ -11,6 +11,7 @@ from bots import (
     registered_bots, unregister_bot,
 )
 from cli import main
+
 from support.cli import assert_clean_error
 
 BAD = [

@@ -7,11 +7,12 @@ import json
 import click
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
-from cli import main
 from bots.random_bot import RandomBot
+from cli import main
 from tournaments import TournamentError
+
+from support.cli import assert_clean_error
 
 
 def run(*args: str):

@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as hs
+from hypothesis import given, settings, strategies as hs
 
 from referee.core import Game, GameOverError, IllegalChoiceError, State
 from referee.games import find_game, game_names

@@ -26,9 +26,7 @@ from referee.core import Decision, EndReason, Result, SeatResult
 from referee.faults import Fault, FaultReason
 from referee.match import Runner, TimeControl, apply_forfeits
 from referee.matchlog import MAX_LOG_CHARS
-from referee.players import (
-    Answer, Bot, DecisionRequest, InProcessPlayer, MatchInfo, Player,
-)
+from referee.players import Answer, Bot, DecisionRequest, InProcessPlayer, MatchInfo, Player
 
 LIMIT_MS, BANK_MS = 100, 50
 SCRIPT = [100.5, 129.5, 120.0, 100.5]

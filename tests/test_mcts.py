@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bots import UnknownBotError, find_bot
+
 from support.matches import play_bots
 
 

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.matches import play_bots
 
 from bots.random_bot import RandomBot
 from cli import main
@@ -19,6 +17,9 @@ from referee.core import Decision
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
 from referee.replay import replay
+
+from support.cli import assert_clean_error
+from support.matches import play_bots
 
 
 class SometimesWrong(Bot):

@@ -11,8 +11,8 @@ import pytest
 from bots.random_bot import RandomBot
 from referee.core import Decision, EndReason
 from referee.match import Runner
-from referee.players import Bot, InProcessPlayer
 from referee.matchlog import LogError
+from referee.players import Bot, InProcessPlayer
 from referee.replay import replay
 
 
@@ -102,6 +102,7 @@ def test_summary_keeps_the_result_extra(toy_game):
     """The solo Automa's note reaches ``referee match --json``, not only the text summary;
     a game with nothing extra to say adds no empty key."""
     from referee.games import find_game
+
     from support.matches import play_bots
 
     game = find_game("tokaido-duo")

@@ -11,6 +11,7 @@ from tournaments.fixtures import Outcome
 from tournaments.plan import Entrant
 from tournaments.stats import pair_score
 
+
 @dataclass
 class Head:
     """A's record against B: games, wins, draws, losses over pairwise comparisons."""

@@ -25,8 +25,8 @@ from werkzeug.exceptions import (
     UnprocessableEntity,
 )
 
-from api.errors import ErrorShape
 from api.context import service
+from api.errors import ErrorShape
 from ladder import ConflictError, ForbiddenError, InvalidError, LadderError, NotFoundError
 
 log = logging.getLogger("referee.pages")

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 import marshmallow as ma
-from flask import Blueprint, flash, get_flashed_messages, redirect, render_template, request
-from flask import url_for
+from flask import (
+    Blueprint, flash, get_flashed_messages, redirect, render_template, request, url_for,
+)
 from flask_limiter import Limiter
 from werkzeug.exceptions import BadRequest, Unauthorized
 from werkzeug.wrappers import Response

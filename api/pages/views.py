@@ -19,18 +19,17 @@ from werkzeug.exceptions import BadRequest, NotFound
 from werkzeug.wrappers import Response
 
 from api.context import service
-from api.pages import board as boards
-from api.pages import session as login
+from api.live import live as live_now
+from api.pages import board as boards, session as login
 from api.pages.charts import rating_chart
 from api.pages.owner_state import bot_states
 from api.pages.query import bot_ref, known_args, one_of, query, whole, yes_no
-from api.live import live as live_now
 from api.replays import FRAMES
 from api.schemas import ID_RULE as ID
 from api.viewer import render_fragment
-from ladder import ConflictError, ForbiddenError, NotFoundError
-from ladder import pages_reads as more
-from ladder import reads, registry
+from ladder import (
+    ConflictError, ForbiddenError, NotFoundError, pages_reads as more, reads, registry,
+)
 from ladder.accounts import authenticate
 from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED

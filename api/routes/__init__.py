@@ -11,8 +11,8 @@ from api.context import service
 
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
     from api.routes import (
-        admin, bot_ladders, bots, challenges, docs, export, frames, leaderboards, matches,
-        owners, pull, rounds, system,
+        admin, bot_ladders, bots, challenges, docs, export, frames, leaderboards, matches, owners,
+        pull, rounds, system,
     )
 
     games = service_games(app)

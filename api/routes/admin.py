@@ -11,9 +11,9 @@ from flask_smorest import Blueprint, abort
 
 from api.auth import BEARER, admin_required, require_owner
 from api.context import service
-from api.schemas import ID_RULE as ID
 from api.schemas import (
-    IncidentPage, LadderOut, LadderPauseBody, PageArgs, RecomputeOut, VoidBody, VoidOut,
+    ID_RULE as ID, IncidentPage, LadderOut, LadderPauseBody, PageArgs, RecomputeOut, VoidBody,
+    VoidOut,
 )
 from ladder import admin
 from ladder.recompute import recompute

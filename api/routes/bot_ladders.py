@@ -10,9 +10,7 @@ from flask_smorest import Blueprint
 from api import actions
 from api.auth import BEARER, owner_required, require_owner
 from api.context import service
-from api.schemas import (
-    ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body,
-)
+from api.schemas import ID_RULE as ID, LadderEntryBody, LadderEntryList, LadderEntryOut, whole_body
 from ladder import registry
 
 

@@ -16,11 +16,10 @@ from api.auth import BEARER, owner_required, principal, require_owner
 from api.context import service
 from api.schemas import (
     ID_RULE as ID, BotMatchPage, BotOut, BotPage, CheckOut, CheckPage, HeadToHeadPage, PageArgs,
-    RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema,
-    bot_update_schema, check_args_schema, head_to_head_args_schema, rating_args_schema,
+    RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema, bot_update_schema,
+    check_args_schema, head_to_head_args_schema, rating_args_schema,
 )
-from ladder import pages_reads as more
-from ladder import checks, matchmaking, reads, registry
+from ladder import checks, matchmaking, pages_reads as more, reads, registry
 from ladder.models import ACTIVE, PULL, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 

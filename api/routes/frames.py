@@ -9,9 +9,9 @@ import gzip
 import json
 from typing import Any
 
+import marshmallow as ma
 from flask import Response, request
 from flask_limiter import Limiter
-import marshmallow as ma
 from flask_smorest import Blueprint
 
 from api.context import service

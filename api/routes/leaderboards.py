@@ -9,8 +9,8 @@ from flask_smorest import Blueprint, abort
 
 from api.context import service
 from api.schemas import GamesOut, LeaderboardOut
-from ladder.reads import leaderboard_page
 from ladder.newmatches import STANDARD
+from ladder.reads import leaderboard_page
 
 
 def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:

@@ -12,8 +12,8 @@ from api import actions
 from api.auth import BEARER, address_key, owner_required, require_owner
 from api.context import service
 from api.schemas import (
-    ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated,
-    TokenCreate, TokenOut,
+    ID_RULE as ID, AlertArgs, AlertPage, MeOut, NewTokenOut, OwnerCreate, OwnerCreated, TokenCreate,
+    TokenOut,
 )
 from ladder import ConflictError, accounts
 from ladder.health import alerts

@@ -91,12 +91,12 @@ from ladder.matchmaking.entries import (
     JOINABLE, join, latest_round, leave, pause, pause_entries, placement_due, placement_left,
     resume, resume_entries,
 )
+from ladder.matchmaking.loop import MAX_PASSES, tick
 from ladder.matchmaking.rounds import list_rounds, round_detail
 from ladder.matchmaking.state import (
-    DEFAULT_DEPTH, LOCK, MatchmakerConfig, Kind, Stage, TickResult, UnsettledError, big_table,
+    DEFAULT_DEPTH, LOCK, Kind, MatchmakerConfig, Stage, TickResult, UnsettledError, big_table,
     games_per_fixture,
 )
-from ladder.matchmaking.loop import MAX_PASSES, tick
 
 __all__ = [
     "DEFAULT_DEPTH", "JOINABLE", "LOCK", "MAX_PASSES", "Kind", "MatchmakerConfig", "Stage",

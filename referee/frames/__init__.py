@@ -34,8 +34,7 @@ from typing import Any
 from referee.core import Decision, Game, RulesError, State, UnknownGameError
 from referee.frames.kits import Cast, kit_for
 from referee.games import find_game
-from referee.matchlog import FORFEITED, OK
-from referee.matchlog import LogError
+from referee.matchlog import FORFEITED, OK, LogError
 from referee.replay import replay, start_state
 
 FRAMES_FORMAT = "referee-frames"

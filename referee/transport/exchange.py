@@ -26,8 +26,9 @@ import ipaddress
 import logging
 import ssl
 import threading
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import (
+    CancelledError, Future, ThreadPoolExecutor, TimeoutError as FutureTimeout,
+)
 from typing import NamedTuple
 from urllib.parse import urlsplit
 

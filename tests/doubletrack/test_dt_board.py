@@ -7,8 +7,10 @@ import importlib.resources
 from typing import Any
 
 import pytest
-from dt_support import BOARD, GAME
+
 from referee.core import BoardError, GameOptionsError
+
+from dt_support import BOARD, GAME
 
 
 def test_packaged_board_file_ships_and_loads():

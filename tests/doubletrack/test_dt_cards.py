@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from dt_support import (
     BLUE, GREEN, NO_ONE, RED, YELLOW, answer, hands_with, ids, make_state, only, square_at,
 )

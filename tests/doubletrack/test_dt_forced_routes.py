@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import copy
 
-from dt_support import BOARD, GAME, NO_ONE, ScriptedDice
 from referee.games.doubletrack.state import DoubletrackState
 from referee.games.doubletrack.steps import ROUTE_START
+
+from dt_support import BOARD, GAME, NO_ONE, ScriptedDice
 
 
 def close_forks_board():

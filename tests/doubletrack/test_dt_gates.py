@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import copy
 
-from dt_support import (
-    BOARD, GAME, NO_ONE, RED, YELLOW, ScriptedDice, answer, ids, make_state, only,
-    shortcut_square,
-)
 from referee.games.doubletrack.state import DoubletrackState
 from referee.games.doubletrack.steps import ROUTE_START
+
+from dt_support import (
+    BOARD, GAME, NO_ONE, RED, YELLOW, ScriptedDice, answer, ids, make_state, only, shortcut_square,
+)
 
 BEFORE_YELLOW = 10  # four squares before the yellow TAKE_PASS square (14)
 

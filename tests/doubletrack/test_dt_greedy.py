@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from dt_support import (
-    BLUE, GREEN, RED, YELLOW, answer, hands_with, make_state, only, square_at,
-)
 
 from bots.doubletrack_greedy import DoubletrackGreedyBot
+
+from dt_support import BLUE, GREEN, RED, YELLOW, answer, hands_with, make_state, only, square_at
 
 
 def decide(st, seat: int) -> str:  # type: ignore[no-untyped-def]

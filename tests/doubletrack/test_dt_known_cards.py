@@ -4,9 +4,9 @@ auction; every view says so."""
 
 from __future__ import annotations
 
-from dt_support import answer, make_state, square_at
-
 from referee.games.doubletrack.views import build_view
+
+from dt_support import answer, make_state, square_at
 
 
 def test_a_known_card_sold_at_auction_is_no_longer_known_in_the_sellers_hand():

@@ -6,11 +6,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.matches import play_bots
 
 from cli import main
 from referee.replay import replay
+
+from support.cli import assert_clean_error
+from support.matches import play_bots
 
 
 def test_runner_plays_a_match_and_replay_reproduces_it():

@@ -9,12 +9,13 @@ import random
 from collections import Counter
 
 import pytest
-from dt_support import BOARD, GAME, play_random
-from hypothesis import given, settings
-from hypothesis import strategies as hs
+from hypothesis import given, settings, strategies as hs
+
 from referee.core import EndReason, GameOverError, IllegalChoiceError
 from referee.games.doubletrack.state import TURN_LIMIT, DoubletrackState
 from referee.games.doubletrack.steps import FinishCard
+
+from dt_support import BOARD, GAME, play_random
 
 SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
 SEATS = hs.sampled_from([3, 4])

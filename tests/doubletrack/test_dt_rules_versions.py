@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from dt_support import GAME
-from support.cli import assert_clean_error
 
 from cli import main
 from referee.core import GameOptionsError
 from referee.frames import build_frames
 from referee.matchlog import LogError
 from referee.replay import replay
+
+from dt_support import GAME
+from support.cli import assert_clean_error
 
 V2_LOG = Path(__file__).resolve().parents[1] / "golden" / "doubletrack-rules-2.json"
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from dt_support import GAME, answer, hands_with, make_state, random_positions, square_at
 
 from bots import UnknownBotError, find_bot
 from bots.doubletrack_greedy import DoubletrackGreedyBot
 from bots.doubletrack_search import MIN_SAMPLES
 from bots.doubletrack_value import FEATURES, features, win_chances
 from referee.match import TimeControl
+
+from dt_support import GAME, answer, hands_with, make_state, random_positions, square_at
 from support.matches import play_bots
 
 

@@ -13,10 +13,12 @@ import json
 import random
 
 import pytest
-from dt_support import BOARD, GAME
+
 from referee.games.doubletrack.board import Board
 from referee.games.doubletrack.flow import follow
 from referee.games.doubletrack.state import DoubletrackState
+
+from dt_support import BOARD, GAME
 
 ONE_DIE = copy.deepcopy(BOARD.data)
 ONE_DIE["dice"] = {"count": 1, "sides": 6}

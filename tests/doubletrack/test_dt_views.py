@@ -11,12 +11,13 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings, strategies as hs
+
+from referee.core import RulesError
+
 from dt_support import (
     BOARD, GAME, answer, hands_with, make_state, random_positions, scramble_hidden, square_at,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as hs
-from referee.core import RulesError
 
 SEEDS = hs.integers(min_value=0, max_value=2**63 - 1)
 

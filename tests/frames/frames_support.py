@@ -10,6 +10,7 @@ from typing import Any
 from referee.core import State
 from referee.frames import build_frames
 from referee.games import find_game
+
 from support.matches import play_bots
 
 LINEUPS: tuple[tuple[str, int, tuple[tuple[str, int], ...]], ...] = (

@@ -10,20 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from frames_support import random_cases, random_frames, random_log, states_along
 
 from bots.random_bot import RandomBot
 from referee.core import Decision
+from referee.faults import Fault, FaultReason
 from referee.frames import FRAMES_FORMAT, build_frames, frame_count, iter_frames
 from referee.frames.doubletrack import _WORDS as DT_WORDS
 from referee.frames.kits import SpectatorKit, kit_for
 from referee.frames.tokaido_duo import _WORDS as TD_WORDS
 from referee.games import find_game
 from referee.games.tokaido_duo.views import EVENT_FIELDS
-from referee.faults import Fault, FaultReason
 from referee.match import Runner, play
 from referee.matchlog import LogError
 from referee.players import Bot, InProcessPlayer
+
+from frames_support import random_cases, random_frames, random_log, states_along
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 GAMES = 150

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from frames_support import random_log
 
 from cli import main
 from referee.frames import build_frames
 from referee.frames.trace import trace_lines
 from referee.matchlog import LogError
+
+from frames_support import random_log
 
 
 def noted_log() -> dict[str, Any]:

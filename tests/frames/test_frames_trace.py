@@ -6,13 +6,14 @@ import json
 import re
 
 from click.testing import CliRunner
-from frames_support import random_frames, random_log
 
 from bots.random_bot import RandomBot
 from cli import main
 from referee.games import find_game
 from referee.match import play
 from referee.players import InProcessPlayer
+
+from frames_support import random_frames, random_log
 from support.cli import assert_clean_error
 
 STEP_LINE = re.compile(r"^ *(\d+)\. ([RT])(\d+) +(.+)$")

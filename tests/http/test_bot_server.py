@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 import requests
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from bots.server import BotApp, serve_bot
-from referee.protocol import decide_message, start_message
 from referee.players import DecisionRequest, MatchInfo
+from referee.protocol import decide_message, start_message
 
 GOOD_DECIDE: dict[str, Any] = {
     "protocol": 1, "match_id": "m1", "game": "toy-race", "seat": 0, "request_id": "m1:0:0",
@@ -186,7 +185,7 @@ def test_parsing_is_the_inverse_of_building_for_real_messages(game, seats):
     import random as rnd
 
     from referee.games import find_game
-    from referee.protocol import parse_decide, parse_end, parse_start, end_message
+    from referee.protocol import end_message, parse_decide, parse_end, parse_start
 
     g = find_game(game)
     board = g.load_board()

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 import requests
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from bots.server import IDLE_TIMEOUT_S, MAX_BODY, BotApp, BotServer
 from referee.games import find_game

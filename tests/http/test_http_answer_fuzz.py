@@ -16,8 +16,7 @@ import threading
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from referee.core import Decision, Option
 from referee.faults import Fault, FaultReason

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from bots.server import serve_bot
 from cli import main
 from referee.transport import fetch_info
+
 from support.cli import assert_clean_error
 from support.http_bots import HostileServer, free_port
 

@@ -9,15 +9,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from support.http_bots import HostileServer
-from support.matches import play_bots
-
 from bots.server import serve_bot
 from cli import main
 from referee.games import find_game, game_names
 from referee.match import TimeControl
 from referee.protocol import schema_errors
 from referee.replay import replay
+
+from support.http_bots import HostileServer
+from support.matches import play_bots
 
 GAMES = game_names()
 """Every game registered when the tests are collected (the packaged ones and the tests' own)."""

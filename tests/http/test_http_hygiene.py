@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.http_bots import EVIL, HostileServer
 
 from cli import main
 from referee.display import has_credentials, printable, redact
+
+from support.cli import assert_clean_error
+from support.http_bots import EVIL, HostileServer
 
 SECRET = "s3cr3t-pw"
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from bots.random_bot import RandomBot
 from referee import protocol

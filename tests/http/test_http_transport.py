@@ -16,6 +16,7 @@ from referee.players import InProcessPlayer, Player
 from referee.protocol import schema_errors
 from referee.replay import replay
 from referee.transport import BotUrlError, HttpPlayer, fetch_info
+
 from support.http_bots import HOSTILE_MATRIX, HostileServer, free_port
 
 DEADLINE_MS = 200

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from referee.stall import StallClock
+
 from support.http_bots import HostileServer
 
 TICK, TOLERANCE = 0.01, 0.015

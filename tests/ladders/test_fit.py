@@ -8,8 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ladder.fit import BotFit, Fit, FitConfig, fit, fit_indexed, tables_from_seats
 from ladder.ratings import ELO_SCALE, Z95, bradley_terry

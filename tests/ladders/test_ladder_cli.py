@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.ladder_db import make_log
 
 from cli import main
 from ladder.db import head_revision
 from ladder.store import record_match
+
+from support.cli import assert_clean_error
+from support.ladder_db import make_log
 
 
 def run(*args: str):

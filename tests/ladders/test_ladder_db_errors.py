@@ -14,13 +14,13 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert, text
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
-from support.ladder_db import sqlite_head_url
 
-from ladder import LadderError, db
-from ladder import leaderboard as board
+from ladder import LadderError, db, leaderboard as board
 from ladder.db import head_revision, make_engine, migrate, translate_errors
 from ladder.models import GAME_LEN, Ladder, Owner
 from ladder.store import open_db
+
+from support.ladder_db import sqlite_head_url
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

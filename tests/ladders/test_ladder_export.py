@@ -11,19 +11,19 @@ from datetime import timedelta
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, update
-from support.cli import assert_clean_error
 
+from arena import Seat, make_player
 from cli import main
 from ladder.accounts import now_utc
 from ladder.models import Bot, Match
 from ladder.store import record_match
 from ladder.work import claim, finish, schedule
-from arena import Seat, make_player
 from referee.games import find_game
 from referee.match import play
-from referee.players import Bot as InProcessBot
-from referee.players import InProcessPlayer
+from referee.players import Bot as InProcessBot, InProcessPlayer
 from referee.replay import replay
+
+from support.cli import assert_clean_error
 
 
 class Noting(InProcessBot):

@@ -8,14 +8,15 @@ import json
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
-from support.cli import assert_clean_error
-from support.ladder_db import make_log
 
 from cli import main
 from ladder import LadderError
 from ladder.identity import claim_names, identity_spec
 from ladder.models import Bot, MatchSeat
 from ladder.store import open_db, record_match
+
+from support.cli import assert_clean_error
+from support.ladder_db import make_log
 
 
 def bots(engine):

@@ -8,12 +8,13 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
-from support.ladder_db import make_log, record_all
 
 from ladder import LadderError
 from ladder.db import current_revision, head_revision, make_engine, migrate
 from ladder.models import Base
 from ladder.store import open_db
+
+from support.ladder_db import make_log, record_all
 
 TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history", "owners",
           "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs",

@@ -6,13 +6,12 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from openskill.models import PlackettLuce
 
 from ladder.ratings import (
-    ELO_SCALE, INITIAL_SKILL, Z95, EloConfig, SkillRating, bradley_terry, elo_update, expected_score,
-    outcome, pair_score, plackett_luce, standings,
+    ELO_SCALE, INITIAL_SKILL, Z95, EloConfig, SkillRating, bradley_terry, elo_update,
+    expected_score, outcome, pair_score, plackett_luce, standings,
 )
 
 FLAT = EloConfig(k=24, k_provisional=24, provisional_games=0)

@@ -8,23 +8,21 @@ import threading
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from sqlalchemy import delete, event, func, insert, select, update
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
-from support.ladder_db import make_log, random_logs, record_all
-from support.matches import play_bots
 
-from ladder import LadderError, fold
-from ladder import leaderboard as leaderboards
-from ladder import recompute as recomputing
+from ladder import LadderError, fold, leaderboard as leaderboards, recompute as recomputing
 from ladder.fit import fit
 from ladder.leaderboard import history, leaderboard
 from ladder.models import Bot, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings import EloConfig
 from ladder.recompute import recompute
 from ladder.store import open_db, record_match
+
+from support.ladder_db import make_log, random_logs, record_all
+from support.matches import play_bots
 
 BOTS = ["alpha", "beta", "gamma", "delta", "eps"]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ladder.pairing import FORCED, ROTATION, Entrant, plan_round, seat_order, table_sizes
 

@@ -8,9 +8,7 @@ import math
 
 import pytest
 
-from ladder.ratings import (
-    _log_sigmoid, _sigmoid, cholesky, cholesky_solve, outcomes, standings,
-)
+from ladder.ratings import _log_sigmoid, _sigmoid, cholesky, cholesky_solve, outcomes, standings
 
 
 def test_a_forfeit_stands_one_place_below_every_seat():

@@ -17,16 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.ladder_db import sqlite_head_url
 from sqlalchemy import Engine, func, select
 
 from ladder.identity import claim_names
 from ladder.models import Bot, Incident, Match, MatchLog, MatchSeat, Rating, RatingHistory
 from ladder.newmatches import MatchSettings
 from ladder.work import (
-    REFEREE_FAILURE, Claim, claim, fail_attempt, finish, renew, schedule, seat_stats,
-    split_log, sweep, SweepPolicy, void,
+    REFEREE_FAILURE, Claim, SweepPolicy, claim, fail_attempt, finish, renew, schedule, seat_stats,
+    split_log, sweep, void,
 )
+
+from support.ladder_db import sqlite_head_url
 
 ATTEMPTS = 3
 """The documented number of attempts a match gets (docs/service.md), written out here so

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pages_support import Site, make_site
 from sqlalchemy import text
+
+from pages_support import Site, make_site
 from support.ladder_db import pg_admin, pg_schema_url, pg_session_prefix  # noqa: F401
 
 _schemas = itertools.count()

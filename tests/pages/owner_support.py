@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pages_support import csrf_of
-
 from api import create_app
 from api.config import ServiceConfig
 from ladder import matchmaking, registry
 from ladder.accounts import create_owner
 from ladder.health import FAILED_PROBES_TO_PAUSE, ProbeOutcome, record_probe
+
+from pages_support import csrf_of
 from support.apps import NoDispatcher, prepared_app
 
 HEALTH_PAUSE = "health: 3 failed probes in a row"

@@ -16,10 +16,8 @@ from typing import Any
 
 from sqlalchemy import insert, update
 
-from support.apps import prepared_app
-
 from api.config import ServiceConfig
-from support.apps import NoDispatcher
+from arena import Seat, make_player
 from ladder import registry
 from ladder.accounts import create_owner, now_utc
 from ladder.identity import claim_names
@@ -27,11 +25,11 @@ from ladder.models import PAUSED, Bot, Round
 from ladder.store import record_match
 from ladder.work import claim, finish, schedule, void
 from referee.core import Decision
-from arena import Seat, make_player
 from referee.games import find_game
 from referee.match import play
-from referee.players import Bot as InProcessBot
-from referee.players import InProcessPlayer
+from referee.players import Bot as InProcessBot, InProcessPlayer
+
+from support.apps import NoDispatcher, prepared_app
 
 HOSTILE = '<script>alert("pwned")</script>&amp;'
 HOSTILE_TEXT = '<img src=x onerror="alert(1)"> & <b>bold</b>'

@@ -13,18 +13,18 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from pages_support import players_for
-from service.matchmaking_support import add_bot, add_owner
 from sqlalchemy import select
-from support.apps import NoDispatcher, prepared_app
 
 from api.config import ServiceConfig
-from ladder import matchmaking as mm
-from ladder import registry
+from ladder import matchmaking as mm, registry
 from ladder.models import SCHEDULED, Match, Round
 from ladder.work import claim, create_challenge, finish
 from referee.games import find_game
 from referee.match import play
+
+from pages_support import players_for
+from service.matchmaking_support import add_bot, add_owner
+from support.apps import NoDispatcher, prepared_app
 
 DUO, TABLE = "tokaido-duo", "doubletrack"
 LONG_DETAIL = ("POST /decide answered 500 Internal Server Error after 812 ms; body: "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support.axe import serious_violations
 
 SIZES = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -103,8 +104,7 @@ def test_with_javascript_the_text_version_of_the_frame_stays_for_screen_readers(
 def test_the_rating_chart_has_a_text_version_with_every_games_link(served):
     """The chart's drawing is hidden from screen readers and its markers from the Tab order;
     the table under it lists the same games, newest first, each linking its match."""
-    from html_support import page as fetch
-    from html_support import tables
+    from html_support import page as fetch, tables
 
     base, site = served
     client = site.client()

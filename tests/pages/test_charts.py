@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from api.pages.charts import MAX_MARKERS, nice_ticks, rating_chart
 

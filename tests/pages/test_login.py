@@ -9,11 +9,12 @@ import json
 import zlib
 
 import pytest
-from html_support import page
-from pages_support import Site, csrf_of
 
 from api import create_app
 from api.config import ServiceConfig
+
+from html_support import page
+from pages_support import Site, csrf_of
 from support.apps import NoDispatcher
 
 

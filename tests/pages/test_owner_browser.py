@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from owner_support import Home, make_home, reopen
 from support.axe import serious_violations
 

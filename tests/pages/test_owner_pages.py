@@ -10,9 +10,6 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from html_support import page
-from owner_support import HEALTH_PAUSE, Home, make_home, reopen
-from pages_support import csrf_of
 
 from api.pages.owner import LADDER_ACTIONS
 from ladder import accounts, checks
@@ -20,6 +17,10 @@ from ladder.accounts import authenticate
 from ladder.health import GOOD_PROBES_TO_RESUME
 from ladder.models import Match
 from ladder.registry import OWNER_PAUSE
+
+from html_support import page
+from owner_support import HEALTH_PAUSE, Home, make_home, reopen
+from pages_support import csrf_of
 
 DUO = "tokaido-duo"
 

@@ -7,10 +7,11 @@ import re
 from typing import Any
 
 import pytest
-from html_support import attributes, links, page, tables
-from pages_support import HOSTILE, HOSTILE_TEXT
 
 from api.pages import signed
+
+from html_support import attributes, links, page, tables
+from pages_support import HOSTILE, HOSTILE_TEXT
 
 
 def api(client: Any, path: str) -> Any:

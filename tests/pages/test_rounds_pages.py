@@ -8,9 +8,10 @@ import re
 from typing import Any
 
 import pytest
-from html_support import links, page, tables
 
 from ladder.models import Round
+
+from html_support import links, page, tables
 
 
 def api(client: Any, path: str) -> Any:
@@ -254,9 +255,9 @@ def test_the_quick_start_uses_the_ids_each_command_returned(site):
 
 
 def test_the_docs_say_what_this_servers_address_policy_allows(site, tmp_path):
-    from support.apps import NoDispatcher, prepared_app
-
     from api.config import ServiceConfig
+
+    from support.apps import NoDispatcher, prepared_app
 
     public = page(site.client(), "/docs")
     assert "a public address only" in public and "On this server it is\n    on" in public

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from html_support import links
 
 TAGS = "utm_source=newsletter&utm_medium=email&fbclid=IwAR0xyz&ref=producthunt"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from support.viewer_phone import PHONE, assert_readable_on_a_phone
 
 ROOT = "[data-referee-viewer]"

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from tiny_bots import http_bot
 
 from arena import MatchDescription, Seat, play_match
 from arena.launch import LaunchError, launch
 from cli import main
 from referee.protocol import schema_errors
+
+from tiny_bots import http_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = shlex.quote(sys.executable)

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from arena import MatchDescription, Seat, play_match
 from arena.py_seat import PySeatError, load_bot, load_module
 from cli import main
 from referee.protocol import schema_errors
+
+from support.cli import assert_clean_error
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = ROOT / "bots" / "starter" / "bot.py"

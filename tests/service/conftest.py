@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.apps import prepared_app
+
+from api.config import ServiceConfig
+from bots.server import BotApp, BotServer
+
+from support.apps import NoDispatcher, prepared_app
 from support.ladder_db import (  # noqa: F401 (fixtures)
     db_url, empty_db_url, pg_admin, pg_head_template, pg_head_url, pg_session_prefix, pg_url,
     sqlite_head_template, sqlite_head_url,
 )
-
-from api.config import ServiceConfig
-from support.apps import NoDispatcher
-from bots.server import BotApp, BotServer
 
 
 class Client:

@@ -10,6 +10,7 @@ from ladder.admin import ladder_paused
 from ladder.models import Bot, Match, Owner, Rating, RatingHistory
 from ladder.recompute import recompute
 from ladder.work import schedule
+
 from service.conftest import Client, fast_bot
 
 GAME = "toy-race"

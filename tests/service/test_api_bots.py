@@ -5,9 +5,10 @@ from __future__ import annotations
 import socket
 
 import pytest
-from service.conftest import checked
 
 from bots.server import BotApp, BotServer
+
+from service.conftest import checked
 
 
 def register(client, url, name="mybot", games=("toy-race",)):
@@ -107,6 +108,7 @@ def test_a_bad_ownership_proof_setting_is_a_one_line_error(monkeypatch):
 
 def test_a_public_service_asks_new_bots_for_the_proof(make_service, bot_url):
     from referee.netpolicy import UrlPolicy, parse_networks
+
     from service.conftest import Client
 
     app = make_service(allow_networks="")  # public addresses only: the proof is on ...

@@ -7,9 +7,7 @@ import time
 from datetime import timedelta
 
 import pytest
-from service.conftest import Client, checked, drain_checks
 from sqlalchemy import select, update
-from support.http_bots import HostileServer
 
 from api.dispatch import EmbeddedPool
 from api.execution import check as real_check
@@ -19,6 +17,8 @@ from ladder.models import BotCheck, HealthCheck
 from ladder.work import SweepPolicy
 from referee.netpolicy import UrlPolicy
 
+from service.conftest import Client, checked, drain_checks
+from support.http_bots import HostileServer
 
 QUICK_S = 2.5
 """Well over what a request takes on a loaded machine, well under a check played in the

@@ -8,8 +8,7 @@ import re
 
 import marshmallow as ma
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from api.schemas import URL_PATTERN, URL_SHAPE, bot_create_schema, challenge_create_schema
 

@@ -11,6 +11,7 @@ import pytest
 from api.replays import FRAMES, FramesCache
 from referee.frames import build_frames
 from referee.replay import replay
+
 from service.conftest import drain
 
 
@@ -73,9 +74,9 @@ def test_no_frames_before_the_log_is_public(app, anon, bot_url):
 
 
 def test_unknown_voided_and_unreplayable_matches(app, anon):
+    from arena import MatchDescription, Seat, play_match
     from ladder.store import record_match
     from ladder.work import schedule, void
-    from arena import MatchDescription, Seat, play_match
 
     engine = app.extensions["referee"].engine
     assert anon.get("/api/v1/matches/999/frames").status_code == 404

@@ -11,12 +11,13 @@ from contextlib import ExitStack
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from support.ladder_db import KINDS, pg_head_database, sqlite_head_url
 
 from api.runner import run_match
 from ladder.models import Bot
 from ladder.work import schedule
+
 from service.conftest import Client, fast_bot, services
+from support.ladder_db import KINDS, pg_head_database, sqlite_head_url
 
 GAME = "toy-race"
 

@@ -229,6 +229,7 @@ def test_provisional_is_placement_on_a_living_ladder_else_fewer_than_10_games(an
     from api.runner import run_match
     from ladder.models import Bot, LadderEntry
     from ladder.work import rotations, schedule
+
     from service.conftest import fast_bot
 
     svc = anon.app.extensions["referee"]

@@ -23,8 +23,6 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
-from support.http_bots import free_port
-from support.ladder_db import pg_base_url
 
 from api.config import ServiceConfig
 from api.errors import MAX_LISTED_ERRORS, cap_errors
@@ -34,6 +32,8 @@ from ladder import ConflictError, accounts
 from ladder.models import ApiToken
 
 from service.conftest import Client
+from support.http_bots import free_port
+from support.ladder_db import pg_base_url
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 JSON = {"Content-Type": "application/json"}

@@ -262,6 +262,7 @@ def test_checks_are_run_by_the_workers_and_a_killed_one_frees_the_bot(stack):
     and the next check of the bot is a new one that runs to the end."""
     from api import create_app
     from api.config import ServiceConfig
+
     from support.http_bots import HostileServer
 
     app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,

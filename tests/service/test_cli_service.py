@@ -6,10 +6,10 @@ import os
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from cli import main
 
+from support.cli import assert_clean_error
 
 WORKER_SETS = ("REFEREE_DB", "REFEREE_BROKER", "REFEREE_QUEUE")
 """What ``referee worker`` sets in the environment for the processes it forks."""

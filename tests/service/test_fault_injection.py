@@ -37,8 +37,8 @@ from ladder.store import open_db
 
 from service.conftest import Client
 from service.test_celery import TESTS, redis_ok
-from support.processes import child_pids
 from service.test_living_ladder_e2e import free_port
+from support.processes import child_pids
 
 GAMES = ("tokaido-duo", "doubletrack")
 LEASE_S = 6.0
@@ -168,11 +168,11 @@ class Layout:
 
 @pytest.fixture
 def layout(pg_admin: Any, pg_session_prefix: str, tmp_path: Path) -> Iterator[Layout]:
-    from support.ladder_db import service_schema
-
     from api import create_app
     from api.config import ServiceConfig
     from bots.server import BotApp, BotServer
+
+    from support.ladder_db import service_schema
 
     redis_ok()
     redis = Redis(tmp_path)

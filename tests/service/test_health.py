@@ -19,6 +19,7 @@ from ladder.accounts import now_utc
 from ladder.health import FORFEITS, HEALTH, PAUSED, RESUMED, Verdict, decide
 from ladder.models import HealthCheck, LadderEntry
 from ladder.work import schedule
+
 from service.conftest import Client
 
 GAME = "toy-race"
@@ -287,12 +288,11 @@ def test_the_embedded_pool_runs_the_health_tick(tmp_path, bot_url):
 def test_celery_beat_runs_the_health_tick(tmp_path, monkeypatch, bot_url):
     """The beat entry names the health task, every ``health_s``; the task probes the bots
     of the database the worker's environment names (run here in-process, no broker)."""
-    from support.apps import prepared_app
-
     import api.tasks
     from api.config import ServiceConfig
-    from support.apps import NoDispatcher
     from api.tasks import make_celery
+
+    from support.apps import NoDispatcher, prepared_app
 
     url = f"sqlite:///{tmp_path / 'beat.sqlite3'}"
     app = prepared_app(ServiceConfig(db_url=url, ratelimit=False, allow_networks="127.0.0.0/8"),

@@ -13,10 +13,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 
-from ladder import matchmaking as mm
-from ladder import work
+from ladder import matchmaking as mm, work
 from ladder.models import Bot, MatchSeat, Owner
 from ladder.newmatches import MatchSettings
+
 from service.conftest import Client, drain, fast_bot
 from support.http_bots import HOSTILE_MATRIX, HostileServer
 

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import Phase, settings
-from hypothesis import strategies as st
+from hypothesis import Phase, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from sqlalchemy import select, update
-from support.ladder_db import sqlite_head_url
 
 from ladder import matchmaking as mm
 from ladder.accounts import now_utc, utc
@@ -27,6 +25,7 @@ from ladder.store import open_db
 from ladder.work import claim, void
 
 from service.matchmaking_support import add_bot, add_owner, finish_match, match_rows, seats_of
+from support.ladder_db import sqlite_head_url
 
 CONFIG = MatchmakerConfig(depth=6, daily_cap=10_000, placement_games=4, new_version_games=2)
 

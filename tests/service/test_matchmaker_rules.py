@@ -8,7 +8,6 @@ from typing import Any
 
 from click.testing import CliRunner
 from sqlalchemy import insert, select, update
-from support.cli import assert_clean_error
 
 from cli import main
 from ladder import matchmaking as mm
@@ -18,6 +17,7 @@ from ladder.models import Bot, Fixture, HealthCheck, LadderEntry, Owner, Round
 from ladder.store import open_db
 
 from service.matchmaking_support import add_bot, add_owner, fake_log, finish_match, seats_of
+from support.cli import assert_clean_error
 
 GAME = "tokaido-duo"
 

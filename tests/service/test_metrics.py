@@ -27,9 +27,10 @@ from api.logs import JsonFormatter, RequestIds, log_format
 from api.observability import serve_worker_metrics
 from api.scheduling import tick_and_enqueue
 from ladder import health, metrics
-from ladder.admin import void_match
 from ladder.accounts import now_utc
+from ladder.admin import void_match
 from ladder.work import MAX_ATTEMPTS, SweepPolicy, claim, schedule, sweep
+
 from service.conftest import Client, drain
 
 GAME = "toy-race"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from sqlalchemy import func, select, text
-from support.ladder_db import make_log
 
 from ladder.db import current_revision, head_revision, make_engine, migrate
 from ladder.identity import claim_names
@@ -14,6 +13,8 @@ from ladder.registry import ensure_house_bots
 from ladder.store import record_match
 from ladder.work import claim, finish, schedule
 from referee.netpolicy import UrlPolicy
+
+from support.ladder_db import make_log
 
 
 def ratings(engine):

@@ -113,9 +113,10 @@ def test_the_ports_setting_reaches_the_service_policy(monkeypatch):
 
 def test_a_bad_ports_setting_stops_serve_in_one_line(tmp_path, monkeypatch):
     from click.testing import CliRunner
-    from support.cli import assert_clean_error
 
     from cli import main
+
+    from support.cli import assert_clean_error
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("REFEREE_BOT_PORTS", "80,ssh")

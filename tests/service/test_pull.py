@@ -303,6 +303,7 @@ def test_a_pull_bot_plays_rated_rounds_goes_away_and_comes_back(anon):
     from api.health import probe_due
     from api.scheduling import tick_and_enqueue
     from ladder.accounts import now_utc
+
     from service.conftest import drain
 
     clock = FakeClock()

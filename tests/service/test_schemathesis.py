@@ -17,11 +17,11 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from sqlalchemy import select, update
 
-from support.apps import prepared_app
-
 from api.config import ServiceConfig
-from support.apps import NoDispatcher
 from ladder.models import Bot, Owner
+
+from support.apps import NoDispatcher, prepared_app
+
 
 def _seed_ladder(app):
     """A few rated matches between the house ``random`` (bot 1) and another built-in bot, so

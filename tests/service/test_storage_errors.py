@@ -10,8 +10,7 @@ import logging
 from sqlalchemy import text
 
 from api.errors import STORAGE_DOWN
-from ladder import leaderboard as board
-from ladder import work
+from ladder import leaderboard as board, work
 
 from service.conftest import Client, fast_bot
 

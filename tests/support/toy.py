@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from referee.core import (
-    Decision, EndReason, Game, GameOverError, IllegalChoiceError, Option, Result, SeatResult,
-    State, ranks_from_keys,
+    Decision, EndReason, Game, GameOverError, IllegalChoiceError, Option, Result, SeatResult, State,
+    ranks_from_keys,
 )
 
 GOAL = 10

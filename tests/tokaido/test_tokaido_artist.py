@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tokaido_position import BOARD, act, build, decision, events, ids, pick
-
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, act, build, decision, events, ids, pick
 
 TILES = ["moon", "bamboo", "waterfall", "mountain", "moon", "waterfall", "bamboo", "moon",
          "waterfall", "mountain"]

@@ -3,9 +3,9 @@ stop at the game's 26): a mountain town then offers what a full bag offers, neve
 
 from __future__ import annotations
 
-from tokaido_position import build
-
 from referee.games.tokaido_duo.moves import merchant_keys
+
+from tokaido_position import build
 
 
 def test_an_overfull_bag_offers_the_draws_of_a_full_one():

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from referee.core import BoardError
 from referee.games.tokaido_duo import GAME
 from referee.games.tokaido_duo.board import Board
+
+from support.cli import assert_clean_error
 
 DATA = yaml.safe_load(resources.files("referee.games.tokaido_duo").joinpath("board.yaml")
                       .read_text("utf-8"))

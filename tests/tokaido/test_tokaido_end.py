@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tokaido_position import act, build, decision, events, ids, pick
-
 from referee.core import GameOverError, IllegalChoiceError, Result
 from referee.games.tokaido_duo import scoring
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import act, build, decision, events, ids, pick
 
 
 def _result(s: TokaidoState) -> Result:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tokaido_position import BOARD, act, build, decision, events, ids, pick
-
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, act, build, decision, events, ids, pick
 
 
 def _answer_until(s: TokaidoState, seat: int, kind: str) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.matches import play_bots
 
 from referee.games import find_game
 from referee.replay import replay
+
+from support.cli import assert_clean_error
+from support.matches import play_bots
 
 
 def test_registered_and_played_by_the_runner_then_replayed() -> None:

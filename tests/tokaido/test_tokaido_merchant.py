@@ -11,10 +11,10 @@ from itertools import combinations
 
 import pytest
 
-from tokaido_position import BOARD, act, build, decision, events, ids, pick, script_draws
-
 from referee.games.tokaido_duo.board import Board
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, act, build, decision, events, ids, pick, script_draws
 
 HAND_CHECKED = {("C6", 2): ["C3", "M2", "M4"]}
 """Destinations worked out by hand on the map (C6-M3 then M2, M4 or C3)."""

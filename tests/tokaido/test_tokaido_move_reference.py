@@ -9,12 +9,13 @@ in positions no hand-written scenario thought of.
 from __future__ import annotations
 
 import random
-import pytest
 
-from tokaido_position import BOARD, decision, pick
+import pytest
 
 from referee.games.tokaido_duo import GAME
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, decision, pick
 
 DATA = BOARD.data
 RING = DATA["ring"]

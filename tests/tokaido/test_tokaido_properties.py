@@ -11,13 +11,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from tokaido_position import BOARD, scramble_hidden
+from hypothesis import given, settings, strategies as st
 
 from referee.games.tokaido_duo import GAME
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, scramble_hidden
 
 MAX_STEPS = 5000
 LEVELS = st.sampled_from([None, None, None, 1, 2, 3, 4, 5, 6])

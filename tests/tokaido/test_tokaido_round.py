@@ -9,10 +9,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from tokaido_position import (BOARD, act, build, decision, events, ids, pick, play_random,
-                              until_choose_die)
-
 from referee.games.tokaido_duo import GAME
+
+from tokaido_position import (
+    BOARD, act, build, decision, events, ids, pick, play_random, until_choose_die,
+)
 
 
 def test_setup_puts_every_component_in_place() -> None:

@@ -10,14 +10,15 @@ from typing import Any
 
 import pytest
 
-from tokaido_position import (BOARD, act, build, decision, events, ids, pick, play_random,
-                              reset_round)
-
 from referee.core import GameOptionsError, Result
 from referee.games.tokaido_duo import GAME
 from referee.games.tokaido_duo.automa import AutomaTracks
 from referee.games.tokaido_duo.board import CHARACTERS
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import (
+    BOARD, act, build, decision, events, ids, pick, play_random, reset_round,
+)
 
 
 def _tracks(s: TokaidoState) -> AutomaTracks:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import random
 
-from tokaido_position import BOARD, act, build, ids, pick, scramble_hidden
-
 from referee.games.tokaido_duo import GAME
 from referee.games.tokaido_duo.state import TokaidoState
+
+from tokaido_position import BOARD, act, build, ids, pick, scramble_hidden
 
 SEED = 987654321123
 TILES = ["moon", "bamboo", "waterfall", "mountain", "moon", "waterfall", "bamboo", "moon",

@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.processes import grandchild_pids
 
 from cli import main
+
+from support.cli import assert_clean_error
+from support.processes import grandchild_pids
 
 TESTS = Path(__file__).resolve().parent.parent
 REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -324,7 +325,6 @@ def test_broker_options_need_a_broker(tmp_path, monkeypatch):
 def test_a_board_file_travels_as_its_data(tmp_path):
     from api.broker_pool import wire_description
     from arena import MatchDescription, Seat, load_board
-
     from referee.match import board_data
 
     packaged = board_data(load_board("tokaido-duo", None))
@@ -350,7 +350,6 @@ def test_a_board_file_travels_as_its_data(tmp_path):
 def test_a_worker_refuses_what_the_service_would_refuse_in_one_line(change, needle):
     from api.broker_pool import play_description
     from arena import MatchDescription, Seat
-
     from referee.netpolicy import UrlPolicy
 
     data = {**MatchDescription("tokaido-duo", (Seat("greedy"), Seat("random")), 1).to_dict(),
@@ -363,9 +362,8 @@ def test_a_worker_refuses_what_the_service_would_refuse_in_one_line(change, need
 def test_the_summary_a_worker_sends_makes_the_outcome_the_whole_log_makes():
     from api.broker_pool import play_description
     from arena import MatchDescription, Seat
-    from tournaments.fixtures import Fixture, Outcome
-
     from referee.netpolicy import UrlPolicy
+    from tournaments.fixtures import Fixture, Outcome
 
     description = MatchDescription("tokaido-duo", (Seat("greedy"), Seat("random")), 5,
                                    match_id="t-0")

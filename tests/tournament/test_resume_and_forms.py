@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-import tournament_bots
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from cli import main
 from tournaments.fixtures import schedule
@@ -16,6 +14,9 @@ from tournaments.plan import Entrant, Plan, SprtTerms, declared_names, parse_ent
 from tournaments.sprt import Sprt, sprt_fixture
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament
+
+import tournament_bots
+from support.cli import assert_clean_error
 
 
 @pytest.fixture(autouse=True)
@@ -352,9 +353,8 @@ def test_sprt_gives_new_its_own_time(tmp_path):
 
 def test_a_gauntlet_in_a_game_with_solo_play_seats_two(tmp_path):
     """Tokaido Duo is played by one (against the Automa) or two: a gauntlet is of pairs."""
-    from referee.games import find_game
-
     from cli.tournament import build_plan
+    from referee.games import find_game
 
     plan = build_plan(("greedy", "random", "r2=random"), find_game("tokaido-duo"), 2, None, 1,
                       "greedy", {}, {})

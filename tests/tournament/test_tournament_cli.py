@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-import tournament_bots
 from click.testing import CliRunner
-from support.cli import assert_clean_error
-from support.http_bots import free_port
 
 from cli import main
+
+import tournament_bots
+from support.cli import assert_clean_error
+from support.http_bots import free_port
 
 
 @pytest.fixture(autouse=True)

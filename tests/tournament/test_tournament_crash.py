@@ -12,13 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-import tournament_bots
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from cli import main
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament
+
+import tournament_bots
+from support.cli import assert_clean_error
 
 LAUNCHER = Path(__file__).with_name("tournament_launcher.py")
 

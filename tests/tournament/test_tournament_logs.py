@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from support.cli import assert_clean_error
 
 from cli import main
 from referee.replay import replay
+
+from support.cli import assert_clean_error
 
 
 def invoke(*args: str):

@@ -7,12 +7,10 @@ import multiprocessing
 import os
 import sys
 import threading
-from dataclasses import replace
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 
 import pytest
-import tournament_bots
-from support.http_bots import HostileServer
 
 from arena import MatchDescription, Seat
 from referee.core import UnknownGameError
@@ -22,6 +20,9 @@ from tournaments.plan import Plan, parse_entrants
 from tournaments.pool import MatchPool, http_processes, threads_per_process, worker_context
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament, report
+
+import tournament_bots
+from support.http_bots import HostileServer
 
 
 @pytest.fixture(autouse=True)

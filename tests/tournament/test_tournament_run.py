@@ -6,13 +6,14 @@ import json
 from contextlib import contextmanager
 
 import pytest
-import tournament_bots
 
 from tournaments import Interrupted, TournamentError
 from tournaments.plan import Entrant, Plan, SprtTerms
 from tournaments.sprt import Sprt, SprtRun
 from tournaments.store import JsonlStateStore
 from tournaments.tournament import Tournament, report
+
+import tournament_bots
 
 
 @pytest.fixture(autouse=True)

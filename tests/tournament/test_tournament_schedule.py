@@ -10,9 +10,7 @@ import pytest
 
 from tournaments import TournamentError
 from tournaments.fixtures import schedule
-from tournaments.plan import (
-    Entrant, Plan, check_plan, default_seats, parse_entrant, parse_entrants,
-)
+from tournaments.plan import Entrant, Plan, check_plan, default_seats, parse_entrant, parse_entrants
 
 
 def plan(n: int, games: int, seats: int, seed: int = 7) -> Plan:

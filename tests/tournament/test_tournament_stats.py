@@ -6,8 +6,7 @@ import math
 import random
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from tournaments import stats
 from tournaments.stats import Pentanomial

@@ -17,6 +17,7 @@ from bots import register_bot, unregister_bot
 from referee.core import Decision
 from referee.games import register_game, unregister_game
 from referee.players import Bot
+
 from support.toy import ToyGame
 
 

@@ -10,8 +10,9 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 if __name__ == "__main__":
-    import tournament_bots
     from referee.games import register_game
+
+    import tournament_bots
 
     register_game("toy-race", "support.toy")
     tournament_bots.register()

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from api.viewer import render_fragment, render_page, viewer_js
 from cli import main
 from referee.frames import build_frames
+
 from support.cli import assert_clean_error
 from support.matches import play_bots
 

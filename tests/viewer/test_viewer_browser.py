@@ -21,6 +21,7 @@ from referee.frames import build_frames
 from referee.games import find_game
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
+
 from support.matches import play_bots
 
 ROOT = "[data-referee-viewer]"

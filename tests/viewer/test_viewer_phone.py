@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.viewer_phone import PHONE, assert_readable_on_a_phone, controls
 from test_viewer_browser import ROOT, publish, random_match, shown
 
 from api.viewer import render_fragment, viewer_css, viewer_js
+
+from support.viewer_phone import PHONE, assert_readable_on_a_phone, controls
 
 
 @cache

@@ -12,9 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-
 from referee.core import BoardError
-
 
 # Square kinds on the outer track (a NUMBER square is stored as ("NUMBER", lo, hi)).
 NUMBER = "NUMBER"

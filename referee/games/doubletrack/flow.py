@@ -24,9 +24,8 @@ from referee.games.doubletrack.board import (
 )
 from referee.games.doubletrack.steps import (
     ASK_PLAY_CARD, ASK_SELL_CARD, ASK_SELL_PASS, ASK_TAKE25, END_TURN, Agreed, AskBids,
-    AskGateAccept, AskGateOffer, AskGateRequest, AskInnerRoute, AskNumber, AskPlayCard,
-    AskSellCard, AskSellPass, AskStealTarget, AskTake25, AskTakePass, AskTradeTarget, FinishCard,
-    Route,
+    AskGateAccept, AskGateOffer, AskGateRequest, AskInnerRoute, AskNumber, AskPlayCard, AskSellCard,
+    AskSellPass, AskStealTarget, AskTake25, AskTakePass, AskTradeTarget, FinishCard, Route,
 )
 
 if TYPE_CHECKING:  # the state imports this module: its class is named for annotations only

@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
 from referee.core import BoardError
 
 CHARACTERS = ("pilgrim", "merchant", "artist")

@@ -20,13 +20,12 @@ from typing import Any
 
 from referee.core import Decision, GameOverError, IllegalChoiceError, Result, State
 
-from . import automa as automa_rules
-from . import moves, scoring
+from . import automa as automa_rules, moves, scoring
 from .automa import AUTOMA, AutomaTracks
 from .board import CHARACTERS, Board
 from .moves import ARTIST, MERCHANT, MOVE_KEYS, PILGRIM
-from .tables import move_tables
 from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
+from .tables import move_tables
 from .views import build_view
 
 DUO_COLOURS = (0, 1)
