@@ -70,6 +70,8 @@ class Entrant:
     placement_index: int = 0
     """How many placement fixtures it has played (picks the next quantile)."""
     seat_counts: tuple[int, ...] = ()
+    margin: float = 0.0
+    """The 95% half-width of ``rating`` (same units; 0: not known)."""
 
 
 @dataclass(frozen=True)
