@@ -46,7 +46,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
+from ladder.ratings import ELO_SCALE, Z95
+
 P_FAR = 0.1
+INFORMATION_FLOOR = 0.05
+"""The variance (logits squared) added to a pair's in :func:`information`, so that with no
+intervals known (all margins 0) the closest pair still counts as the most informative."""
 WINDOW_MIN = 5
 WINDOW_EXPONENT = 0.65
 WINDOW_MAX = 64
@@ -221,6 +226,28 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             nxt[p] = i
         return i
 
+    prev = list(range(-1, n - 1))  # the same, backwards
+
+    def retreat(i: int) -> int:
+        """The last free position at or before ``i`` (-1: none)."""
+        path = []
+        while i >= 0 and not free[i]:
+            path.append(i)
+            i = prev[i]
+        for p in path:
+            prev[p] = i
+        return i
+
+    # seeds: the widest interval first (the bot the round learns most about), then the best
+    seeds = sorted(range(n), key=lambda i: (-field_[i].margin, i))
+    cursor = 0
+
+    def next_seed() -> int:
+        nonlocal cursor
+        while cursor < n and not free[seeds[cursor]]:
+            cursor += 1
+        return seeds[cursor] if cursor < n else n
+
     def take(i: int) -> None:
         free[i] = False
 
@@ -264,7 +291,7 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             dropped.append(size)
     # everyone else, best first: explorer tables at random, the rest from the window
     while todo:
-        seed = advance(0)
+        seed = next_seed()
         if seed >= n:
             dropped.extend(todo)
             break
@@ -275,7 +302,7 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             fill(table, size, _random_free(free, rng))
         else:
             while len(table) < size:
-                best = _best_in_window(table, field_, free, advance, seed, window(rng),
+                best = _best_in_window(table, field_, free, (advance, retreat), seed, window(rng),
                                        meetings, rng, fits)
                 if best is None:
                     break
@@ -299,30 +326,47 @@ def _random_free(free: list[bool], rng: random.Random) -> Iterable[int]:
 
 
 def _best_in_window(table: list[Entrant], field_: list[Entrant], free: list[bool],
-                    advance: Callable[[int], int], seed: int, width: int,
-                    meetings: Mapping[tuple[int, int], int], rng: random.Random,
+                    walk: tuple[Callable[[int], int], Callable[[int], int]], seed: int,
+                    width: int, meetings: Mapping[tuple[int, int], int], rng: random.Random,
                     fits: Callable[[Entrant, list[Entrant]], bool]) -> int | None:
-    """Among the next ``width`` free bots after ``seed`` that fit the table: fewest
-    meetings with the table, then smallest rating gap to the seed, then at random."""
-    best, best_key = None, None
-    i, seen = advance(seed + 1), 0
-    n = len(field_)
-    anchor = table[0].rating
+    """Among the nearest ``width`` free bots below ``seed`` and the nearest ``width`` above it
+    that fit the table: the most :func:`information` about the table, divided by one plus
+    its recent meetings with it (a pair met again tells less about the rest of the order),
+    ties at random."""
+    advance, retreat = walk
+    best: int | None = None
+    best_key: tuple[float, float] | None = None
     owners = {t.owner for t in table if t.owner is not None}
     members = [t.bot_id for t in table]
-    while i < n and seen < width:
-        e = field_[i]
-        if e.owner is None or e.owner not in owners:
-            met = 0
-            if meetings:
-                b = e.bot_id
-                met = sum(meetings.get((a, b) if a < b else (b, a), 0) for a in members)
-            key = (met, abs(anchor - e.rating), rng.random())
-            if best_key is None or key < best_key:
-                best, best_key = i, key
-            seen += 1
-        i = advance(i + 1)
+    n = len(field_)
+    for i, step, inside in ((advance(seed + 1), advance, lambda j: j < n),
+                            (retreat(seed - 1), retreat, lambda j: j >= 0)):
+        seen = 0
+        while inside(i) and seen < width:
+            e = field_[i]
+            if e.owner is None or e.owner not in owners:
+                met = 0
+                if meetings:
+                    b = e.bot_id
+                    met = sum(meetings.get((a, b) if a < b else (b, a), 0) for a in members)
+                key = (-sum(information(t, e) for t in table) / (1 + met), rng.random())
+                if best_key is None or key < best_key:
+                    best, best_key = i, key
+                seen += 1
+            i = step(i + 1 if step is advance else i - 1)
     return best
+
+
+def information(a: Entrant, b: Entrant) -> float:
+    """How much a game between ``a`` and ``b`` is expected to tell about the order of the two:
+    the Bernoulli variance ``p (1 - p)`` of its outcome (Bradley-Terry on the rating gap,
+    :data:`~ladder.ratings.ELO_SCALE` points per logit, the gap shrunk by the pair's
+    uncertainty as a probit approximation does) times the variance of the gap it informs, so a
+    close pair is asked first, and among close pairs the one whose ratings are least sure."""
+    var = ((a.margin / Z95) ** 2 + (b.margin / Z95) ** 2) / ELO_SCALE ** 2
+    gap = abs(a.rating - b.rating) / ELO_SCALE / math.sqrt(1.0 + math.pi * var / 8.0)
+    p = 1.0 / (1.0 + math.exp(-gap))
+    return p * (1.0 - p) * (INFORMATION_FLOOR + var)
 
 
 def _finish(table: list[Entrant], size: int, tables: list[list[int]], field_: list[Entrant],
