@@ -170,7 +170,7 @@ def run(bots: int, big: int, model: str, random_pairing: bool, seed: int, rounds
 def median(found: list[dict[float, float | None]], target: float) -> float | None:
     """The median over seeds, a seed that never got there counting as worst (None if half
     or more never did)."""
-    values = sorted(math.inf if f[target] is None else f[target] for f in found)
+    values: list[float] = sorted(math.inf if (v := f[target]) is None else v for f in found)
     m = statistics.median(values)
     return None if math.isinf(m) else round(m, 1)
 
@@ -206,7 +206,7 @@ def main() -> None:
                 found = measure(big, model, random_pairing)
                 cells = []
                 for t in TARGETS:
-                    values = [f[t] for f in found if f[t] is not None]
+                    values: list[float] = [v for f in found if (v := f[t]) is not None]
                     missing = len(found) - len(values)
                     cell = "    -"
                     if values:
