@@ -14,14 +14,17 @@ fixture or one bye (``service.md`` §4.4):
   rated games, then at random.  The round's bye set is checked to leave a field that can be
   seated without two bots of one owner at a table; a bye moves to the largest owner group if
   it does not.
-* **Opponents.**  The field is sorted by rating, best first.  Provisional bots (placement)
-  are seated first, against bots at spread-out quantiles of the field (10th, 30th, ... 90th
-  percentile in successive placement fixtures) rather than near their unknown rating.  Each
-  remaining table is seeded with the best unseated bot; with probability ``p_far`` it is an
-  *explorer* table, filled uniformly at random from the whole field (keeps the rating scale
-  connected: the top keeps meeting the field), otherwise it is filled from a Pareto window
-  of the next ``W = ceil(5 / U^0.65)`` unseated bots, choosing by fewest recent meetings with
-  the table, then the smallest rating gap, then at random.
+* **Opponents: the most informative questions** (issue 27).  The field is sorted by rating,
+  best first.  Provisional bots (placement) are seated first, against bots at spread-out
+  quantiles of the field (10th, 30th, ... 90th percentile in successive placement fixtures)
+  rather than near their unknown rating.  Each remaining table is seeded with the unseated
+  bot of the widest interval (``margin``; ties, and a field without intervals: the best);
+  with probability ``p_far`` it is an *explorer* table, filled uniformly at random from the
+  whole field (keeps the rating scale connected: the top keeps meeting the field), otherwise
+  it is filled from a Pareto window of the nearest ``W = ceil(5 / U^0.65)`` unseated bots on
+  each side of the seed, choosing the one a game with the table tells most about
+  (:func:`information`: close ratings, wide intervals) divided by one plus its recent
+  meetings with the table, then at random.  ``bench/ladder_truth.py`` measures it.
 * **Owners.**  Two bots of one owner never share a table.  When the greedy pass cannot seat
   someone, a repair pass swaps bots between tables.  When one owner holds too much of the
   field for that (more bots than there are tables), its bots rest one at a time (``forced``
