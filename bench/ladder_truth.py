@@ -33,6 +33,7 @@ import math
 import random
 import statistics
 import sys
+from collections import deque
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,6 +49,8 @@ TARGETS = (0.9, 0.95)
 FIT = FitConfig()
 GAMES = (("tokaido-duo", 2), ("doubletrack", 4))
 MODELS = ("fit", "elo", "openskill")
+RECENT = 10
+"""Rounds whose meetings the pairing counts (``MatchmakerConfig.recent_rounds``)."""
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -122,6 +125,7 @@ def run(bots: int, big: int, model: str, random_pairing: bool, seed: int, rounds
     last_rest = [-1] * bots
     seats = [[0] * big for _ in range(bots)]
     meetings: dict[tuple[int, int], int] = {}
+    recent: deque[list[tuple[int, int]]] = deque()  # the pairs met, per round, last RECENT
     reached: dict[float, float | None] = {t: None for t in TARGETS}
     streak = {t: 0 for t in TARGETS}
     k = 2 if big == 2 else 1
@@ -139,11 +143,13 @@ def run(bots: int, big: int, model: str, random_pairing: bool, seed: int, rounds
         plan = plan_round(entrants, big, meetings, rng, p_far=1.0 if random_pairing else 0.1)
         for bye in plan.byes:
             last_rest[bye.bot_id] = number
+        recent.append([pair_key(a, b) for t in plan.fixtures for a in t for b in t if a < b])
+        for pair in recent[-1]:
+            meetings[pair] = meetings.get(pair, 0) + 1
+        if len(recent) > RECENT:  # the service counts the meetings of its last 10 rounds
+            for pair in recent.popleft():
+                meetings[pair] -= 1
         for table in plan.fixtures:
-            for a in table:
-                for b in table:
-                    if a < b:
-                        meetings[pair_key(a, b)] = meetings.get(pair_key(a, b), 0) + 1
             orders = [list(table), list(table)[::-1]] if k == 2 else [list(table)]
             for order in orders:
                 result = places([truth[i] for i in order], rng)
