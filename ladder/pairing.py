@@ -292,7 +292,7 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             table.append(field_[found])
         if not _finish(table, size, tables, field_, free, fill, n):
             dropped.append(size)
-    # everyone else, best first: explorer tables at random, the rest from the window
+    # everyone else, widest interval first: explorer tables at random, the rest from the window
     while todo:
         seed = next_seed()
         if seed >= n:
