@@ -14,14 +14,17 @@ fixture or one bye (``service.md`` §4.4):
   rated games, then at random.  The round's bye set is checked to leave a field that can be
   seated without two bots of one owner at a table; a bye moves to the largest owner group if
   it does not.
-* **Opponents.**  The field is sorted by rating, best first.  Provisional bots (placement)
-  are seated first, against bots at spread-out quantiles of the field (10th, 30th, ... 90th
-  percentile in successive placement fixtures) rather than near their unknown rating.  Each
-  remaining table is seeded with the best unseated bot; with probability ``p_far`` it is an
-  *explorer* table, filled uniformly at random from the whole field (keeps the rating scale
-  connected: the top keeps meeting the field), otherwise it is filled from a Pareto window
-  of the next ``W = ceil(5 / U^0.65)`` unseated bots, choosing by fewest recent meetings with
-  the table, then the smallest rating gap, then at random.
+* **Opponents: the most informative questions** (issue 27).  The field is sorted by rating,
+  best first.  Provisional bots (placement) are seated first, against bots at spread-out
+  quantiles of the field (10th, 30th, ... 90th percentile in successive placement fixtures)
+  rather than near their unknown rating.  Each remaining table is seeded with the unseated
+  bot of the widest interval (``margin``; ties, and a field without intervals: the best);
+  with probability ``p_far`` it is an *explorer* table, filled uniformly at random from the
+  whole field (keeps the rating scale connected: the top keeps meeting the field), otherwise
+  it is filled from a Pareto window of the nearest ``W = ceil(5 / U^0.65)`` unseated bots on
+  each side of the seed, choosing the one a game with the table tells most about
+  (:func:`information`: close ratings, wide intervals) divided by one plus its recent
+  meetings with the table, then at random.  ``bench/ladder_truth.py`` measures it.
 * **Owners.**  Two bots of one owner never share a table.  When the greedy pass cannot seat
   someone, a repair pass swaps bots between tables.  When one owner holds too much of the
   field for that (more bots than there are tables), its bots rest one at a time (``forced``
@@ -46,7 +49,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
+from ladder.ratings import ELO_SCALE, Z95
+
 P_FAR = 0.1
+INFORMATION_FLOOR = 0.05
+"""The variance (logits squared) added to a pair's in :func:`information`, so that with no
+intervals known (all margins 0) the closest pair still counts as the most informative."""
 WINDOW_MIN = 5
 WINDOW_EXPONENT = 0.65
 WINDOW_MAX = 64
@@ -70,6 +78,8 @@ class Entrant:
     placement_index: int = 0
     """How many placement fixtures it has played (picks the next quantile)."""
     seat_counts: tuple[int, ...] = ()
+    margin: float = 0.0
+    """The 95% half-width of ``rating`` (same units; 0: not known)."""
 
 
 @dataclass(frozen=True)
@@ -219,6 +229,28 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             nxt[p] = i
         return i
 
+    prev = list(range(-1, n - 1))  # the same, backwards
+
+    def retreat(i: int) -> int:
+        """The last free position at or before ``i`` (-1: none)."""
+        path = []
+        while i >= 0 and not free[i]:
+            path.append(i)
+            i = prev[i]
+        for p in path:
+            prev[p] = i
+        return i
+
+    # seeds: the widest interval first (the bot the round learns most about), then the best
+    seeds = sorted(range(n), key=lambda i: (-field_[i].margin, i))
+    cursor = 0
+
+    def next_seed() -> int:
+        nonlocal cursor
+        while cursor < n and not free[seeds[cursor]]:
+            cursor += 1
+        return seeds[cursor] if cursor < n else n
+
     def take(i: int) -> None:
         free[i] = False
 
@@ -260,9 +292,9 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             table.append(field_[found])
         if not _finish(table, size, tables, field_, free, fill, n):
             dropped.append(size)
-    # everyone else, best first: explorer tables at random, the rest from the window
+    # everyone else, widest interval first: explorer tables at random, the rest from the window
     while todo:
-        seed = advance(0)
+        seed = next_seed()
         if seed >= n:
             dropped.extend(todo)
             break
@@ -273,7 +305,7 @@ def _seat(field_: list[Entrant], sizes: list[int], meetings: Mapping[tuple[int, 
             fill(table, size, _random_free(free, rng))
         else:
             while len(table) < size:
-                best = _best_in_window(table, field_, free, advance, seed, window(rng),
+                best = _best_in_window(table, field_, free, (advance, retreat), seed, window(rng),
                                        meetings, rng, fits)
                 if best is None:
                     break
@@ -297,30 +329,47 @@ def _random_free(free: list[bool], rng: random.Random) -> Iterable[int]:
 
 
 def _best_in_window(table: list[Entrant], field_: list[Entrant], free: list[bool],
-                    advance: Callable[[int], int], seed: int, width: int,
-                    meetings: Mapping[tuple[int, int], int], rng: random.Random,
+                    walk: tuple[Callable[[int], int], Callable[[int], int]], seed: int,
+                    width: int, meetings: Mapping[tuple[int, int], int], rng: random.Random,
                     fits: Callable[[Entrant, list[Entrant]], bool]) -> int | None:
-    """Among the next ``width`` free bots after ``seed`` that fit the table: fewest
-    meetings with the table, then smallest rating gap to the seed, then at random."""
-    best, best_key = None, None
-    i, seen = advance(seed + 1), 0
-    n = len(field_)
-    anchor = table[0].rating
+    """Among the nearest ``width`` free bots below ``seed`` and the nearest ``width`` above it
+    that fit the table: the most :func:`information` about the table, divided by one plus
+    its recent meetings with it (a pair met again tells less about the rest of the order),
+    ties at random."""
+    advance, retreat = walk
+    best: int | None = None
+    best_key: tuple[float, float] | None = None
     owners = {t.owner for t in table if t.owner is not None}
     members = [t.bot_id for t in table]
-    while i < n and seen < width:
-        e = field_[i]
-        if e.owner is None or e.owner not in owners:
-            met = 0
-            if meetings:
-                b = e.bot_id
-                met = sum(meetings.get((a, b) if a < b else (b, a), 0) for a in members)
-            key = (met, abs(anchor - e.rating), rng.random())
-            if best_key is None or key < best_key:
-                best, best_key = i, key
-            seen += 1
-        i = advance(i + 1)
+    n = len(field_)
+    for i, step, inside in ((advance(seed + 1), advance, lambda j: j < n),
+                            (retreat(seed - 1), retreat, lambda j: j >= 0)):
+        seen = 0
+        while inside(i) and seen < width:
+            e = field_[i]
+            if e.owner is None or e.owner not in owners:
+                met = 0
+                if meetings:
+                    b = e.bot_id
+                    met = sum(meetings.get((a, b) if a < b else (b, a), 0) for a in members)
+                key = (-sum(information(t, e) for t in table) / (1 + met), rng.random())
+                if best_key is None or key < best_key:
+                    best, best_key = i, key
+                seen += 1
+            i = step(i + 1 if step is advance else i - 1)
     return best
+
+
+def information(a: Entrant, b: Entrant) -> float:
+    """How much a game between ``a`` and ``b`` is expected to tell about the order of the two:
+    the Bernoulli variance ``p (1 - p)`` of its outcome (Bradley-Terry on the rating gap,
+    :data:`~ladder.ratings.ELO_SCALE` points per logit, the gap shrunk by the pair's
+    uncertainty as a probit approximation does) times the variance of the gap it informs, so a
+    close pair is asked first, and among close pairs the one whose ratings are least sure."""
+    var = ((a.margin / Z95) ** 2 + (b.margin / Z95) ** 2) / ELO_SCALE ** 2
+    gap = abs(a.rating - b.rating) / ELO_SCALE / math.sqrt(1.0 + math.pi * var / 8.0)
+    p = 1.0 / (1.0 + math.exp(-gap))
+    return p * (1.0 - p) * (INFORMATION_FLOOR + var)
 
 
 def _finish(table: list[Entrant], size: int, tables: list[list[int]], field_: list[Entrant],

@@ -2,30 +2,36 @@
 
 Round r+1 opens once every fixture of round r has started, with at most ``max_open_rounds``
 open, from the eligible bots under their daily cap that have no fixture waiting to start
-(:mod:`ladder.pairing` plans it).  A fixture waiting on a retry holds neither back (a round
+(:mod:`ladder.pairing` plans it, on the public rating: the fit's number and interval).  A fixture waiting on a retry holds neither back (a round
 left with only such fixtures does not count as open).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
+from dataclasses import replace
 from datetime import timedelta
 
 from sqlalchemy import JSON, bindparam, func, insert, select, update
 
 from ladder.db import DriverStatement
+from ladder.leaderboard import PUBLIC, public_fit
 from ladder.matchmaking.entries import latest_round
 from ladder.matchmaking.ladder_state import LadderState
 from ladder.matchmaking.makeups import orphan_rests
 from ladder.matchmaking.state import PLAYED, Kind, RoundRow, Stage
 from ladder.models import VOIDED, Fixture, LadderEntry, Match, MatchSeat, Round
-from ladder.pairing import Plan, pair_key, plan_round, table_sizes
+from ladder.pairing import Entrant, Plan, pair_key, plan_round, table_sizes
+from ladder.ratings import ELO_SCALE, Z95
 
 _SET_SEATS = update(LadderEntry).where(
     LadderEntry.bot_id == bindparam("b_id"), LadderEntry.game == bindparam("b_game")).values(
     seat_counts=bindparam("b_seats", type_=JSON()))
 _SET_SEATS_FIELDS = ("b_seats", "b_id", "b_game")
+UNRATED_MARGIN = Z95 * ELO_SCALE * math.sqrt(4.0 / PUBLIC.prior_games)
+"""The 95% half-width of a bot without rated results: the fit's prior alone."""
 """Seat counts of many entries at once, as plain tuples (JSON text: what the column stores)."""
 
 
@@ -60,8 +66,8 @@ def open_round(lad: LadderState) -> bool:
     if not table_sizes(len(bots), lad.big):
         return False
     number = latest_round(lad.conn, lad.game) + 1
-    plan = plan_round([lad.entrant(b.bot_id) for b in bots], lad.big, _meetings(lad), lad.rng,
-                      p_far=lad.config.p_far)
+    plan = plan_round(_entrants(lad, [b.bot_id for b in bots]), lad.big, _meetings(lad),
+                      lad.rng, p_far=lad.config.p_far)
     if not plan.fixtures:  # nobody can play anybody (one owner's bots only)
         return False
     round_id = lad.conn.execute(insert(Round).values(
@@ -75,6 +81,19 @@ def open_round(lad: LadderState) -> bool:
     lad.add_fixtures(rows)
     _record_seats(lad, plan, number)
     return True
+
+
+def _entrants(lad: LadderState, bots: list[int]) -> list[Entrant]:
+    """The round's entrants rated by the public fit (its number and 95% interval, which the
+    pairing weighs: issue 27), a bot without rated results at the prior."""
+    fitted = public_fit(lad.conn, lad.game).bots
+    out = []
+    for bot in bots:
+        public = fitted.get(bot)
+        out.append(replace(lad.entrant(bot),
+                           rating=public.rating if public else PUBLIC.center,
+                           margin=public.margin if public else UNRATED_MARGIN))
+    return out
 
 
 def close(lad: LadderState) -> None:

@@ -1,5 +1,6 @@
 """The pure pairing of one round (ladder.pairing): everyone seated once or resting, owners
-apart, byes to the least recently rested, placement against the spread of the field."""
+apart, byes to the least recently rested, placement against the spread of the field, and
+among the rest the most informative tables: close ratings, wide intervals (issue 27)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,20 @@ from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 
-from ladder.pairing import FORCED, ROTATION, Entrant, plan_round, seat_order, table_sizes
+from ladder.pairing import (FORCED, ROTATION, Entrant, information, plan_round, seat_order,
+                            table_sizes)
 
 entrants = st.lists(
     st.tuples(st.floats(1000, 2000), st.one_of(st.none(), st.integers(0, 12)),
-              st.integers(-1, 5), st.booleans()),
+              st.integers(-1, 5), st.booleans(), st.floats(0, 600)),
     min_size=0, max_size=40)
 
 
 @settings(max_examples=150)
 @given(entrants, st.sampled_from([2, 4]), st.integers(0, 2**32))
 def test_everyone_once_owners_apart_and_forced_byes_only_when_needed(rows, big, seed):
-    field = [Entrant(i, r, o, rest, 0, prov, 0, (0,) * big) for i, (r, o, rest, prov) in
-             enumerate(rows)]
+    field = [Entrant(i, r, o, rest, 0, prov, 0, (0,) * big, margin) for i, (r, o, rest, prov,
+             margin) in enumerate(rows)]
     plan = plan_round(field, big, {}, random.Random(seed))
     assert sorted(plan.bots()) == list(range(len(field)))
     owner = {e.bot_id: e.owner for e in field}
@@ -80,3 +82,44 @@ def test_seats_even_out_the_seat_counts():
              Entrant(3, 0, seat_counts=(0, 0, 3, 0)), Entrant(4, 0, seat_counts=(0, 0, 0, 3))]
     order = seat_order(table, 4, random.Random(0))
     assert all(order[seat] != seat + 1 for seat in range(4))
+
+
+def test_a_game_tells_most_between_close_and_uncertain_ratings():
+    """The expected information: the outcome's variance (largest at an even pair) times the
+    uncertainty of the gap; symmetric, falling with the gap, rising with the intervals."""
+    a = Entrant(1, 1500.0, margin=100.0)
+    near, far = Entrant(2, 1520.0, margin=100.0), Entrant(3, 1900.0, margin=100.0)
+    assert information(a, near) == information(near, a)
+    assert information(a, near) > information(a, far) > 0
+    assert information(a, Entrant(4, 1520.0, margin=300.0)) > information(a, near)
+    # no intervals known: the closest pair still tells most
+    assert information(Entrant(1, 1500.0), Entrant(2, 1510.0)) > \
+        information(Entrant(1, 1500.0), Entrant(3, 1600.0)) > 0
+
+
+def test_the_widest_interval_is_asked_first_against_a_close_uncertain_opponent():
+    """Bot 20 (1600, the widest interval) seeds the first table; of its two neighbours at the
+    same distance it meets the one whose rating is less sure, and not when the two met
+    recently (a meeting again tells less about the rest of the order)."""
+    field = [Entrant(i, 2000.0 - 20 * i, margin=60.0) for i in range(40)]
+    field[20] = Entrant(20, 1600.0, margin=400.0)
+    field[19] = Entrant(19, 1620.0, margin=60.0)
+    field[21] = Entrant(21, 1580.0, margin=250.0)
+    for seed in range(10):
+        plan = plan_round(field, 2, {}, random.Random(seed), p_far=0.0)
+        assert plan.fixtures[0] in ((20, 21), (21, 20))
+        again = plan_round(field, 2, {(20, 21): 3}, random.Random(seed), p_far=0.0)
+        assert set(again.fixtures[0]) == {19, 20}
+
+
+@settings(max_examples=60)
+@given(st.lists(st.floats(0, 400), min_size=8, max_size=40), st.sampled_from([2, 4]),
+       st.integers(0, 2**32))
+def test_informative_tables_are_close_in_rating(margins, big, seed):
+    """Whatever the intervals, a table of the ladder's own pairing (no explorer tables) spans
+    a narrow stretch of a field 10 points apart: the gap the Pareto window allows, both ways."""
+    field = [Entrant(i, 2000.0 - 10 * i, margin=m) for i, m in enumerate(margins)]
+    plan = plan_round(field, big, {}, random.Random(seed), p_far=0.0)
+    assert sorted(plan.bots()) == list(range(len(field)))
+    spans = sorted(max(t) - min(t) for t in plan.fixtures)
+    assert spans[len(spans) // 2] <= 3 * big
