@@ -42,8 +42,9 @@ import numpy as np  # noqa: E402
 
 from ladder.fit import FitConfig, Tables, fit_tables  # noqa: E402
 from ladder.pairing import Entrant, pair_key, plan_round  # noqa: E402
-from ladder.ratings import (ELO_SCALE, INITIAL_SKILL, Z95, EloConfig, elo_update,  # noqa: E402
-                           plackett_luce)
+from ladder.ratings import (  # noqa: E402
+    ELO_SCALE, INITIAL_SKILL, Z95, EloConfig, elo_update, plackett_luce,
+)
 
 TARGETS = (0.9, 0.95)
 FIT = FitConfig()

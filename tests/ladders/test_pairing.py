@@ -9,8 +9,9 @@ from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 
-from ladder.pairing import (FORCED, ROTATION, Entrant, information, plan_round, seat_order,
-                            table_sizes)
+from ladder.pairing import (
+    FORCED, ROTATION, Entrant, information, plan_round, seat_order, table_sizes,
+)
 
 entrants = st.lists(
     st.tuples(st.floats(1000, 2000), st.one_of(st.none(), st.integers(0, 12)),
