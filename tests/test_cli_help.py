@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import cli
-from tests.support.cli import assert_clean_error
+
+from support.cli import assert_clean_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
