@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from pages_support import Site, make_site
+from support.apps import served_app
 from support.ladder_db import pg_admin, pg_schema_url, pg_session_prefix  # noqa: F401
 
 _schemas = itertools.count()
@@ -51,16 +51,8 @@ def site(request: pytest.FixtureRequest) -> Site:
 @pytest.fixture(scope="session")
 def served(sqlite_site: Site) -> Iterator[tuple[str, Site]]:
     """The site's app on a loopback HTTP server: ``(base URL, site)``."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, sqlite_site.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", sqlite_site
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served_app(sqlite_site.app) as base:
+        yield base, sqlite_site
 
 
 @pytest.fixture(scope="session")
@@ -77,13 +69,5 @@ def rounds_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def rounds_served(rounds_site: Any) -> Iterator[tuple[str, Any]]:
     """The rounds ladder's app on a loopback HTTP server: ``(base URL, ladder)``."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, rounds_site.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", rounds_site
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served_app(rounds_site.app) as base:
+        yield base, rounds_site

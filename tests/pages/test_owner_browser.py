@@ -5,13 +5,13 @@ thumb can hit."""
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from owner_support import Home, make_home, reopen
+from support.apps import served_app
 from support.axe import serious_violations
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
@@ -28,19 +28,13 @@ def built(tmp_path_factory) -> tuple[Home, str]:
 @pytest.fixture
 def served_home(built, tmp_path) -> Iterator[tuple[str, Home]]:
     """A copy of the service on a loopback HTTP server: ``(base URL, home)``."""
-    from werkzeug.serving import make_server
-
     made, path = built
     shutil.copyfile(path, tmp_path / "home.sqlite3")
     home = reopen(made, f"sqlite:///{tmp_path / 'home.sqlite3'}")
-    server = make_server("127.0.0.1", 0, home.app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}", home
+        with served_app(home.app) as base:
+            yield base, home
     finally:
-        server.shutdown()
-        server.server_close()
         home.engine.dispose()
 
 

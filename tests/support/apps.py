@@ -8,7 +8,9 @@ here, and only here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Flask
@@ -43,3 +45,18 @@ class NoDispatcher:
 
     def close(self) -> None:
         pass
+
+
+@contextmanager
+def served_app(app: Flask) -> Iterator[str]:
+    """``app`` on a loopback HTTP server (a thread per request), for a browser: its base URL.
+    Shut down and closed on leaving."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
