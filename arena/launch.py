@@ -103,6 +103,8 @@ class Launched:
                  keep: bool) -> None:
         self.spec, self.port, self.url = spec, port, f"http://127.0.0.1:{port}"
         self.folder, self.keep = folder, keep
+        self.info: Any = None
+        """Its answer to ``GET /`` once it is ready."""
         self.stdout_path = folder / f"{stem}.stdout"
         self.stderr_path = folder / f"{stem}.stderr"
         env = {**os.environ, "PORT": str(port), "PYTHONUNBUFFERED": "1"}
@@ -285,7 +287,7 @@ def launch(spec: str, game: str | None, outputs: str | None = None, stem: str = 
             shutil.rmtree(folder, ignore_errors=True)
         raise LaunchError(f"{spec}: cannot start it: {exc.strerror or exc}") from None
     try:
-        _wait_ready(bot, game, ready_s)
+        bot.info = _wait_ready(bot, game, ready_s)
     except BaseException:
         bot.keep = True  # so that the folder the error names is there
         bot.stop()
@@ -293,7 +295,17 @@ def launch(spec: str, game: str | None, outputs: str | None = None, stem: str = 
     return bot
 
 
-def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> None:
+def declared_info(spec: str, game: str) -> Any:
+    """What the ``cmd:`` bot ``spec`` says of itself in ``GET /``: started, asked and stopped
+    (:class:`LaunchError` as :func:`launch`), so that a tournament can name it before its
+    first game, and knows by then that it starts."""
+    bot = launch(spec, game)
+    bot.stop()
+    return bot.info
+
+
+def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> Any:
+    """Until the bot answers ``GET /`` (and plays ``game``): what it answered."""
     from arena.liveness import liveness_problem
     from referee.transport import fetch_info  # loads requests
 
@@ -309,7 +321,7 @@ def _wait_ready(bot: Launched, game: str | None, ready_s: float) -> None:
             if bot.process.poll() is not None:  # so who answered? another program's port
                 raise LaunchError(f"{bot.spec}: ended as port {bot.port} answered GET / "
                                   f"({bot.death()})")
-            return
+            return info
         if time.monotonic() >= deadline:
             raise LaunchError(f"{bot.spec}: no answer to GET / on port {bot.port} within "
                               f"{ready_s:g} s (does it listen on {{port}} or $PORT?); "

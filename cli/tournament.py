@@ -57,14 +57,21 @@ CSV_FIELDS = ("entrant", "opponent", "games", "wins", "draws", "losses", "points
 def check_live(plan: Plan, concurrency: int, allow_dead: bool) -> Plan:
     """``GET /`` of every HTTP entrant before the first game (one line if one is dead), and a
     warning for a bot that announces fewer connections than the matches will hold open.
-    Returns the plan with each unnamed HTTP bot shown by the name its ``GET /`` declares."""
+    Returns the plan with each unnamed HTTP or ``cmd:`` bot shown by the name its ``GET /``
+    declares."""
     urls = [e.bot for e in plan.entrants if e.remote]
     found = require_live(urls, plan.game, allow_dead)
     needed = {url: concurrency * min(plan.seats, urls.count(url)) for url in set(urls)}
     advice = f"lower --concurrency (now {concurrency}) or let the bot take more"
     for line in capacity_warnings(found.infos, needed, advice):
         click.echo(f"warning: {line}", err=True)
-    return dataclasses.replace(plan, entrants=tuple(declared_names(plan.entrants, found.infos)))
+    infos = dict(found.infos)
+    for e in plan.entrants:  # a program is started once to be named, and to know it starts
+        if e.declares and not e.remote and not e.named and e.bot not in infos:
+            from arena.launch import declared_info
+
+            infos[e.bot] = declared_info(e.bot, plan.game)
+    return dataclasses.replace(plan, entrants=tuple(declared_names(plan.entrants, infos)))
 
 
 def build_plan(bots: tuple[str, ...], game: Game, games: int | None, seats: int | None,

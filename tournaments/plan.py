@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import DescriptionError, MatchDescription, Seat, TimeControl, check_seat, is_url
-from arena.description import NAME_RE
+from arena.description import NAME_RE, is_command
 from referee.core import Game
 from referee.display import HIDDEN, redact
 from referee.errors import RefereeError
@@ -22,9 +22,10 @@ from tournaments.errors import TournamentError
 
 @dataclass(frozen=True)
 class Entrant:
-    """A named participant: ``bot`` is a built-in bot spec or an HTTP bot's URL. ``named``:
-    the name is settled: given (``NAME=BOT``), a built-in bot's spec, or declared by the
-    bot's ``GET /`` (:func:`declared_names`); not, for an HTTP bot given by its URL alone."""
+    """A named participant: ``bot`` is a built-in bot spec, an HTTP bot's URL or a bot the
+    referee runs (``cmd:``, ``py:``). ``named``: the name is settled: given (``NAME=BOT``), a
+    built-in or ``py:`` bot's spec, or declared by the bot's ``GET /`` (:func:`declared_names`);
+    not, for an HTTP bot given by its URL alone or a ``cmd:`` bot by its command alone."""
 
     name: str
     bot: str
@@ -36,6 +37,11 @@ class Entrant:
     def remote(self) -> bool:
         return is_url(self.bot)
 
+    @property
+    def declares(self) -> bool:
+        """Whether it answers ``GET /`` (an HTTP bot, or a program the referee starts)."""
+        return self.remote or is_command(self.bot)
+
 
 def parse_entrant(text: str) -> Entrant:
     """``greedy``, ``http://…`` or ``NAME=BOT`` (so the same bot can enter twice); a URL's
@@ -44,7 +50,8 @@ def parse_entrant(text: str) -> Entrant:
         seat = Seat.parse(text)
     except DescriptionError as exc:
         raise TournamentError(f"entrant {redact(text)!r}: {exc}") from None
-    return Entrant(seat.shown_name, seat.bot, named=seat.bot != text or not seat.remote)
+    return Entrant(seat.shown_name, seat.bot,
+                   named=seat.bot != text or not (seat.remote or seat.launched))
 
 
 def parse_entrants(texts: Sequence[str]) -> list[Entrant]:
@@ -77,15 +84,15 @@ def with_times(entrants: Sequence[Entrant], times: Mapping[str, int]) -> list[En
 
 def declared_names(entrants: Sequence[Entrant], infos: Mapping[str, Mapping[str, Any]]
                    ) -> list[Entrant]:
-    """The entrants with every unnamed HTTP bot shown by the name its ``GET /`` declared
-    (``infos``, by URL): a standings table of ``http://127.0.0.1:8001`` and
-    ``http://127.0.0.1:8002`` says little. The name keeps the characters a ``NAME=`` may
+    """The entrants with every unnamed HTTP or ``cmd:`` bot shown by the name its ``GET /``
+    declared (``infos``, by URL or command): a standings table of ``http://127.0.0.1:8001`` and
+    ``cmd:python3 bot.py --port {port}`` says little. The name keeps the characters a ``NAME=`` may
     have; a name taken already gets ``-2``, ``-3``…; a bot that declared none, or one with
     no usable character, keeps its URL."""
-    taken = {e.name for e in entrants if e.named or not e.remote}
+    taken = {e.name for e in entrants if e.named or not e.declares}
     out = []
     for e in entrants:
-        declared = infos.get(e.bot, {}).get("name") if e.remote and not e.named else None
+        declared = infos.get(e.bot, {}).get("name") if e.declares and not e.named else None
         base = "".join(NAME_RE.findall(declared))[:40] if isinstance(declared, str) else ""
         if not base:
             out.append(e)

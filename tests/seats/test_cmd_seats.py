@@ -161,6 +161,21 @@ def test_bot_check_starts_the_starter_kit_by_command():
     assert "GET /: 'starter-python'  ok" in out.output and "PASS" in out.output
 
 
+def test_a_tournament_shows_a_started_bot_by_the_name_its_get_declares(tmp_path):
+    """Given by its command alone, the bot is started once before the first game and shown as
+    its ``GET /`` names itself; given a NAME=, it keeps that."""
+    starter = f"cmd:{PY} {shlex.quote(str(ROOT / 'bots' / 'starter' / 'bot.py'))} --port {{port}}"
+    common = ["--game", "tokaido-duo", "--games", "2", "--seed", "3", "--state-dir",
+              str(tmp_path), "--no-progress", "--json"]
+    out = CliRunner().invoke(main, ["tournament", starter, "random", *common])
+    assert out.exit_code == 0, out.output
+    names = {row["name"] for row in json.loads(out.stdout)["entrants"]}
+    assert names == {"starter-python", "random"}, names
+    named = CliRunner().invoke(main, ["tournament", f"mine={starter}", "random", *common])
+    assert named.exit_code == 0, named.output
+    assert {row["name"] for row in json.loads(named.stdout)["entrants"]} == {"mine", "random"}
+
+
 def test_bot_check_of_a_started_bot_that_does_not_play_the_game_says_so():
     starter = ROOT / "bots" / "starter" / "bot.py"
     out = CliRunner().invoke(main, [
