@@ -50,7 +50,8 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
         tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         tab.goto(f"{base}/login?next=/me")
         tab.fill("#token", home.tokens["alice"])
-        tab.click("form.login button")
+        with tab.expect_navigation(url=f"{base}/me", wait_until="load"):  # stylesheets too:
+            tab.click("form.login button")  # the sizes measured below are the styled ones
         assert tab.url == f"{base}/me"
         hawk = f"#bot-{home.bots['hawk']}"
         assert "Paused by its owner." in tab.inner_text(hawk)
