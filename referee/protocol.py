@@ -15,6 +15,7 @@ The seed is never sent (it would reveal the dice); a bot sees only its decision 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import sys
 from collections.abc import Mapping
@@ -219,6 +220,19 @@ class ParsedAnswer(NamedTuple):
     log: str | None
     fault: Fault | None
     notes: tuple[str, ...] = ()
+
+
+def read_answer(body: bytes, option_ids: tuple[str, ...], who: str) -> ParsedAnswer:
+    """:func:`parse_answer`, with anything it raises made the seat's fault (logged with its
+    traceback): checking one seat's answer must never end the match. Every player that reads
+    a bot's answer (HTTP, pull mode) reads it here."""
+    try:
+        return parse_answer(body, option_ids)
+    except Exception as exc:  # checking a seat's answer: its fault, never the match's
+        logging.getLogger("referee.protocol").exception("reading an answer of %s", who)
+        return ParsedAnswer(None, None, Fault(
+            FaultReason.BAD_JSON, f"an answer the referee cannot read ({type(exc).__name__})",
+            body_excerpt(body)))
 
 
 def parse_answer(body: bytes, option_ids: tuple[str, ...]) -> ParsedAnswer:

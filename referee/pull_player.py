@@ -10,21 +10,16 @@ Nothing the bot does raises out of here; a failure of the relay itself does
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee import protocol
-from referee.faults import Fault, FaultReason, body_excerpt
+from referee.faults import Fault
 from referee.players import Answer, DecisionRequest, MatchInfo, Player
 from referee.relay import Relay, Reply, Request
 
-log = logging.getLogger("referee.relay")
-
 LIFECYCLE_MS = 2000
 """Budget of ``/start`` and ``/end``, as for an HTTP bot."""
-MAX_BODY = 64 * 1024
-"""The largest answer, as for an HTTP bot (the connection side enforces it)."""
 
 
 @dataclass
@@ -51,13 +46,7 @@ class RelayPlayer(Player):
         if reply.fault is not None:
             return Answer(None, reply.ms, fault=reply.fault)
         assert reply.body is not None
-        try:
-            parsed = protocol.parse_answer(reply.body, request.decision.option_ids())
-        except Exception as exc:  # checking a seat's answer: its fault, never the match's
-            log.exception("reading an answer of %s", self.name)
-            fault = Fault(FaultReason.BAD_JSON, f"an answer the referee cannot read "
-                          f"({type(exc).__name__})", body_excerpt(reply.body))
-            return Answer(None, reply.ms, fault=fault)
+        parsed = protocol.read_answer(reply.body, request.decision.option_ids(), self.name)
         return Answer(parsed.choice, reply.ms, parsed.log, parsed.fault)
 
     def end(self, match_id: str, result: Any) -> Fault | None:

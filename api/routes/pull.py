@@ -31,8 +31,8 @@ from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
 from ladder import registry
 from ladder.models import PULL
 from referee.faults import Fault, FaultReason
-from referee.pull_player import MAX_BODY
 from referee.relay import Delivered, RelayError, Replaced
+from referee.transport.exchange import MAX_BODY
 
 log = logging.getLogger("referee.api")
 RELAY_DOWN = "the service cannot reach its relay now: poll again in a moment"

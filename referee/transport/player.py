@@ -10,7 +10,6 @@ the match's. Deviations from the protocol that are not strikes are kept as notes
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,8 +21,6 @@ from referee.faults import Fault, FaultReason, body_excerpt
 from referee.players import Answer, DecisionRequest, MatchInfo, Player
 from referee.transport.adapter import ConnectGuard
 from referee.transport.exchange import MAX_BODY, Transport
-
-log = logging.getLogger("referee.transport")
 
 LIFECYCLE_MS = 2000
 """Budget of ``/start``, ``/end`` and ``GET /`` calls."""
@@ -58,13 +55,7 @@ class HttpPlayer(Player):
         if ex.fault is not None:
             return Answer(None, ex.ms, fault=ex.fault, stall_ms=ex.stall_ms)
         assert ex.body is not None
-        try:
-            parsed = protocol.parse_answer(ex.body, request.decision.option_ids())
-        except Exception as exc:  # checking a seat's answer: its fault, never the match's
-            log.exception("reading an answer of %s", self.name)
-            fault = Fault(FaultReason.BAD_JSON, f"an answer the referee cannot read "
-                          f"({type(exc).__name__})", body_excerpt(ex.body))
-            return Answer(None, ex.ms, fault=fault, stall_ms=ex.stall_ms)
+        parsed = protocol.read_answer(ex.body, request.decision.option_ids(), self.name)
         for note in parsed.notes:
             self._note(f"/decide {request.decision.kind}: {note}")
         if ex.content_type and "json" not in ex.content_type.lower():
