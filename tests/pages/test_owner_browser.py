@@ -62,17 +62,19 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
         assert small == 0
         assert not (found := serious_violations(tab)), "\n".join(found)  # axe-core
 
-        tab.click(f"{hawk} button.act-resume")
+        with tab.expect_navigation(wait_until="load"):
+            tab.click(f"{hawk} button.act-resume")
         assert tab.url == f"{base}/me#bot-{home.bots['hawk']}"
-        assert tab.is_visible(f"text=Bot {home.bots['hawk']} resumed the Tokaido Duo ladder.")
+        tab.wait_for_selector(f"text=Bot {home.bots['hawk']} resumed the Tokaido Duo ladder.")
         assert "Placement: 0 of 10 games played" in tab.inner_text(hawk)
         assert not home.entry("hawk")["paused"]
 
         tab.select_option("form.challenge select[name=game]", "tokaido-duo")
         tab.select_option("form.challenge select[name=bot]", str(home.bots["hawk"]))
         tab.select_option("form.challenge select[name=opponent1]", str(home.bots["badger"]))
-        tab.click("form.challenge button")
-        assert tab.is_visible("text=Challenge 1 queued: 2 unrated Tokaido Duo matches.")
+        with tab.expect_navigation(wait_until="load"):
+            tab.click("form.challenge button")
+        tab.wait_for_selector("text=Challenge 1 queued: 2 unrated Tokaido Duo matches.")
         assert len(home.dispatcher.sent) == 2
         assert not errors, errors
     finally:

@@ -276,6 +276,11 @@ def test_the_images_commands_play_a_challenge(service: Service):
         seat = next(p["seat"] for p in log["players"] if p["name"] == "laptop")
         assert {d["status"] for d in log["decisions"] if d["seat"] == seat} == {"ok"}
     assert sum(" over: " in line for line in lines) == 2, lines
+    # The worker counts a match once its result is committed: the challenge may read finished
+    # a moment before the second count.
+    give_up = time.monotonic() + 15
+    while finished_on_worker(service, "tokaido-duo") < 2 and time.monotonic() < give_up:
+        time.sleep(0.2)
     assert finished_on_worker(service, "tokaido-duo") == 2
     assert service.procs["beat"].poll() is None, service.log("beat")[-3000:]
     assert "beat: Starting" in service.log("beat")

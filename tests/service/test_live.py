@@ -116,7 +116,7 @@ def test_a_pair_is_live_only_once_the_other_game_is_over(app, anon, gated, memor
     assert not playing.is_alive()
 
     # the second game, its pair's other game over: watched as it plays
-    bot.gate = threading.Semaphore(0)
+    bot.gate, bot.asked = threading.Semaphore(0), threading.Semaphore(0)  # none left over
     playing = started(app, second)
     bot.wait_asked()
     now = until(lambda: (r := anon.get(f"/api/v1/matches/{second}/live")).json.get("total")
@@ -280,13 +280,14 @@ def test_the_match_page_follows_a_live_match_then_shows_its_replay(app, gated, m
         root = "[data-referee-viewer]"
         page.wait_for_selector(f"{root}[data-mounted] svg")
         assert page.is_visible(".state-live")
-        count = "document.querySelector('[data-referee-viewer]').viewer.frames.length"
-        held = page.evaluate(count)
-        assert page.get_attribute(root, "data-ply") == str(held - 1)  # the latest frame
+        # the frame shown and how many there are, read together (the page polls every second)
+        where = ("(() => { const v = document.querySelector('[data-referee-viewer]');"
+                 " return [Number(v.getAttribute('data-ply')), v.viewer.frames.length]; })()")
+        ply, held = until(lambda: (n := page.evaluate(where))[0] == n[1] - 1 and n)  # latest
         bot.gate.release()
         bot.wait_asked()
-        until(lambda: page.evaluate(count) > held)  # (the page's policy forbids eval)
-        assert page.get_attribute(root, "data-ply") == str(page.evaluate(count) - 1)  # followed
+        until(lambda: page.evaluate(where)[1] > held)
+        until(lambda: (now := page.evaluate(where))[0] == now[1] - 1)  # it followed
         bot.open()
         playing.join(WAIT_S)
         page.wait_for_selector("text=Download the log", timeout=WAIT_S * 1000)

@@ -102,10 +102,12 @@ def forward_to(url: str) -> Handler:
 
 def play(app: Any, seatings: list[tuple[list[int], int]],
          settings: MatchSettings | None = None) -> list[dict[str, Any]]:
-    """Schedule and play matches (bots in seat order, seed); their public logs."""
+    """Schedule and play matches (bots in seat order, seed); their public logs. By default
+    with 10 s a decision: the moves depend only on the seeds, and a busy machine must not
+    strike a bot whose requests go through a relay, a thread and perhaps Redis."""
     svc = app.extensions["referee"]
     ids = schedule(svc.engine, GAME, [(bots, seed, None) for bots, seed in seatings],
-                   rated=False, settings=settings)
+                   rated=False, settings=settings or MatchSettings(time_ms=10_000))
     logs = []
     for pk in ids:
         assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "finished"
@@ -166,7 +168,7 @@ def test_a_connection_killed_mid_decision_is_a_strike_not_a_void(anon):
     alice = anon.owner("alice")
     bot_id = register_pull(alice)
     with Connection(anon.app, alice.token, bot_id, lambda env: b"{}", stop_after=1) as conn:
-        [log] = play(anon.app, [([bot_id, 1], 3)], MatchSettings(time_ms=200))
+        [log] = play(anon.app, [([bot_id, 1], 3)], MatchSettings(time_ms=2000))
     assert [env["path"] for env in conn.seen] == ["/start", "/decide"]
     mine = [status for seat, _, status in moves(log) if seat == 0]
     assert mine[:3] == ["timeout", "connection_error", "connection_error"]
@@ -190,7 +192,7 @@ def test_malformed_unknown_and_late_answers_are_strikes(anon):
         return body
 
     with Connection(anon.app, alice.token, bot_id, handler) as conn:
-        [log] = play(anon.app, [([bot_id, 1], 4)], MatchSettings(time_ms=300, strikes=3))
+        [log] = play(anon.app, [([bot_id, 1], 4)], MatchSettings(time_ms=3000, strikes=3))
     mine = [status for seat, _, status in moves(log) if seat == 0]
     assert mine[:3] == ["bad_json", "unknown_option", "timeout"]
     assert 409 in conn.statuses  # the late answer was told so

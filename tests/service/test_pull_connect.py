@@ -20,6 +20,7 @@ from arena.bridge import Bridge, LinkDown, LinkRefused, LocalBot
 from bots.server import BotApp, BotServer
 from cli import main
 from cli.connect import HttpLink
+from ladder.newmatches import MatchSettings
 from ladder.work import schedule
 
 GAME = "toy-race"
@@ -83,7 +84,8 @@ def test_a_bridged_local_bot_plays_the_services_matches(app, anon, served, local
     runner.start()
     try:
         svc = app.extensions["referee"]
-        [pk] = schedule(svc.engine, game, [([bot_id, 1], 9, None)], rated=False)
+        [pk] = schedule(svc.engine, game, [([bot_id, 1], 9, None)], rated=False,
+                        settings=MatchSettings(time_ms=10_000))  # a busy machine strikes no one
         assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "finished"
     finally:
         stop.set()

@@ -103,9 +103,9 @@ def test_a_fault_found_on_the_way_is_passed_on(relay, pool):
 
 def test_a_newer_connection_replaces_a_waiting_one(relay, pool):
     older = pool.submit(relay.take, "7", 20)
-    for _ in range(1000):  # the older poll has taken its turn (it is the bot's connection)
-        if relay.connected("7"):
-            break
+    give_up = time.monotonic() + 30  # the older poll has taken its turn (the bot's connection)
+    while not relay.connected("7"):
+        assert time.monotonic() < give_up, "the first poll never became the bot's connection"
         time.sleep(0.005)
     newest = pool.submit(relay.take, "7", 0.5)
     with pytest.raises(Replaced):

@@ -103,7 +103,7 @@ def test_on_a_phone_a_thumb_steps_swipes_scrubs_and_the_board_follows_the_move(p
         const r = document.querySelector(".rv-moved").getBoundingClientRect();
         const x = r.left + r.width / 2, y = r.top + r.height / 2;
         return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
-    }""", timeout=5_000)
+    }""")
     phone.click("[data-act=zoomout]")
     target = phone.locator(".rv-space[data-space='9']").bounding_box()
     phone.tap(".rv-board-map", position={
