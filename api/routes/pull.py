@@ -16,7 +16,11 @@ answer as it reads an HTTP bot's (the same faults).
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import marshmallow as ma
@@ -37,6 +41,33 @@ from referee.transport.exchange import MAX_BODY
 log = logging.getLogger("referee.api")
 RELAY_DOWN = "the service cannot reach its relay now: poll again in a moment"
 RAW_BODY = "_raw_body"
+MAX_WAITING_POLLS = 4
+"""Polls of one owner that may wait at once in one web process. Each holds one of the
+server's request threads for up to ``wait`` seconds, and those threads serve the whole site:
+without a bound, one owner's pull bots could hold them all. A poll past it is a 429 (the
+bridge backs off and polls again); one with ``wait=0`` takes no thread for long and passes."""
+_waiting: Counter[int] = Counter()
+_waiting_lock = threading.Lock()
+
+
+@contextmanager
+def waiting_slot(owner_id: int, wait: int) -> Iterator[None]:
+    """Hold one of the owner's :data:`MAX_WAITING_POLLS` while a poll waits (429 beyond)."""
+    if wait == 0:
+        yield
+        return
+    with _waiting_lock:
+        if _waiting[owner_id] >= MAX_WAITING_POLLS:
+            abort(429, message=f"{MAX_WAITING_POLLS} polls of this owner's bots are waiting "
+                               "already: poll with wait=0, or again in a moment")
+        _waiting[owner_id] += 1
+    try:
+        yield
+    finally:
+        with _waiting_lock:
+            _waiting[owner_id] -= 1
+            if not _waiting[owner_id]:
+                del _waiting[owner_id]
 """A view attribute: the view reads its body itself, as a bot's answer (the guards let any
 body through, up to the size cap it enforces as a strike)."""
 
@@ -60,6 +91,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.arguments(PollArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
     @blp.response(200, PollOut)
     @blp.alt_response(409, response="CONFLICT")
+    @blp.alt_response(429, response="DEFAULT_ERROR")
     @blp.alt_response(503, response="DEFAULT_ERROR")
     def poll(bot_id: int, wait: int) -> Any:
         """Your pull bot's connection: its next requests, waiting up to `wait` seconds.
@@ -69,7 +101,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         asks only once the previous answer is in). A request no poll takes within its
         deadline (at least 2 s) is a `connection_error` strike; a bot polling is connected,
         one that stops for 10 s is away. One connection per bot: a newer poll replaces a
-        waiting one, which answers 409."""
+        waiting one, which answers 409. At most 4 polls of one owner's bots wait at once
+        (each holds a server thread): more answer 429, `wait=0` always passes."""
         pulled_bot(bot_id)
         try:
             arrived(service().engine, bot_id)
@@ -77,7 +110,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             log.exception("presence of bot %s", bot_id)
             abort(503, message=RELAY_DOWN)
         try:
-            taken = process_relay().take(str(bot_id), float(wait))
+            with waiting_slot(require_owner().owner_id, wait):
+                taken = process_relay().take(str(bot_id), float(wait))
         except Replaced as exc:
             abort(409, message=f"{exc}: one connection per bot")
         except RelayError:

@@ -350,3 +350,21 @@ def forward_to_random() -> Handler:
             return b"{}"
         return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
     return handle
+
+
+def test_an_owners_waiting_polls_are_bounded_and_wait_0_always_passes(anon, monkeypatch):
+    """Each waiting poll holds a server thread: at most MAX_WAITING_POLLS of one owner's wait
+    at once (another owner's are not counted against it)."""
+    import api.routes.pull as pull
+
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    mine, theirs = register_pull(alice), register_pull(bob, "bobs")
+    alice_id = alice.get("/api/v1/me").json["id"]
+    monkeypatch.setitem(pull._waiting, alice_id, pull.MAX_WAITING_POLLS)  # all held now
+    refused = alice.get(f"/api/v1/bots/{mine}/requests?wait=1")
+    assert refused.status_code == 429 and "wait=0" in refused.json["message"]
+    assert alice.get(f"/api/v1/bots/{mine}/requests?wait=0").status_code == 200
+    assert bob.get(f"/api/v1/bots/{theirs}/requests?wait=1").status_code == 200
+    monkeypatch.setitem(pull._waiting, alice_id, pull.MAX_WAITING_POLLS - 1)
+    assert alice.get(f"/api/v1/bots/{mine}/requests?wait=1").status_code == 200
+    assert pull._waiting[alice_id] == pull.MAX_WAITING_POLLS - 1  # its slot given back
