@@ -209,26 +209,29 @@ def refusal(pk: int, status: LiveStatus) -> str | None:
 
 
 class LiveCache:
-    """Built live documents by (match, attempt, snapshot size): one build per snapshot."""
+    """The latest built live document of each running match: one build per snapshot, and one
+    document per match kept (a newer snapshot replaces the older: a long match polled all
+    along holds one copy, not one per snapshot)."""
 
     def __init__(self, items: int = CACHE_ITEMS) -> None:
         self.items = items
-        self._docs: OrderedDict[tuple[int, int, int], dict[str, Any]] = OrderedDict()
+        self._docs: OrderedDict[int, tuple[tuple[int, int], dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, match_pk: int, found: Snapshot) -> dict[str, Any]:
-        key = (match_pk, found.attempt, len(found.log_json))
+        version = (found.attempt, len(found.log_json))
         with self._lock:
-            doc = self._docs.get(key)
-            if doc is not None:
-                self._docs.move_to_end(key)
-                return doc
+            cached = self._docs.get(match_pk)
+            if cached is not None and cached[0] == version:
+                self._docs.move_to_end(match_pk)
+                return cached[1]
         try:
             doc = build_live(json.loads(found.log_json))
         except (LogError, ValueError, KeyError, TypeError) as exc:
             raise ConflictError(f"match {match_pk} cannot be shown here: {exc}") from exc
         with self._lock:
-            self._docs[key] = doc
+            self._docs[match_pk] = (version, doc)
+            self._docs.move_to_end(match_pk)
             while len(self._docs) > self.items:
                 self._docs.popitem(last=False)
         return doc

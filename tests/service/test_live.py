@@ -297,3 +297,17 @@ def test_the_match_page_follows_a_live_match_then_shows_its_replay(app, gated, m
         bot.open()
         server.shutdown()
         server.server_close()
+
+
+def test_the_cache_keeps_one_document_per_match_built_once_per_snapshot(monkeypatch):
+    """A long match polled all along holds one built document, the latest snapshot's."""
+    built: list[int] = []
+    monkeypatch.setattr(live, "build_live", lambda log: built.append(len(log)) or {"n": len(log)})
+    cache = live.LiveCache(items=8)
+    first, longer = Snapshot(1, b'{"a": 1}'), Snapshot(1, b'{"a": 1, "b": 2}')
+    assert cache.get(7, first) == cache.get(7, first) == {"n": 1}
+    assert cache.get(7, longer) == {"n": 2} and built == [1, 2]
+    assert cache.get(7, Snapshot(2, b'{"a": 1}')) == {"n": 1} and built == [1, 2, 1]  # retried
+    for pk in range(100, 110):
+        cache.get(pk, first)
+    assert len(cache._docs) == 8 and 7 not in cache._docs  # the oldest match left
