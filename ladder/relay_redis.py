@@ -4,8 +4,10 @@ match runs on a Celery worker and the bot's connection is held by a web process.
 The contract is :mod:`referee.relay`'s; the keys, under ``<prefix>:`` (one service, one
 prefix), are per bot ``B`` and request ``R``:
 
-* ``q:B``: the bot's queue, a list of ``R\\nDEADLINE_MS\\nENVELOPE`` items (the worker pushes,
-  a web process pops when the bot's poll takes them);
+* ``q:B``: the bot's queue, a list of ``R\\nDEADLINE_MS\\nPATH\\nBODY`` items (the worker
+  pushes, a web process pops when the bot's poll takes them);
+* ``o:B``: the bot's requests handed over and not yet answered or given up, ``R`` to its item
+  (what a resumed connection is handed again, with the time left);
 * ``h:B:R``: the request once handed over: the hand-off time, its deadline and its state
   (``open``, ``answered``, ``closed``), written by a script so that the hand-off and the answer
   are both timed on the Redis server's clock (``TIME``: one clock for every web process);
@@ -46,7 +48,27 @@ redis.call('HSET', KEYS[1], 'handed', t[1] * 1000 + t[2] / 1000, 'deadline', ARG
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('RPUSH', KEYS[2], 'H')
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+redis.call('EXPIRE', KEYS[3], ARGV[2])
 return 1
+"""
+_AGAIN = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+local open = redis.call('HGETALL', KEYS[1])
+local out = {}
+for i = 1, #open, 2 do
+  local h = redis.call('HMGET', ARGV[1] .. open[i], 'handed', 'deadline', 'state')
+  local left = 0
+  if h[1] and h[3] == 'open' then left = tonumber(h[1]) + tonumber(h[2]) - now end
+  if left >= 1 then
+    out[#out + 1] = open[i + 1]
+    out[#out + 1] = tostring(math.floor(left))
+  else
+    redis.call('HDEL', KEYS[1], open[i])
+  end
+end
+return out
 """
 _ANSWER = """
 local h = redis.call('HMGET', KEYS[1], 'handed', 'deadline', 'state')
@@ -55,6 +77,7 @@ if h[3] ~= 'open' then return {'late', '0'} end
 local t = redis.call('TIME')
 local ms = t[1] * 1000 + t[2] / 1000 - tonumber(h[1])
 redis.call('HSET', KEYS[1], 'state', 'answered')
+redis.call('HDEL', KEYS[3], ARGV[3])
 if ms > tonumber(h[2]) then
   redis.call('RPUSH', KEYS[2], 'late\\n' .. tostring(ms))
   return {'late', tostring(ms)}
@@ -63,6 +86,7 @@ redis.call('RPUSH', KEYS[2], ARGV[1] .. '\\n' .. tostring(ms) .. '\\n' .. ARGV[2
 return {'accepted', tostring(ms)}
 """
 _CLOSE = """
+redis.call('HDEL', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[1], 'state') == 'open' then
   redis.call('HSET', KEYS[1], 'state', 'closed')
   return 1
@@ -84,6 +108,7 @@ class RedisRelay(Relay):
         self._hand = self._redis.register_script(_HAND)
         self._answer = self._redis.register_script(_ANSWER)
         self._close = self._redis.register_script(_CLOSE)
+        self._again = self._redis.register_script(_AGAIN)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -91,7 +116,8 @@ class RedisRelay(Relay):
     def exchange(self, bot: str, request: Request) -> Reply:
         rid = request.request_id
         mailbox, handed = self._key("a", bot, rid), self._key("h", bot, rid)
-        item = b"\n".join((rid.encode(), str(request.deadline_ms).encode(), envelope(request)))
+        item = b"\n".join((rid.encode(), str(request.deadline_ms).encode(),
+                           request.path.encode(), request.body))
         try:
             with self._redis.pipeline() as pipe:  # a worker that dies leaves nothing for long
                 pipe.rpush(self._key("q", bot), item).expire(self._key("q", bot), TTL_S)
@@ -104,29 +130,34 @@ class RedisRelay(Relay):
             if got is None:  # taken but not handed within its deadline: the web side failed
                 raise RelayError(f"request {rid!r} was taken but never handed over")
             reply = self._redis.blpop([mailbox], request.deadline_ms / 1000 + SLACK_S)
-            if reply is None and not self._close(keys=[handed]):
+            if reply is None and not self._close(keys=[handed, self._key("o", bot)],
+                                                 args=[rid]):
                 reply = self._redis.blpop([mailbox], SLACK_S)  # answered meanwhile: it is there
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
         return _reply(request, None if reply is None else reply[1])
 
-    def take(self, bot: str, wait_s: float) -> list[bytes]:
-        queue, presence, generation = (self._key("q", bot), self._key("p", bot),
-                                       self._key("g", bot))
+    def take(self, bot: str, wait_s: float, resume: bool = False) -> list[bytes]:
+        queue, presence, generation, handing = (self._key("q", bot), self._key("p", bot),
+                                                self._key("g", bot), self._key("o", bot))
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 pipe.incr(generation).expire(generation, TTL_S)
                 pipe.set(presence, b"1", ex=int(wait_s + PRESENCE_GRACE_S) + 1)
-                mine = int(pipe.execute()[0])
-            items = self._wait(bot, queue, mine, wait_s)
-            handed = []
+                if resume:
+                    self._again(keys=[handing], args=[self._key("h", bot, "")], client=pipe)
+                done = pipe.execute()
+            mine, again = int(done[0]), (done[3] if resume else [])
+            handed = [_envelope(item, int(left)) for item, left in zip(again[::2], again[1::2])]
+            items = self._wait(bot, queue, mine, 0 if handed else wait_s)
             with self._redis.pipeline(transaction=False) as pipe:
                 for item in items:
-                    rid, deadline, env = item.split(b"\n", 2)
-                    self._hand(keys=[self._key("h", bot, rid.decode()),
-                                     self._key("a", bot, rid.decode())],
-                               args=[int(deadline), TTL_S], client=pipe)
-                    handed.append(env)
+                    rid = item.split(b"\n", 1)[0].decode()
+                    self._hand(keys=[self._key("h", bot, rid), self._key("a", bot, rid),
+                                     handing],
+                               args=[int(item.split(b"\n", 2)[1]), TTL_S, rid, item],
+                               client=pipe)
+                    handed.append(_envelope(item))
                 pipe.set(presence, b"1", ex=int(PRESENCE_GRACE_S))
                 pipe.execute()
             return handed
@@ -165,8 +196,9 @@ class RedisRelay(Relay):
                          (b"fault", f"{fault.reason}\n{fault.detail}".encode()))
         try:
             outcome, ms = self._answer(keys=[self._key("h", bot, request_id),
-                                             self._key("a", bot, request_id)],
-                                       args=[kind, payload])
+                                             self._key("a", bot, request_id),
+                                             self._key("o", bot)],
+                                       args=[kind, payload, request_id])
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
         return Delivered(outcome.decode()), float(ms)
@@ -176,6 +208,12 @@ class RedisRelay(Relay):
             return bool(self._redis.exists(self._key("p", bot)))
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _envelope(item: bytes, left_ms: int | None = None) -> bytes:
+    """The envelope of a queued ``item`` (``left_ms``: handed again, with the time left)."""
+    rid, deadline, path, body = item.split(b"\n", 3)
+    return envelope(Request(rid.decode(), path.decode(), body, int(deadline)), left_ms)
 
 
 def _reply(request: Request, raw: bytes | None) -> Reply:

@@ -93,7 +93,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.alt_response(409, response="CONFLICT")
     @blp.alt_response(429, response="DEFAULT_ERROR")
     @blp.alt_response(503, response="DEFAULT_ERROR")
-    def poll(bot_id: int, wait: int) -> Any:
+    def poll(bot_id: int, wait: int, resume: bool) -> Any:
         """Your pull bot's connection: its next requests, waiting up to `wait` seconds.
 
         Each request's clock starts when this answer hands it over: answer it within its
@@ -102,7 +102,12 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         deadline (at least 2 s) is a `connection_error` strike; a bot polling is connected,
         one that stops for 10 s is away. One connection per bot: a newer poll replaces a
         waiting one, which answers 409. At most 4 polls of one owner's bots wait at once
-        (each holds a server thread): more answer 429, `wait=0` always passes."""
+        (each holds a server thread): more answer 429, `wait=0` always passes.
+
+        `resume=true` on a connection's first poll (after a start or a lost connection):
+        the requests handed before and not answered are handed again (`"resent": true`),
+        each with the time left of its deadline; a poll without it never gets a request
+        twice."""
         pulled_bot(bot_id)
         try:
             arrived(service().engine, bot_id)
@@ -111,7 +116,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             abort(503, message=RELAY_DOWN)
         try:
             with waiting_slot(require_owner().owner_id, wait):
-                taken = process_relay().take(str(bot_id), float(wait))
+                taken = process_relay().take(str(bot_id), float(wait), resume)
         except Replaced as exc:
             abort(409, message=f"{exc}: one connection per bot")
         except RelayError:

@@ -203,9 +203,9 @@ class ClientLink:
         self.http, self.bot_id = app.test_client(), bot_id
         self.headers = {"Authorization": f"Bearer {token}"}
 
-    def poll(self, wait_s: int) -> list[dict[str, Any]]:
-        got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait={wait_s}",
-                            headers=self.headers)
+    def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait={wait_s}"
+                            f"&resume={str(resume).lower()}", headers=self.headers)
         assert got.status_code == 200, got.json
         return list(got.json["requests"])
 

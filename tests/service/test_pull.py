@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -56,8 +57,9 @@ class Connection:
     what it returns; ``stop_after`` requests, it stops polling (its connection is gone)."""
 
     def __init__(self, app: Any, token: str, bot_id: int, handler: Handler,
-                 stop_after: int | None = None) -> None:
+                 stop_after: int | None = None, resume: bool = False) -> None:
         self.http, self.bot_id, self.handler = app.test_client(), bot_id, handler
+        self.resume = resume  # its first poll says it reconnected
         self.headers = {"Authorization": f"Bearer {token}"}
         self.stop_after, self.seen = stop_after, []
         self.statuses: list[int] = []
@@ -75,8 +77,9 @@ class Connection:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait=1",
-                                headers=self.headers)
+            resume, self.resume = self.resume, False
+            got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait=1"
+                                + ("&resume=true" if resume else ""), headers=self.headers)
             assert got.status_code == 200, got.json
             for env in got.json["requests"]:
                 self.seen.append(env)
@@ -174,6 +177,50 @@ def test_a_connection_killed_mid_decision_is_a_strike_not_a_void(anon):
     assert mine[:3] == ["timeout", "connection_error", "connection_error"]
     assert set(mine[3:]) <= {"forfeited"}
     assert log["players"][0]["strikes"] == 3 and log["result"]["reason"].startswith("seat(s) 0")
+
+
+def first_option(env: dict[str, Any]) -> bytes:
+    if env["path"] != "/decide":
+        return b"{}"
+    return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
+
+
+def reconnect(anon: Any, pause_s: float) -> tuple[dict[str, Any], Connection, Connection]:
+    """A match whose bot's connection dies holding its first ``/decide`` (3 s), and a new
+    connection of the bot (``resume``) ``pause_s`` later: the log and both connections."""
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    logs: list[dict[str, Any]] = []
+    game = threading.Thread(target=lambda: logs.extend(
+        play(anon.app, [([bot_id, 1], 3)], MatchSettings(time_ms=3000))))
+    with Connection(anon.app, alice.token, bot_id, first_option, stop_after=1) as dead:
+        game.start()
+        dead._thread.join(30)
+        assert not dead._thread.is_alive() and [e["path"] for e in dead.seen] == [
+            "/start", "/decide"]
+        time.sleep(pause_s)
+        with Connection(anon.app, alice.token, bot_id, first_option, resume=True) as back:
+            game.join(60)
+    assert not game.is_alive()
+    return logs[0], dead, back
+
+
+def test_a_bot_that_reconnects_within_the_deadline_answers_what_it_held(anon):
+    log, dead, back = reconnect(anon, 0.0)
+    held, again = dead.seen[1], back.seen[0]
+    assert again["request_id"] == held["request_id"] and again["resent"] is True
+    assert again["body"] == held["body"] and 0 < again["deadline_ms"] <= held["deadline_ms"]
+    assert "resent" not in held
+    assert {status for seat, _, status in moves(log) if seat == 0} == {"ok"}
+    assert log["players"][0]["strikes"] == 0
+
+
+def test_a_bot_that_reconnects_after_the_deadline_has_its_timeout_strike(anon):
+    log, dead, back = reconnect(anon, 3.5)
+    assert not any(env.get("resent") for env in back.seen)
+    assert dead.seen[1]["request_id"] not in {env["request_id"] for env in back.seen}
+    mine = [status for seat, _, status in moves(log) if seat == 0]
+    assert mine[0] == "timeout" and "ok" in mine[1:]
 
 
 def test_malformed_unknown_and_late_answers_are_strikes(anon):

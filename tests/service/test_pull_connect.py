@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,7 @@ def test_the_bridge_reconnects_with_backoff(monkeypatch):
     class Flaky:
         polls = 0
 
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             self.polls += 1
             if self.polls <= 3:
                 raise LinkDown("ConnectionError")
@@ -154,7 +155,7 @@ def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
     answered: list[str] = []
 
     class Ending:
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             return [end] if not answered else []
 
         def answer(self, request_id: str, body: bytes) -> int:
@@ -178,7 +179,7 @@ def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
     posted: list[bytes] = []
 
     class Once:
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             return []
 
         def answer(self, request_id: str, body: bytes) -> int:
@@ -196,3 +197,57 @@ def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
     assert posted == [b'{"choice": "c"}']  # the referee strikes it: the bot's own answer goes
     assert lines == ["match m1: your bot's /decide failed: unknown_option: 'c' is not one of: "
                      "a, b"]
+
+
+def test_a_reconnected_bridge_resumes_without_answering_twice(monkeypatch):
+    """After a lost connection the bridge's next poll says ``resume``; a request handed again
+    while its bot still computes it is not asked twice, and an answer whose post was lost is
+    posted again when its request comes back."""
+    monkeypatch.setattr(arena.bridge, "BACKOFF_S", (0.01,))
+    decide = {"request_id": "m1:3:0", "path": "/decide", "deadline_ms": 5000,
+              "body": {"match_id": "m1", "deadline_ms": 5000,
+                       "decision": {"options": [{"id": "a"}]}}}
+    again = {**decide, "deadline_ms": 4000, "resent": True}
+    release, stop = threading.Event(), threading.Event()
+    asked: list[int] = []
+    resumes: list[bool] = []
+    posts: list[bytes] = []
+
+    class Slow(LocalBot):
+        def answer(self, env: Any) -> tuple[bytes | None, Any]:
+            asked.append(env["body"]["deadline_ms"])
+            release.wait(10)
+            return b'{"choice": "a"}', None
+
+    class Dropping:
+        script = iter([[decide], LinkDown("reset"), [again], "release", LinkDown("reset"),
+                       [again]])
+
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+            resumes.append(resume)
+            step = next(self.script, None)
+            if step is None:
+                stop.set()
+                return []
+            if step == "release":  # the bot answers now; its post is lost (see answer)
+                release.set()
+                time.sleep(0.3)
+                return []
+            if isinstance(step, Exception):
+                raise step
+            return step
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            posts.append(body)
+            if len(posts) == 1:
+                raise LinkDown("reset")
+            return 200
+
+    lines: list[str] = []
+    bridge = Bridge(Dropping(), Slow("random", None, 1), lines.append)
+    bridge.run(stop, 1)
+    bridge.close(wait=True)
+    assert resumes[:6] == [True, False, True, False, False, True]
+    assert asked == [5000]  # asked once: the copy handed again while it computed is dropped
+    assert posts == [b'{"choice": "a"}'] * 2  # the lost post went again, unchanged
+    assert any("an answer was lost" in line for line in lines)
