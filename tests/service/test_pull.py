@@ -19,6 +19,7 @@ import pytest
 import requests
 
 import api.relays
+from api.relays import process_relay
 import referee.relay
 from api.runner import run_match
 from bots.server import BotApp, BotServer
@@ -135,7 +136,6 @@ def test_a_pull_bot_is_registered_without_a_url(anon):
     assert both.status_code == 422 and "url" in both.json["errors"]["json"]
     changed = alice.patch(f"/api/v1/bots/{bot_id}", json={"url": "http://127.0.0.1:9"})
     assert changed.status_code == 422
-    assert alice.post(f"/api/v1/bots/{bot_id}/check").status_code == 422
 
 
 def test_a_pull_bot_plays_the_same_matches_as_the_same_bot_in_push_mode(anon):
@@ -221,6 +221,52 @@ def test_a_bot_that_reconnects_after_the_deadline_has_its_timeout_strike(anon):
     assert dead.seen[1]["request_id"] not in {env["request_id"] for env in back.seen}
     mine = [status for seat, _, status in moves(log) if seat == 0]
     assert mine[0] == "timeout" and "ok" in mine[1:]
+
+
+def test_a_pull_bot_is_checked_through_its_connection(anon):
+    """A check plays its match through the relay: refused (409, saying to connect) while
+    the bot is away, run while it is connected, its ``/start`` the health record."""
+    from api.execution import run_check
+
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    away = alice.post(f"/api/v1/bots/{bot_id}/check")
+    assert away.status_code == 409 and "not connected: connect it first" in away.json["message"]
+    svc = anon.app.extensions["referee"]
+    with Connection(anon.app, alice.token, bot_id, first_option) as conn:
+        wait_until(lambda: process_relay().connected(str(bot_id)))
+        asked = alice.post(f"/api/v1/bots/{bot_id}/check")
+        assert asked.status_code == 202, asked.json
+        assert run_check(svc.engine, asked.json["id"], svc.policy, lease_s=30) == "done"
+    check = alice.get(f"/api/v1/bots/{bot_id}/checks/{asked.json['id']}").json
+    assert check["state"] == "done" and check["report"]["ok"], check
+    assert [c["call"] for c in check["report"]["calls"]] == ["/start", "/decide", "/end"]
+    assert {env["path"] for env in conn.seen} == {"/start", "/decide", "/end"}
+
+
+def test_a_pull_bot_gone_before_its_check_starts_fails_it_with_the_reason(anon, monkeypatch):
+    import ladder.relay_redis
+    from api.execution import run_check
+
+    for module in (referee.relay, ladder.relay_redis):
+        monkeypatch.setattr(module, "PRESENCE_GRACE_S", 1.0)
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").status_code == 200
+    asked = alice.post(f"/api/v1/bots/{bot_id}/check")
+    assert asked.status_code == 202, asked.json
+    wait_until(lambda: not process_relay().connected(str(bot_id)))
+    svc = anon.app.extensions["referee"]
+    assert run_check(svc.engine, asked.json["id"], svc.policy, lease_s=30) == "failed"
+    check = alice.get(f"/api/v1/bots/{bot_id}/checks/{asked.json['id']}").json
+    assert check["state"] == "failed" and "is not connected" in check["error"]
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    give_up = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < give_up, "the condition never held"
+        time.sleep(0.01)
 
 
 def test_malformed_unknown_and_late_answers_are_strikes(anon):
