@@ -37,20 +37,43 @@ SLACK_S = 1.0
 decides lateness on Redis's clock; this only bounds a reply lost in transit)."""
 SLICE_S = 1.0
 """How often a waiting poll looks whether a newer connection replaced it."""
+MAX_TAKEN = 64
+"""Requests one poll takes at most (one per match the bot plays at once)."""
 SOCKET_TIMEOUT_S = 600.0
 """A last resort against a Redis that stops answering mid-command: longer than any blocking
 wait (a decision's deadline, its bank included, plus the pick-up)."""
 
-_HAND = """
+_TAKE = """
+local first = ARGV[6]
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+  if first ~= '' then redis.call('LPUSH', KEYS[1], first) end
+  return {'replaced'}
+end
+local items = {}
+if first ~= '' then items[1] = first end
+local more = redis.call('LPOP', KEYS[1], ARGV[7])
+if more then
+  for _, item in ipairs(more) do items[#items + 1] = item end
+end
 local t = redis.call('TIME')
-redis.call('HSET', KEYS[1], 'handed', t[1] * 1000 + t[2] / 1000, 'deadline', ARGV[1],
-           'state', 'open')
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('RPUSH', KEYS[2], 'H')
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+local now = t[1] * 1000 + t[2] / 1000
+local out = {'taken'}
+for _, item in ipairs(items) do
+  local a = string.find(item, '\\n', 1, true)
+  local b = string.find(item, '\\n', a + 1, true)
+  local rid = string.sub(item, 1, a - 1)
+  local handed, box = ARGV[4] .. rid, ARGV[5] .. rid
+  redis.call('HSET', handed, 'handed', now, 'deadline', string.sub(item, a + 1, b - 1),
+             'state', 'open')
+  redis.call('EXPIRE', handed, ARGV[2])
+  redis.call('RPUSH', box, 'H')
+  redis.call('EXPIRE', box, ARGV[2])
+  redis.call('HSET', KEYS[3], rid, item)
+  out[#out + 1] = item
+end
 redis.call('EXPIRE', KEYS[3], ARGV[2])
-return 1
+redis.call('SET', KEYS[4], '1', 'EX', ARGV[3])
+return out
 """
 _AGAIN = """
 local t = redis.call('TIME')
@@ -105,10 +128,12 @@ class RedisRelay(Relay):
                                                 socket_timeout=SOCKET_TIMEOUT_S)
         self._errors = (redis.RedisError, OSError)
         self.prefix = prefix
-        self._hand = self._redis.register_script(_HAND)
+        self._take = self._redis.register_script(_TAKE)
         self._answer = self._redis.register_script(_ANSWER)
         self._close = self._redis.register_script(_CLOSE)
         self._again = self._redis.register_script(_AGAIN)
+        self._seen: dict[str, float] = {}
+        """Bots whose poll this process ended, and when (monotonic): see :meth:`connected`."""
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -149,46 +174,30 @@ class RedisRelay(Relay):
                 done = pipe.execute()
             mine, again = int(done[0]), (done[3] if resume else [])
             handed = [_envelope(item, int(left)) for item, left in zip(again[::2], again[1::2])]
-            items = self._wait(bot, queue, mine, 0 if handed else wait_s)
-            with self._redis.pipeline(transaction=False) as pipe:
-                for item in items:
-                    rid = item.split(b"\n", 1)[0].decode()
-                    self._hand(keys=[self._key("h", bot, rid), self._key("a", bot, rid),
-                                     handing],
-                               args=[int(item.split(b"\n", 2)[1]), TTL_S, rid, item],
-                               client=pipe)
-                    handed.append(_envelope(item))
-                pipe.set(presence, b"1", ex=int(PRESENCE_GRACE_S))
-                pipe.execute()
-            return handed
+            handed += [_envelope(item) for item in self._wait(bot, mine, 0 if handed else wait_s)]
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
+        self._seen[bot] = time.monotonic()
+        return handed
 
-    def _wait(self, bot: str, queue: str, mine: int, wait_s: float) -> list[bytes]:
-        """The items of ``queue``, waiting up to ``wait_s`` in slices, checking between two
-        slices that no newer connection of the bot took over."""
-        until = time.monotonic() + wait_s
+    def _wait(self, bot: str, mine: int, wait_s: float) -> list[bytes]:
+        """The items of the bot's queue, handed over, waiting up to ``wait_s`` in slices: a
+        blocking pop wakes as soon as an item comes, then one script (:data:`_TAKE`) checks
+        that no newer connection took over, takes the rest and hands them all over."""
+        queue, until = self._key("q", bot), time.monotonic() + wait_s
+        keys = [queue, self._key("g", bot), self._key("o", bot), self._key("p", bot)]
         while True:
             left = until - time.monotonic()
-            if left > 0:  # (Redis times a blocking wait out at its own tick: 100 ms)
+            got = None  # (Redis times a blocking wait out at its own tick: 100 ms)
+            if left > 0:
                 got = self._redis.blpop([queue], max(0.01, min(SLICE_S, left)))
-            else:  # no wait: what is there now
-                first = self._redis.lpop(queue)
-                got = None if first is None else (queue, first)
-            with self._redis.pipeline(transaction=False) as pipe:
-                pipe.get(self._key("g", bot))
-                if got is not None:
-                    pipe.lpop(queue, 64)
-                found = pipe.execute()
-            rest = [got[1], *(found[1] or [])] if got is not None else []
-            if int(found[0] or 0) != mine:
-                if rest:  # not ours to hand over: back to the head of the queue, in order
-                    self._redis.lpush(queue, *reversed(rest))
+            taken = self._take(keys=keys, args=[
+                mine, TTL_S, int(PRESENCE_GRACE_S), self._key("h", bot, ""),
+                self._key("a", bot, ""), b"" if got is None else got[1], MAX_TAKEN])
+            if taken[0] == b"replaced":
                 raise Replaced("a newer connection of this bot took over")
-            if rest:
-                return rest
-            if left <= SLICE_S:
-                return []
+            if len(taken) > 1 or left <= SLICE_S:
+                return list(taken[1:])
 
     def answer(self, bot: str, request_id: str, body: bytes | None,
                fault: Fault | None = None) -> tuple[Delivered, float]:
@@ -204,6 +213,13 @@ class RedisRelay(Relay):
         return Delivered(outcome.decode()), float(ms)
 
     def connected(self, bot: str) -> bool:
+        """Present in Redis; or a poll of this process ended less than half the grace ago
+        (it marked the bot present for the whole grace): a bot re-polls after every answer,
+        and each poll asks whether it was connected."""
+        if self._seen.get(bot, 0.0) > time.monotonic() - PRESENCE_GRACE_S / 2:
+            return True
+        if len(self._seen) > 10_000:
+            self._seen.clear()
         try:
             return bool(self._redis.exists(self._key("p", bot)))
         except self._errors as exc:
