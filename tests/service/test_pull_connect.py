@@ -3,10 +3,14 @@ service (waitress on loopback), its matches played by the real runner."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,13 @@ def fresh_relay() -> Iterator[None]:
 @pytest.fixture
 def served(app: Any) -> Iterator[str]:
     """The app behind a real HTTP server on loopback; its URL."""
+    with serving(app) as url:
+        yield url
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` behind a real HTTP server on loopback (waitress) while the block runs."""
     server: Any = create_server(app, host="127.0.0.1", port=0, threads=8)
     stop = threading.Event()
 
@@ -251,3 +262,65 @@ def test_a_reconnected_bridge_resumes_without_answering_twice(monkeypatch):
     assert asked == [5000]  # asked once: the copy handed again while it computed is dropped
     assert posts == [b'{"choice": "a"}'] * 2  # the lost post went again, unchanged
     assert any("an answer was lost" in line for line in lines)
+
+
+def test_a_bot_author_behind_nat_plays_a_challenge_with_bot_connect(make_service):
+    """The issue's trial: a service that refuses loopback URLs (no allowed networks), the
+    author's bot on their loopback, ``referee bot connect --register`` (its own process), a
+    challenge against the house greedy: both matches finish, both logs download, Ctrl-C
+    stops the bridge cleanly."""
+    from service.conftest import Client, drain
+
+    game = "tokaido-duo"  # a game of the command line's own (toy-race is the tests')
+    app = make_service(allow_networks="")
+    laptop = BotServer(BotApp("random", game, 3, per_match=False)).start()
+    try:
+        challenge_through_a_bridge(app, laptop.url, game)
+    finally:
+        laptop.stop()
+
+
+def challenge_through_a_bridge(app: Any, local_http_bot: str, game: str) -> None:
+    from service.conftest import Client, drain
+
+    anon = Client(app)
+    alice = anon.owner("alice")
+    refused = alice.post("/api/v1/bots", json={"name": "web", "url": local_http_bot,
+                                               "games": [game]})
+    assert refused.status_code == 422, refused.json  # a loopback URL: this service refuses it
+    greedy = next(b["id"] for b in anon.get("/api/v1/bots").json["items"]
+                  if b["name"] == "greedy")
+    with serving(app) as url:
+        bridge = subprocess.Popen(
+            [sys.executable, "-c", "from cli import main; main()", "bot", "connect", url,
+             "--register", "laptop", "--game", game, local_http_bot],
+            env={**os.environ, "REFEREE_TOKEN": alice.token}, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        try:
+            bot_id = wait_connected(alice, bridge)
+            made = alice.post("/api/v1/challenges", json={"game": game, "games": 2,
+                                                          "bots": [bot_id, greedy]})
+            assert made.status_code == 202, made.json
+            assert drain(app) == ["finished", "finished"]
+        finally:
+            bridge.send_signal(signal.SIGINT)
+            out, _ = bridge.communicate(timeout=30)
+    assert bridge.returncode == 0, out
+    for match_id in made.json["match_ids"]:
+        log = anon.get(f"/api/v1/matches/{match_id}/log")
+        assert log.status_code == 200 and log.json["result"]["end"] == "normal"
+        seat = next(p["seat"] for p in log.json["players"] if p["name"] == "laptop")
+        assert {d["status"] for d in log.json["decisions"] if d["seat"] == seat} == {"ok"}
+    assert out.count(" over: rank ") == 2 and "connected as laptop" in out, out
+
+
+def wait_connected(owner: Any, bridge: subprocess.Popen[str]) -> int:
+    """The id of ``owner``'s pull bot ``laptop`` once the bridge polls for it."""
+    give_up = time.monotonic() + 60
+    while True:
+        assert bridge.poll() is None, bridge.communicate()[0]
+        assert time.monotonic() < give_up, "the bridge never connected"
+        bots = [b for b in owner.get("/api/v1/me").json["bots"] if b["name"] == "laptop"]
+        if bots and api.relays.process_relay().connected(str(bots[0]["id"])):
+            return int(bots[0]["id"])
+        time.sleep(0.1)
