@@ -180,9 +180,9 @@ class Bridge:
             failures, resume = 0, False
             for env in envs:
                 with self._lock:
-                    if env.get("request_id") in self._busy:
+                    if str(env.get("request_id")) in self._busy:
                         continue  # handed again while this bridge still answers it
-                    self._busy.add(env.get("request_id"))
+                    self._busy.add(str(env.get("request_id")))
                 if env.get("path") == "/start":  # in progress from now (not when answered)
                     self.matches.add(env["body"].get("match_id"))
                 self._pool.submit(self._handle, env)
@@ -196,11 +196,11 @@ class Bridge:
             self._answer(env)
         finally:
             with self._lock:
-                self._busy.discard(env.get("request_id"))
+                self._busy.discard(str(env.get("request_id")))
 
     def _answer(self, env: Mapping[str, Any]) -> None:
         """Answer ``env`` with the local bot (or post again an answer whose post was lost)."""
-        rid = env.get("request_id")
+        rid = str(env.get("request_id"))
         with self._lock:
             kept = self._unsent.pop(rid, None) if env.get("resent") else None
         if kept is not None:

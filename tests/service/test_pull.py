@@ -19,8 +19,8 @@ import pytest
 import requests
 
 import api.relays
-from api.relays import process_relay
 import referee.relay
+from api.relays import process_relay
 from api.runner import run_match
 from bots.server import BotApp, BotServer
 from ladder.newmatches import MatchSettings

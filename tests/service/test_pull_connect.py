@@ -269,8 +269,6 @@ def test_a_bot_author_behind_nat_plays_a_challenge_with_bot_connect(make_service
     author's bot on their loopback, ``referee bot connect --register`` (its own process), a
     challenge against the house greedy: both matches finish, both logs download, Ctrl-C
     stops the bridge cleanly."""
-    from service.conftest import Client, drain
-
     game = "tokaido-duo"  # a game of the command line's own (toy-race is the tests')
     app = make_service(allow_networks="")
     laptop = BotServer(BotApp("random", game, 3, per_match=False)).start()
@@ -281,6 +279,7 @@ def test_a_bot_author_behind_nat_plays_a_challenge_with_bot_connect(make_service
 
 
 def challenge_through_a_bridge(app: Any, local_http_bot: str, game: str) -> None:
+    """The trial's steps against ``app`` (served on loopback while they run)."""
     from service.conftest import Client, drain
 
     anon = Client(app)
