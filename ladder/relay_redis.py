@@ -15,6 +15,12 @@ prefix), are per bot ``B`` and request ``R``:
 * ``g:B``: the generation of the bot's connection (a newer poll replaces an older one);
   ``p:B``: present while the bot polls, and for the grace period after a poll.
 
+Round trips, as each is latency added to a decision: the worker pushes the request (one),
+then blocks on its mailbox; a waiting poll's blocking pop wakes as the request comes and one
+script (:data:`_TAKE`) checks the connection's generation, takes whatever else is queued and
+hands it all over; the answer is one script (:data:`_ANSWER`) that pushes the reply to the
+blocked worker. Nothing polls Redis on a timer.
+
 Every key expires (:data:`TTL_S`); the database is never involved. A Redis error is a
 :class:`~referee.relay.RelayError`: the referee's failure (the match is played again).
 """
