@@ -256,6 +256,52 @@ def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
         api.relays.use(None)
 
 
+def test_a_pull_bots_check_is_run_by_a_worker_through_redis(stack):
+    """A pull bot's check on a Celery worker: its match asked through the Redis relay of the
+    bot's connection, held by this (web) process."""
+    import api.relays
+    from api import create_app
+    from api.config import ServiceConfig
+    from arena.bridge import Bridge, LocalBot
+
+    app = create_app(ServiceConfig(db_url=stack.db_url, broker_url=REDIS, queue=stack.queue,
+                                   ratelimit=False))
+    api.relays.use(None)  # the relay follows the app's broker: Redis, as the worker's does
+    stop = threading.Event()
+    bridge: Bridge | None = None
+    try:
+        carol = Client(app).owner(f"carol{secrets.token_hex(3)}")
+        made = carol.post("/api/v1/bots", json={"name": f"pc{secrets.token_hex(3)}",
+                                                "mode": "pull", "games": ["toy-race"],
+                                                "ladder": False})
+        assert made.status_code == 201, made.json
+        bot_id = made.json["id"]
+        away = carol.post(f"/api/v1/bots/{bot_id}/check")
+        assert away.status_code == 409 and "connect it first" in away.json["message"]
+        bridge = Bridge(ClientLink(app, carol.token, bot_id), LocalBot("random", None, 1),
+                        lambda line: None)
+        threading.Thread(target=bridge.run, args=(stop, 1), daemon=True).start()
+        give_up = time.monotonic() + 30
+        while not api.relays.process_relay().connected(str(bot_id)):
+            assert time.monotonic() < give_up, "the bridge never connected"
+            time.sleep(0.05)
+        asked = carol.post(f"/api/v1/bots/{bot_id}/check")
+        assert asked.status_code == 202, asked.json
+        give_up = time.monotonic() + 60
+        while (doc := carol.get(asked.headers["Location"]).json)["state"] not in (
+                "done", "failed"):
+            assert time.monotonic() < give_up, doc
+            time.sleep(0.05)
+        assert doc["state"] == "done" and doc["report"]["ok"], doc
+        assert doc["report"]["calls"][0]["call"] == "/start"
+    finally:
+        stop.set()
+        if bridge is not None:
+            bridge.close(wait=True)
+        app.extensions["referee"].dispatcher.close()
+        api.relays.use(None)
+
+
 def test_checks_are_run_by_the_workers_and_a_killed_one_frees_the_bot(stack):
     """A check is a task of the same workers.  Its pool process SIGKILLed mid-check: the
     lease lapses, the sweeper fails it with the reason, the redelivered task claims nothing,
