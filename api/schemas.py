@@ -785,6 +785,11 @@ class PollArgs(Strict):
                           validate=validate.Range(0, POLL_WAIT_MAX_S), metadata={
                               "description": "seconds to wait for a request when none is "
                                              f"queued (0 to {POLL_WAIT_MAX_S}; default 25)"})
+    resume = fields.Boolean(load_default=False, metadata={
+        "description": "true on a connection's first poll (the bot started, or reconnected "
+                       "after losing the service): first, every request handed over before "
+                       "and not yet answered is handed again, its deadline the time left; "
+                       "never on the polls a bot makes while it computes"})
 
 
 class PulledRequestOut(ma.Schema):
@@ -793,7 +798,11 @@ class PulledRequestOut(ma.Schema):
     path = fields.String(required=True, validate=validate.OneOf(["/start", "/decide", "/end"]),
                          metadata={"description": "where an HTTP bot is sent this document"})
     deadline_ms = fields.Integer(required=True, metadata={
-        "description": "the bot's time to answer, from the moment this poll handed it over"})
+        "description": "the bot's time to answer, from the moment this poll handed it over "
+                       "(handed again to a resumed connection: the time left)"})
+    resent = fields.Boolean(metadata={
+        "description": "present, true, when the request is handed again to a resumed "
+                       "connection (its clock started at the first hand-over)"})
     body = fields.Raw(required=True, metadata={
         "description": "the document, exactly as an HTTP bot receives it at `path` (schemas: "
                        "start.json, decide.json, end.json)"})
