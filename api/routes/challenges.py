@@ -27,15 +27,18 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def create(body: dict[str, Any]) -> Any:
         """Challenge: `games` matches (default one per seat order) between `bots`, one of
         them yours.  Two seats: seat-swapped pairs on one seed; more: every rotation of a
-        seed.  Unrated.  Answers at once; the matches are played by workers."""
+        seed.  One bot with `automa_level`: a solo challenge, each game on its own seed
+        against the game's Automa.  Unrated.  Answers at once; the matches are played by
+        workers."""
         who = require_owner()
         return actions.start_challenge(who.owner_id, body["game"], body["bots"],
-                                       body.get("games"))
+                                       body.get("games"), body.get("automa_level"))
 
     @blp.route(f"/challenges/<{ID}:challenge_id>", methods=["GET"])
     @blp.response(200, ChallengeOut)
     def get(challenge_id: int) -> Any:
-        """Progress and the aggregate result (points: a shared first place splits the point)."""
+        """Progress and the aggregate result (points: a shared first place splits the point);
+        a solo challenge's record against the Automa (`solo`: wins, score margins)."""
         return challenge_detail(service().engine, challenge_id)
 
     return blp
