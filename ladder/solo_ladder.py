@@ -99,20 +99,26 @@ def tick(engine: Engine, rng: random.Random | None = None,
     none open and a bot to play; the new matches' ids (to enqueue after the commit; the
     sweeper enqueues any whose enqueue was lost).  A second tick right after does nothing."""
     now = now or now_utc()
-    draw = rng or random.Random(secrets.randbits(64))
+    draw = rng or fresh_rng()
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, LOCK)
         _close_rounds(conn, now)
         busy = set(conn.execute(select(SoloRound.game, SoloRound.level)
-                                .where(SoloRound.closed_at.is_(None))).tuples())
+                                .where(SoloRound.closed_at.is_(None))))
         ladders = conn.execute(select(SoloEntry.game, SoloEntry.level).where(
             SoloEntry.active.is_(True)).distinct().order_by(SoloEntry.game, SoloEntry.level)
-        ).tuples().all()
+        ).all()
         ids: list[int] = []
         for game, level in ladders:
             if (game, level) not in busy:
                 ids += _open_round(conn, game, level, draw, now)
     return ids
+
+
+def fresh_rng() -> random.Random:
+    """Where a round's seeds come from when the caller gives none: unpredictable, so no
+    owner knows a round's dice before its games are played."""
+    return random.Random(secrets.randbits(64))
 
 
 def _close_rounds(conn: Connection, now: datetime) -> None:
@@ -234,10 +240,10 @@ def ladders(engine: Engine, games: Sequence[str]) -> list[dict[str, Any]]:
             select(SoloEntry.game, SoloEntry.level, func.count()).join(
                 Bot, Bot.id == SoloEntry.bot_id).where(SoloEntry.active.is_(True),
                                                        Bot.status != RETIRED)
-            .group_by(SoloEntry.game, SoloEntry.level)).tuples())
+            .group_by(SoloEntry.game, SoloEntry.level)))
         rounds = dict(((g, lv), n) for g, lv, n in conn.execute(
             select(SoloRound.game, SoloRound.level, func.count())
-            .group_by(SoloRound.game, SoloRound.level)).tuples())
+            .group_by(SoloRound.game, SoloRound.level)))
     return [{"game": g, "level": lv, "ladder": ladder_name(g, lv),
              "bots": bots.get((g, lv), 0), "rounds": rounds.get((g, lv), 0),
              "url": f"/api/v1/solo-ladders/{g}/{lv}"}

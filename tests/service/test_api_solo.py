@@ -13,6 +13,10 @@ from service.conftest import drain
 DUO = "tokaido-duo"
 
 
+def put(client, path, json):
+    return client.http.put(path, json=json, headers=client.headers())
+
+
 def register(owner, url, name="solo-bot", games=(DUO, "doubletrack")):
     answer = owner.post("/api/v1/bots", json={"name": name, "url": url, "games": list(games),
                                               "ladder": False})
@@ -81,3 +85,114 @@ def test_bad_solo_challenges_are_4xx(anon, bot_url, body, status, needle):
     answer = alice.post("/api/v1/challenges", json=body)
     assert answer.status_code == status, answer.json
     assert needle in answer.json["message"] + json.dumps(answer.json.get("errors", {}))
+
+
+def solo_tick(app):
+    """What the scheduler does after every match and at every beat: the solo ladders' part
+    of the tick, and the new matches sent to the workers."""
+    from api.scheduling import tick_and_enqueue
+
+    svc = app.extensions["referee"]
+    tick_and_enqueue(svc.engine, svc.config.matchmaker(), svc.dispatcher)
+
+
+def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
+        app, anon, bot_url, second_bot_url, monkeypatch):
+    import random
+
+    from ladder import solo_ladder
+
+    rounds = iter(range(100))  # fixed seeds: the same games every run
+    monkeypatch.setattr(solo_ladder, "fresh_rng", lambda: random.Random(next(rounds)))
+    alice = anon.owner("alice")
+    weak = register(alice, bot_url, "weak")  # the built-in random bot over HTTP
+    strong = register(alice, second_bot_url, "strong")  # the built-in greedy bot
+    ladder = f"/api/v1/solo-ladders/{DUO}/1"
+    first = put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1", json={"active": True})
+    assert first.status_code == 200 and first.json["ladder"] == "tokaido-duo-solo-1"
+    assert put(alice, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
+                     json={"active": True}).status_code == 200
+    assert anon.get(ladder).json["rounds"] == 1  # the first entry opened a round at once
+    assert drain(app) == ["finished"] * 4  # round 1: the weak bot alone, 4 seeds
+    board = anon.get(ladder).json
+    assert [r["bot"]["id"] for r in board["items"]] == [weak]
+    assert [r["bot"]["id"] for r in board["provisional"]] == [strong]
+    for _ in range(2):  # rounds 2 and 3: both bots, the same 4 seeds each
+        solo_tick(app)
+        assert drain(app) == ["finished"] * 8
+    solo_tick(app)  # round 4 opens: the first three are closed
+    board = anon.get(ladder).json
+    assert board["rounds"] == 4 and board["provisional"] == []
+    rows = {r["bot"]["id"]: r for r in board["items"]}
+    assert [r["bot"]["id"] for r in board["items"]] == [strong, weak]
+    assert [r["rank"] for r in board["items"]] == [1, 2]
+    assert rows[weak]["games"] == 12 and rows[strong]["games"] == 8
+    assert rows[strong]["strength"] > rows[weak]["strength"]
+    assert rows[strong]["mean_margin"] > rows[weak]["mean_margin"]
+    for row in rows.values():
+        assert row["strength_interval"] > 0 and row["margin_interval"] > 0
+        low, high = row["win_interval"]
+        assert 0 <= low <= row["win_rate"] <= high <= 1
+    # every bot of a round met the same seeds
+    from sqlalchemy import select
+
+    from ladder.models import Match, SoloGame
+    engine = app.extensions["referee"].engine
+    with engine.connect() as conn:
+        played = conn.execute(select(SoloGame.round_id, SoloGame.bot_id, Match.seed)
+                              .join(Match, Match.id == SoloGame.match_pk)).all()
+    seeds = {}
+    for round_id, bot, seed in played:
+        seeds.setdefault(round_id, {}).setdefault(bot, set()).add(seed)
+    for by_bot in seeds.values():
+        assert len({frozenset(s) for s in by_bot.values()}) == 1
+        assert all(len(s) == 4 for s in by_bot.values())
+    assert len({frozenset(next(iter(b.values()))) for b in seeds.values()}) == 4  # fresh
+    # withdrawn, a bot keeps its games on the board and plays no more rounds
+    out = put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1", json={"active": False})
+    assert out.status_code == 200 and out.json["active"] is False
+    entries = anon.get(f"/api/v1/bots/{weak}/solo-ladders").json["items"]
+    assert [(e["ladder"], e["active"]) for e in entries] == [("tokaido-duo-solo-1", False)]
+    drain(app)
+    solo_tick(app)
+    with engine.connect() as conn:
+        last = conn.execute(select(SoloGame.bot_id).join(Match, Match.id == SoloGame.match_pk)
+                            .order_by(Match.id.desc()).limit(4)).scalars().all()
+    assert last == [strong] * 4
+    assert anon.get(ladder).json["items"][1]["active"] is False
+    listed = {x["ladder"]: x for x in anon.get("/api/v1/solo-ladders").json["items"]}
+    assert sorted(listed) == [f"tokaido-duo-solo-{n}" for n in range(1, 7)]
+    assert listed["tokaido-duo-solo-1"]["bots"] == 1 and listed["tokaido-duo-solo-1"]["rounds"] == 5
+
+
+@pytest.mark.parametrize("path, body, status, needle", [
+    ("/solo-ladders/tokaido-duo/7", {"active": True}, 404, "levels 1-6"),
+    ("/solo-ladders/doubletrack/1", {"active": True}, 404, "no solo mode"),
+    ("/solo-ladders/chess/1", {"active": True}, 404, "no game 'chess'"),
+    ("/solo-ladders/tokaido-duo/1", {"active": "maybe"}, 422, "active"),
+    ("/solo-ladders/tokaido-duo/1", {}, 422, "active"),
+    ("/solo-ladders/tokaido-duo/1", {"active": False}, 404, "not in the"),
+])
+def test_bad_solo_entries_are_4xx(anon, bot_url, path, body, status, needle):
+    alice = anon.owner("alice")
+    mine = register(alice, bot_url)
+    answer = put(alice, f"/api/v1/bots/{mine}{path}", json=body)
+    assert answer.status_code == status, answer.json
+    assert needle in answer.json["message"] + json.dumps(answer.json.get("errors", {}))
+
+
+def test_solo_ladder_reads_and_rights(anon, bot_url, second_bot_url):
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    mine = register(alice, bot_url)
+    only_duo = register(alice, second_bot_url, "duo-less", games=["doubletrack"])
+    assert put(bob, f"/api/v1/bots/{mine}/solo-ladders/{DUO}/2",
+                   json={"active": True}).status_code == 403
+    assert put(anon, f"/api/v1/bots/{mine}/solo-ladders/{DUO}/2",
+                    json={"active": True}).status_code == 401
+    refused = put(alice, f"/api/v1/bots/{only_duo}/solo-ladders/{DUO}/2", json={"active": True})
+    assert refused.status_code == 409 and "does not play tokaido-duo" in refused.json["message"]
+    assert anon.get("/api/v1/solo-ladders/tokaido-duo/0").status_code == 404
+    assert anon.get("/api/v1/solo-ladders/doubletrack/1").status_code == 404
+    assert anon.get("/api/v1/bots/999999/solo-ladders").status_code == 404
+    empty = anon.get("/api/v1/solo-ladders/tokaido-duo/6").json
+    assert empty["items"] == empty["provisional"] == [] and "strength" in empty["ranking"]
