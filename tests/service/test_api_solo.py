@@ -60,9 +60,12 @@ def test_a_solo_challenge_plays_against_the_automa_and_says_how_it_went(app, ano
     assert solo["mean_margin"] == pytest.approx(sum(margins) / 3, abs=1e-3)
     low, high = solo["win_interval"]
     assert 0 <= low <= solo["win_rate"] <= high <= 1 and solo["margin_interval"] > 0
-    # the match page shows it like any match
-    page = anon.get(f"/matches/{solo['matches'][0]['match_id']}")
-    assert page.status_code == 200 and b"solo-bot" in page.data
+    # the match page shows it like any match; the challenge page, how it went
+    shown = anon.get(f"/matches/{solo['matches'][0]['match_id']}")
+    assert shown.status_code == 200 and b"solo-bot" in shown.data
+    text = anon.get(f"/challenges/{doc['id']}").get_data(as_text=True)
+    assert "Solo against the Automa, level 2" in text
+    assert f"{solo['mean_margin']:+.1f}" in text and f"{solo['wins']} won" in text
 
 
 @pytest.mark.parametrize("body, status, needle", [
@@ -163,6 +166,33 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
     listed = {x["ladder"]: x for x in anon.get("/api/v1/solo-ladders").json["items"]}
     assert sorted(listed) == [f"tokaido-duo-solo-{n}" for n in range(1, 7)]
     assert listed["tokaido-duo-solo-1"]["bots"] == 1 and listed["tokaido-duo-solo-1"]["rounds"] == 5
+    check_pages(anon, anon.get(ladder).json, strong, weak)
+
+
+def check_pages(anon, board, strong, weak):
+    """The board's page shows what its API answers; the bot, home and index pages link it."""
+    from pages.html_support import links, page, tables
+
+    html = page(anon.http, "/solo/tokaido-duo/1")
+    (table,) = tables(html, "solo-board")
+    assert table.column(0) == ["1", "2"]
+    assert table.column(1) == ["strong", "weak (withdrawn)"]
+    first = board["items"][0]
+    assert table.column(3)[0] == (f"{first['strength']:+.1f} "
+                                  f"±{first['strength_interval']:.1f}")
+    assert table.column(4) == [str(r["games"]) for r in board["items"]]
+    assert "/api/v1/solo-ladders/tokaido-duo/1" in links(html)
+    assert "/solo/tokaido-duo/6" in links(html) and board["ranking"][:20] in html
+    bot_page = page(anon.http, f"/bots/{strong}")
+    assert "Solo against the Automa" in bot_page and "#1</strong> of 2" in bot_page
+    assert "/solo/tokaido-duo/1" in links(bot_page)
+    home = page(anon.http, "/")
+    assert "/solo/tokaido-duo/1" in links(home) and "1 or 2 players" not in home
+    assert "2 players" in home
+    (index,) = tables(page(anon.http, "/solo"), "board")
+    assert index.column(2)[:1] == ["1"] and len(index.rows) == 6
+    page(anon.http, "/solo/tokaido-duo/9", 404)
+    page(anon.http, "/solo/doubletrack/1", 404)
 
 
 @pytest.mark.parametrize("path, body, status, needle", [
