@@ -12,12 +12,16 @@ by the referee's fallback, and its fallback's points are not the bot's.
 
 **Strength** (:func:`fit`): the margin modelled as the bot's own strength plus the luck of
 the seed plus noise, ``margin = s_bot + d_seed + e``, fitted by least squares with a normal
-prior on the seed effects (their variance taken equal to the noise's: a seed one bot played
-moves that bot's estimate by half its surprise, a seed many played is known well).  Bots that
-played the same seeds are compared on the same luck; a bot that joined later is corrected for
-how kind its seeds were to the others.  The interval is from the spread of the bot's own
-margins (``1.96 · sd / √n``): how well its mean against the opponent is known, the seeds'
-luck included.  The win rate (draws half) comes with a Wilson 95% interval.
+prior on the seed effects.  The prior's weight (noise variance over seed variance) is
+estimated from the games themselves (:func:`seed_prior`): how much two bots' margins on the
+same seed move together.  Where seeds decide much, bots that played the same seeds are
+compared on the same luck and a bot that joined later is corrected for how kind its seeds
+were to the others; where they decide little (Tokaido Duo's solo games: the two built-in bots'
+margins on the same seeds correlate at about 0.05-0.1, the game's course diverging with the
+first different choice), the fit stays close to each bot's plain mean, as it should.  The
+interval is from the spread of the bot's own margins (``1.96 · sd / √n``): how well its mean
+against the opponent is known, the seeds' luck included.  The win rate (draws half) comes
+with a Wilson 95% interval.
 
 The ranking rule: by fitted strength, highest first; equal strengths by win rate.  The margin,
 not the win rate, ranks because it saturates nowhere: against a level no bot beats, every win
@@ -36,8 +40,10 @@ from ladder import InvalidError
 from ladder.newmatches import STANDARD, MatchSettings
 
 Z95 = 1.959964
-SEED_PRIOR = 1.0
-"""The noise's variance over the seed effects' (the prior's weight, in games)."""
+PRIOR_RANGE = (0.25, 1000.0)
+"""The seed prior's weight (the noise's variance over the seed effects', in games) is kept
+within these: a seed never counts as fully known from a handful of games, and a ladder whose
+seeds seem to decide nothing still gets a trace of correction."""
 FIT_ROUNDS = 500
 FIT_TOLERANCE = 1e-9
 WIN, DRAW, LOSS = "win", "draw", "loss"
@@ -185,25 +191,60 @@ class Strength:
     games: int
 
 
-def fit(results: Iterable[SoloResult]) -> dict[int, Strength]:
-    """Each bot's strength (see the module's docstring): coordinate descent on the penalised
-    least squares, which is convex, from every seed effect at 0."""
+def fit(results: Iterable[SoloResult], prior: float | None = None) -> dict[int, Strength]:
+    """Each bot's strength (see the module's docstring), with the seed prior's weight
+    ``prior`` (estimated from the games when not given: once from the plain means, then again
+    from the fit's strengths)."""
     by_bot: dict[int, list[SoloResult]] = {}
     by_seed: dict[str, list[SoloResult]] = {}
     for r in results:
         by_bot.setdefault(r.bot_id, []).append(r)
-        by_seed.setdefault(r.seed or f"m{r.match_pk}", []).append(r)
+        by_seed.setdefault(_seed(r), []).append(r)
     strength = {b: sum(r.margin for r in rs) / len(rs) for b, rs in by_bot.items()}
-    luck = dict.fromkeys(by_seed, 0.0)
+    for _ in range(1 if prior is not None else 2):
+        weight = prior if prior is not None else seed_prior(by_seed, strength)
+        strength = _descend(by_bot, by_seed, strength, weight)
+    return {b: Strength(round(strength[b], 3), _half_width([r.margin for r in rs]), len(rs))
+            for b, rs in by_bot.items()}
+
+
+def _seed(r: SoloResult) -> str:
+    return r.seed or f"m{r.match_pk}"
+
+
+def _descend(by_bot: Mapping[int, list[SoloResult]], by_seed: Mapping[str, list[SoloResult]],
+             start: Mapping[int, float], weight: float) -> dict[int, float]:
+    """Coordinate descent on the penalised least squares (convex: it converges)."""
+    strength = dict(start)
     for _ in range(FIT_ROUNDS):
-        luck = {s: sum(r.margin - strength[r.bot_id] for r in rs) / (len(rs) + SEED_PRIOR)
+        luck = {s: sum(r.margin - strength[r.bot_id] for r in rs) / (len(rs) + weight)
                 for s, rs in by_seed.items()}
         moved = 0.0
         for b, rs in by_bot.items():
-            new = sum(r.margin - luck[r.seed or f"m{r.match_pk}"] for r in rs) / len(rs)
+            new = sum(r.margin - luck[_seed(r)] for r in rs) / len(rs)
             moved = max(moved, abs(new - strength[b]))
             strength[b] = new
         if moved < FIT_TOLERANCE:
             break
-    return {b: Strength(round(strength[b], 3), _half_width([r.margin for r in rs]), len(rs))
-            for b, rs in by_bot.items()}
+    return strength
+
+
+def seed_prior(by_seed: Mapping[str, list[SoloResult]], strength: Mapping[int, float]) -> float:
+    """The noise's variance over the seeds', by moments: the seeds' variance is the mean
+    product of two different bots' residuals on one seed (what they share), the noise's what
+    is left of the residuals' variance; the heaviest weight when no seed was played twice or
+    the residuals share nothing.  Kept within :data:`PRIOR_RANGE`."""
+    low, high = PRIOR_RANGE
+    shared, pairs, total, n = 0.0, 0, 0.0, 0
+    for rs in by_seed.values():
+        res = [r.margin - strength[r.bot_id] for r in rs]
+        squares = sum(x * x for x in res)
+        total += squares
+        n += len(res)
+        shared += (sum(res) ** 2 - squares) / 2  # the sum over pairs i < j of res_i res_j
+        pairs += len(res) * (len(res) - 1) // 2
+    if not pairs or shared <= 0 or not n:
+        return high
+    tau2 = shared / pairs
+    noise = max(total / n - tau2, 0.0)
+    return min(high, max(low, noise / tau2))
