@@ -13,9 +13,7 @@ import logging
 from typing import Any
 
 from api.context import service
-from ladder import (
-    ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo,
-)
+from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo
 from ladder.models import PULL
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
