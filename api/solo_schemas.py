@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import marshmallow as ma
 from marshmallow import fields
 
@@ -63,3 +65,20 @@ class SoloLadderOut(ma.Schema):
 
 class SoloLadderList(ma.Schema):
     items = fields.List(fields.Nested(SoloLadderOut), required=True)
+
+
+def challenge_forms(games: list[str]) -> list[dict[str, Any]]:
+    """The two forms of ``POST /challenges`` as JSON Schema (``oneOf`` over the body, which a
+    marshmallow schema cannot say): two bots or more without ``automa_level``, or one bot
+    with a level of a game that has a solo mode."""
+    from referee.games import find_game
+
+    forms: list[dict[str, Any]] = [{"properties": {
+        "bots": {"minItems": 2}, "automa_level": {"type": "null"}}}]
+    for game in games:
+        levels = list(find_game(game).solo_levels)
+        if levels:
+            forms.append({"properties": {"game": {"enum": [game]}, "bots": {"maxItems": 1},
+                                         "automa_level": {"enum": levels}},
+                          "required": ["automa_level"]})
+    return forms

@@ -10,7 +10,8 @@ from flask_smorest import Blueprint
 from api import actions
 from api.auth import BEARER, owner_required, require_owner
 from api.context import service
-from api.schemas import ID_RULE as ID, ChallengeOut, challenge_create_schema
+from api.schemas import ID_RULE as ID, ChallengeOut, challenge_create_schema, whole_body
+from api.solo_schemas import challenge_forms
 from ladder.reads import challenge_detail
 
 
@@ -18,11 +19,13 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     blp = Blueprint("challenges", __name__, url_prefix="/api/v1",
                     description="Unrated matches between chosen bots")
 
+    body_schema = challenge_create_schema(games)
+
     @blp.route("/challenges", methods=["POST"])
     @limiter.limit(actions.LIMITS["challenges.create"])
     @owner_required
-    @blp.doc(security=BEARER)
-    @blp.arguments(challenge_create_schema(games))
+    @blp.doc(security=BEARER, **whole_body(body_schema, oneOf=challenge_forms(games)))
+    @blp.arguments(body_schema)
     @blp.response(202, ChallengeOut)
     def create(body: dict[str, Any]) -> Any:
         """Challenge: `games` matches (default one per seat order) between `bots`, one of
