@@ -193,7 +193,7 @@ def board(engine: Engine, game: str, level: int) -> dict[str, Any]:
             .where(SoloRound.game == game, SoloRound.level == level,
                    Match.state == FINISHED)).all()
         entries = {r.bot_id: r for r in conn.execute(
-            select(Bot.id.label("bot_id"), Bot.name, Bot.status, Bot.owner_id,
+            select(Bot.id.label("bot_id"), Bot.name, Bot.status, Bot.owner_id, Bot.house,
                    Owner.name.label("owner_name"), SoloEntry.active)
             .join(Bot, Bot.id == SoloEntry.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
             .where(SoloEntry.game == game, SoloEntry.level == level))}
@@ -216,7 +216,7 @@ def _rows(results: list[solo.SoloResult], entries: dict[int, Any]) -> dict[str, 
         mine = [r for r in results if r.bot_id == bot_id]
         s = strengths.get(bot_id)
         rows.append({
-            "bot": {"id": bot_id, "name": e.name},
+            "bot": {"id": bot_id, "name": e.name, "house": bool(e.house)},
             "owner": None if e.owner_id is None else {"id": e.owner_id, "name": e.owner_name},
             "active": bool(e.active),
             "strength": None if s is None else s.value,

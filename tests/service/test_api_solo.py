@@ -185,6 +185,7 @@ def check_pages(anon, board, strong, weak):
     assert "/solo/tokaido-duo/6" in links(html) and board["ranking"][:20] in html
     bot_page = page(anon.http, f"/bots/{strong}")
     assert "Solo against the Automa" in bot_page and "#1</strong> of 2" in bot_page
+    assert "By seat" not in bot_page  # solo games have no seats to compare
     assert "/solo/tokaido-duo/1" in links(bot_page)
     home = page(anon.http, "/")
     assert "/solo/tokaido-duo/1" in links(home) and "1 or 2 players" not in home
