@@ -7,7 +7,10 @@ match of this one is over.  Every bot of a round meets the same luck, so compari
 fewer games; seeds are never played again (their logs become public: a bot's owner could
 learn the dice), so a bot joining later meets later seeds, and the fit corrects for how kind
 those were.  The matches of one seed share a ``pair_key``: no log of it is public until all of
-its games are over.  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
+its games are over.  A round's matches wait (``held``) until their bot has a free slot: a
+bot plays at most its ``max_concurrency`` matches at once over every ladder, challenge and
+solo ladder, and :func:`tick` releases them, under the matchmaker's lock, as slots free up
+(the scheduler ticks after every match).  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
 its estimate is then good to a few points, and the ladder's cost is bounded.
 
 The ranking (:mod:`ladder.solo`) reads every finished game of the ladder; bots with fewer than
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -28,6 +32,7 @@ from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from ladder import NotFoundError, solo
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
+from ladder.matchmaking.state import LOCK as MATCHMAKER_LOCK
 from ladder.models import (
     ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, Bot, Match, MatchSeat, Owner, SoloEntry,
     SoloGame, SoloRound,
@@ -41,7 +46,6 @@ MAX_GAMES = 200
 interval is then about ±3 points at the spread of Tokaido Duo's solo games)."""
 PLACEMENT = ROUND_SEEDS
 """Finished games before a bot is ranked."""
-LOCK = "solo-ladders"
 RANKING = ("by fitted strength against the Automa: the bot's mean score margin (its score "
            "less the Automa's), corrected for the luck of the seeds it played, which every bot "
            "of a round shares; equal strengths by win rate (draws count half). A forfeited game "
@@ -62,7 +66,7 @@ def set_entry(engine: Engine, bot_id: int, game: str, level: int, active: bool
     solo.check_level(game, level)
     now = now_utc()
     with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, LOCK)
+        lock_ladder(conn, "solo-entries")  # two requests cannot both insert the entry
         key = (SoloEntry.bot_id == bot_id, SoloEntry.game == game, SoloEntry.level == level)
         if conn.execute(select(SoloEntry.bot_id).where(*key)).first() is None:
             if not active:
@@ -96,23 +100,50 @@ def entries_of(engine: Engine, bot_id: int, game: str | None = None,
 def tick(engine: Engine, rng: random.Random | None = None,
          now: datetime | None = None) -> list[int]:
     """Close the rounds whose matches are all over, open a round on every solo ladder with
-    none open and a bot to play; the new matches' ids (to enqueue after the commit; the
-    sweeper enqueues any whose enqueue was lost).  A second tick right after does nothing."""
+    none open and a bot to play, and release the waiting solo matches whose bot has a free
+    slot; the released matches' ids (to enqueue after the commit; the sweeper enqueues any
+    whose enqueue was lost).  A second tick right after does nothing.
+
+    Holds the matchmaker's lock: both release matches into the same bots' slots."""
     now = now or now_utc()
     draw = rng or fresh_rng()
     with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, LOCK)
+        lock_ladder(conn, MATCHMAKER_LOCK)
         _close_rounds(conn, now)
         busy = set(conn.execute(select(SoloRound.game, SoloRound.level)
                                 .where(SoloRound.closed_at.is_(None))))
         ladders = conn.execute(select(SoloEntry.game, SoloEntry.level).where(
             SoloEntry.active.is_(True)).distinct().order_by(SoloEntry.game, SoloEntry.level)
         ).all()
-        ids: list[int] = []
         for game, level in ladders:
             if (game, level) not in busy:
-                ids += _open_round(conn, game, level, draw, now)
-    return ids
+                _open_round(conn, game, level, draw, now)
+        return _release(conn, now)
+
+
+def _release(conn: Connection, now: datetime) -> list[int]:
+    """Release held solo matches, oldest first, while their bot plays fewer matches than its
+    ``max_concurrency`` (counting every released match not over: ladders, challenges, solo)."""
+    waiting = conn.execute(
+        select(Match.id, SoloGame.bot_id, Bot.max_concurrency)
+        .join(SoloGame, SoloGame.match_pk == Match.id).join(Bot, Bot.id == SoloGame.bot_id)
+        .where(Match.state == SCHEDULED, Match.held.is_(True)).order_by(Match.id)).all()
+    if not waiting:
+        return []
+    bots = {w.bot_id for w in waiting}
+    playing = Counter(conn.execute(
+        select(MatchSeat.bot_id).join(Match, Match.id == MatchSeat.match_pk)
+        .where(MatchSeat.bot_id.in_(bots), Match.state.in_((SCHEDULED, RUNNING)),
+               Match.held.is_(False))).scalars())
+    released = []
+    for w in waiting:
+        if playing[w.bot_id] < w.max_concurrency:
+            playing[w.bot_id] += 1
+            released.append(w.id)
+    if released:
+        conn.execute(update(Match).where(Match.id.in_(released)).values(held=False,
+                                                                         enqueued_at=now))
+    return released
 
 
 def fresh_rng() -> random.Random:
@@ -129,11 +160,12 @@ def _close_rounds(conn: Connection, now: datetime) -> None:
 
 
 def _open_round(conn: Connection, game: str, level: int, draw: random.Random,
-                now: datetime) -> list[int]:
+                now: datetime) -> None:
+    """A new round of one ladder, its matches held until their bot has a free slot."""
     from referee.games import game_names
 
     if game not in game_names():  # a game this service no longer plays
-        return []
+        return
     played = (select(SoloGame.bot_id, func.count().label("n"))
               .join(SoloRound, SoloRound.id == SoloGame.round_id)
               .where(SoloRound.game == game, SoloRound.level == level)
@@ -145,7 +177,7 @@ def _open_round(conn: Connection, game: str, level: int, draw: random.Random,
                Bot.status == ACTIVE, func.coalesce(played.c.n, 0) < MAX_GAMES)
         .order_by(SoloEntry.bot_id)).scalars())
     if not bots:
-        return []
+        return
     number = conn.execute(select(func.coalesce(func.max(SoloRound.number), 0)).where(
         SoloRound.game == game, SoloRound.level == level)).scalar_one() + 1
     seeds = [draw.getrandbits(63) for _ in range(ROUND_SEEDS)]
@@ -153,12 +185,11 @@ def _open_round(conn: Connection, game: str, level: int, draw: random.Random,
         game=game, level=level, number=number, seeds=seeds, opened_at=now)
         .returning(SoloRound.id)).scalar_one()
     plan = [(bot, k) for k in range(ROUND_SEEDS) for bot in bots]
-    ids = insert_matches(conn, game, [NewMatch([bot], seeds[k], f"solo{round_id}.{k}")
-                                      for bot, k in plan],
+    ids = insert_matches(conn, game, [NewMatch([bot], seeds[k], f"solo{round_id}.{k}",
+                                               held=True) for bot, k in plan],
                          now, rated=False, settings=solo.settings(game, level))
     conn.execute(insert(SoloGame), [{"match_pk": pk, "round_id": round_id, "bot_id": bot,
                                      "seed_index": k} for pk, (bot, k) in zip(ids, plan)])
-    return ids
 
 
 # -- reads ------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from support.apps import NoDispatcher, prepared_app, served_app
 from support.axe import serious_violations
@@ -24,7 +24,7 @@ def solo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, A
     from api.runner import run_match
     from ladder import solo_ladder
     from ladder.identity import claim_names
-    from ladder.models import Bot
+    from ladder.models import Bot, SoloRound
 
     folder: Path = tmp_path_factory.mktemp("solo")
     app = prepared_app(ServiceConfig(db_url=f"sqlite:///{folder / 'solo.sqlite3'}",
@@ -36,8 +36,13 @@ def solo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, A
         ids = conn.execute(select(Bot.id).where(Bot.name.in_(list(names)))).scalars().all()
     for bot_id in ids:
         solo_ladder.set_entry(svc.engine, bot_id, "tokaido-duo", 1, True)
-    for n in range(3):
-        for pk in solo_ladder.tick(svc.engine, rng=random.Random(n)):
+    for n in range(100):  # what the scheduler and the workers do, until 3 rounds are over
+        released = solo_ladder.tick(svc.engine, rng=random.Random(n))
+        with svc.engine.connect() as conn:
+            if conn.execute(select(func.count()).select_from(SoloRound).where(
+                    SoloRound.closed_at.is_not(None))).scalar_one() >= 3:
+                break
+        for pk in released:
             run_match(svc.engine, pk, svc.policy, lease_s=30)
     with served_app(app) as base:
         yield base, app

@@ -99,6 +99,32 @@ def solo_tick(app):
     tick_and_enqueue(svc.engine, svc.config.matchmaker(), svc.dispatcher)
 
 
+def play_until(app, closed):
+    """Play what was released and tick, as the workers and the scheduler do after every
+    match, until ``closed`` solo rounds are over; never more matches of a bot at once than
+    its ``max_concurrency`` (1 here)."""
+    from sqlalchemy import func, select
+
+    from ladder.models import RUNNING, SCHEDULED, Match, MatchSeat, SoloRound
+
+    engine = app.extensions["referee"].engine
+    for _ in range(100):
+        with engine.connect() as conn:
+            done = conn.execute(select(func.count()).select_from(SoloRound)
+                                .where(SoloRound.closed_at.is_not(None))).scalar_one()
+            at_once = conn.execute(
+                select(func.count()).select_from(MatchSeat)
+                .join(Match, Match.id == MatchSeat.match_pk)
+                .where(Match.state.in_((SCHEDULED, RUNNING)), Match.held.is_(False))
+                .group_by(MatchSeat.bot_id)).scalars().all()
+        assert max(at_once, default=0) <= 1
+        if done >= closed:
+            return
+        assert set(drain(app)) <= {"finished"}
+        solo_tick(app)
+    raise AssertionError(f"{closed} solo rounds not over after 100 ticks")
+
+
 def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
         app, anon, bot_url, second_bot_url, monkeypatch):
     import random
@@ -116,15 +142,13 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
     assert put(alice, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
                      json={"active": True}).status_code == 200
     assert anon.get(ladder).json["rounds"] == 1  # the first entry opened a round at once
-    assert drain(app) == ["finished"] * 4  # round 1: the weak bot alone, 4 seeds
+    engine = app.extensions["referee"].engine
+    play_until(app, closed=1)  # round 1: the weak bot alone, 4 seeds
     board = anon.get(ladder).json
     assert [r["bot"]["id"] for r in board["items"]] == [weak]
     assert [r["bot"]["id"] for r in board["provisional"]] == [strong]
-    for _ in range(2):  # rounds 2 and 3: both bots, the same 4 seeds each
-        solo_tick(app)
-        assert drain(app) == ["finished"] * 8
-    solo_tick(app)  # round 4 opens: the first three are closed
-    board = anon.get(ladder).json
+    play_until(app, closed=3)  # rounds 2 and 3: both bots, the same 4 seeds each
+    board = anon.get(ladder).json  # and round 4 opened
     assert board["rounds"] == 4 and board["provisional"] == []
     rows = {r["bot"]["id"]: r for r in board["items"]}
     assert [r["bot"]["id"] for r in board["items"]] == [strong, weak]
@@ -140,7 +164,6 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
     from sqlalchemy import select
 
     from ladder.models import Match, SoloGame
-    engine = app.extensions["referee"].engine
     with engine.connect() as conn:
         played = conn.execute(select(SoloGame.round_id, SoloGame.bot_id, Match.seed)
                               .join(Match, Match.id == SoloGame.match_pk)).all()
@@ -156,8 +179,7 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
     assert out.status_code == 200 and out.json["active"] is False
     entries = anon.get(f"/api/v1/bots/{weak}/solo-ladders").json["items"]
     assert [(e["ladder"], e["active"]) for e in entries] == [("tokaido-duo-solo-1", False)]
-    drain(app)
-    solo_tick(app)
+    play_until(app, closed=4)  # round 4 (both bots) played out; round 5 opens
     with engine.connect() as conn:
         last = conn.execute(select(SoloGame.bot_id).join(Match, Match.id == SoloGame.match_pk)
                             .order_by(Match.id.desc()).limit(4)).scalars().all()
