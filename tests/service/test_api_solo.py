@@ -249,3 +249,23 @@ def test_solo_ladder_reads_and_rights(anon, bot_url, second_bot_url):
     assert anon.get("/api/v1/bots/999999/solo-ladders").status_code == 404
     empty = anon.get("/api/v1/solo-ladders/tokaido-duo/6").json
     assert empty["items"] == empty["provisional"] == [] and "strength" in empty["ranking"]
+
+
+def test_solo_works_on_postgresql(make_service, pg_head_url, bot_url):
+    from service.conftest import Client
+
+    app = make_service(pg_head_url)
+    alice = Client(app).owner("alice")
+    mine = register(alice, bot_url)
+    challenge = alice.post("/api/v1/challenges", json={"game": DUO, "bots": [mine],
+                                                       "automa_level": 6, "games": 2})
+    assert challenge.status_code == 202, challenge.json
+    assert drain(app) == ["finished"] * 2
+    assert put(alice, f"/api/v1/bots/{mine}/solo-ladders/{DUO}/6",
+               json={"active": True}).status_code == 200
+    play_until(app, closed=1)
+    done = alice.get(f"/api/v1/challenges/{challenge.json['id']}").json
+    assert done["status"] == "finished" and done["solo"]["games"] == 2
+    board = alice.get(f"/api/v1/solo-ladders/{DUO}/6").json
+    assert [(r["bot"]["id"], r["games"], r["rank"]) for r in board["items"]] == [(mine, 4, 1)]
+    assert board["rounds"] == 2 and board["items"][0]["strength"] < 0
