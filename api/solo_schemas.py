@@ -13,7 +13,7 @@ from api.schemas import BotRef, Ref, SoloTally, Strict
 class SoloEntryBody(Strict):
     active = fields.Boolean(required=True, metadata={
         "description": "true: enter the bot (it plays from the next round); false: withdraw "
-                       "it (its games stay on the board)"})
+                       "it (its finished games stay on the board, the others are voided)"})
 
 
 class SoloEntryOut(ma.Schema):

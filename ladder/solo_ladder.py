@@ -10,7 +10,8 @@ those were.  The matches of one seed share a ``pair_key``: no log of it is publi
 its games are over.  A round's matches wait (``held``) until their bot has a free slot: a
 bot plays at most its ``max_concurrency`` matches at once over every ladder, challenge and
 solo ladder, and :func:`tick` releases them, under the matchmaker's lock, as slots free up
-(the scheduler ticks after every match).  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
+(the scheduler ticks after every match); the waiting games of a bot withdrawn, paused or
+retired are voided.  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
 its estimate is then good to a few points, and the ladder's cost is bounded.
 
 The ranking (:mod:`ladder.solo`) reads every finished game of the ladder; bots with fewer than
@@ -27,14 +28,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
 
-from ladder import NotFoundError, solo
+from ladder import NotFoundError, metrics, solo
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.matchmaking.state import LOCK as MATCHMAKER_LOCK
 from ladder.models import (
-    ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, Bot, Match, MatchSeat, Owner, SoloEntry,
+    ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Match, MatchSeat, Owner, SoloEntry,
     SoloGame, SoloRound,
 )
 from ladder.newmatches import NewMatch, insert_matches
@@ -118,7 +119,29 @@ def tick(engine: Engine, rng: random.Random | None = None,
         for game, level in ladders:
             if (game, level) not in busy:
                 _open_round(conn, game, level, draw, now)
+        _cancel(conn, now)
         return _release(conn, now)
+
+
+def _cancel(conn: Connection, now: datetime) -> None:
+    """Void the waiting solo matches of a bot withdrawn from that ladder, or no longer active
+    (paused, retired): as the living ladder cancels a leaver's unstarted fixtures."""
+    rows = conn.execute(
+        select(Match.id, Match.game, Bot.status, SoloEntry.active)
+        .join(SoloGame, SoloGame.match_pk == Match.id)
+        .join(SoloRound, SoloRound.id == SoloGame.round_id)
+        .join(Bot, Bot.id == SoloGame.bot_id)
+        .join(SoloEntry, and_(SoloEntry.bot_id == SoloGame.bot_id,
+                              SoloEntry.game == SoloRound.game,
+                              SoloEntry.level == SoloRound.level))
+        .where(Match.state == SCHEDULED, Match.held.is_(True),
+               or_(Bot.status != ACTIVE, SoloEntry.active.is_(False)))).all()
+    for r in rows:
+        reason = (f"bot {r.status} before the game" if r.status != ACTIVE else
+                  "bot withdrawn from the solo ladder before the game")
+        conn.execute(update(Match).where(Match.id == r.id).values(
+            state=VOIDED, held=False, finished_at=now, void_reason=reason))
+        metrics.voided(r.game, [r.id], reason)
 
 
 def _release(conn: Connection, now: datetime) -> list[int]:

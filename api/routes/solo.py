@@ -74,9 +74,11 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def set_entry(body: dict[str, Any], bot_id: int, game: str, level: int) -> Any:
         """Enter (`{"active": true}`) or withdraw (`{"active": false}`) your bot in the solo
         ladder of `game` at Automa `level`.  It plays from the next round: every round, each
-        bot entered plays the round's 4 fresh seeds once each, and the next round opens when
-        the last game of this one is over; after 200 games at a level it plays no more there.
-        `game` must be one of the bot's games (409 otherwise)."""
+        bot entered plays the round's 4 fresh seeds once each (as its `max_concurrency`
+        allows), and the next round opens when the last game of this one is over; after 200
+        games at a level it plays no more there.  Withdrawn, its games not started are
+        voided; its finished ones stay on the board.  `game` must be one of the bot's games
+        (409 otherwise); an unknown game or level is a 404."""
         who = require_owner()
         svc = service()
         bot = registry.owned_bot(svc.engine, who.owner_id, bot_id)

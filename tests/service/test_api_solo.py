@@ -174,17 +174,24 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
         assert len({frozenset(s) for s in by_bot.values()}) == 1
         assert all(len(s) == 4 for s in by_bot.values())
     assert len({frozenset(next(iter(b.values()))) for b in seeds.values()}) == 4  # fresh
-    # withdrawn, a bot keeps its games on the board and plays no more rounds
+    # withdrawn, a bot keeps its games on the board, its game under way is played, the ones
+    # waiting for its slot are voided, and it plays no more rounds
     out = put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1", json={"active": False})
     assert out.status_code == 200 and out.json["active"] is False
     entries = anon.get(f"/api/v1/bots/{weak}/solo-ladders").json["items"]
     assert [(e["ladder"], e["active"]) for e in entries] == [("tokaido-duo-solo-1", False)]
-    play_until(app, closed=4)  # round 4 (both bots) played out; round 5 opens
+    play_until(app, closed=4)  # round 4 played out; round 5 opens, without the weak bot
     with engine.connect() as conn:
         last = conn.execute(select(SoloGame.bot_id).join(Match, Match.id == SoloGame.match_pk)
                             .order_by(Match.id.desc()).limit(4)).scalars().all()
+        voided = conn.execute(select(Match.void_reason).join(
+            SoloGame, SoloGame.match_pk == Match.id).where(SoloGame.bot_id == weak,
+                                                           Match.state == "voided")).all()
     assert last == [strong] * 4
-    assert anon.get(ladder).json["items"][1]["active"] is False
+    assert voided == [("bot withdrawn from the solo ladder before the game",)] * 3
+    after = {r["bot"]["id"]: r for r in anon.get(ladder).json["items"]}
+    assert after[weak]["active"] is False and after[weak]["games"] == 13
+    assert after[strong]["games"] == 12
     listed = {x["ladder"]: x for x in anon.get("/api/v1/solo-ladders").json["items"]}
     assert sorted(listed) == [f"tokaido-duo-solo-{n}" for n in range(1, 7)]
     assert listed["tokaido-duo-solo-1"]["bots"] == 1 and listed["tokaido-duo-solo-1"]["rounds"] == 5
