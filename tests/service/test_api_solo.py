@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.conftest import drain
+from service.conftest import Client, drain
 
 DUO = "tokaido-duo"
 
@@ -259,8 +259,6 @@ def test_solo_ladder_reads_and_rights(anon, bot_url, second_bot_url):
 
 
 def test_solo_works_on_postgresql(make_service, pg_head_url, bot_url):
-    from service.conftest import Client
-
     app = make_service(pg_head_url)
     alice = Client(app).owner("alice")
     mine = register(alice, bot_url)
@@ -276,3 +274,40 @@ def test_solo_works_on_postgresql(make_service, pg_head_url, bot_url):
     board = alice.get(f"/api/v1/solo-ladders/{DUO}/6").json
     assert [(r["bot"]["id"], r["games"], r["rank"]) for r in board["items"]] == [(mine, 4, 1)]
     assert board["rounds"] == 2 and board["items"][0]["strength"] < 0
+
+
+def test_the_embedded_workers_play_solo_challenges_and_rounds_on_their_own(make_service,
+                                                                          bot_url):
+    """No test driving here: the embedded pool's workers play what is released, and the tick
+    after each match releases the next game and opens the next round (its ticker sleeps)."""
+    import time
+
+    from api.dispatch import EmbeddedPool
+    from ladder.work import SweepPolicy
+
+    app = make_service()
+    svc = app.extensions["referee"]
+    pool = EmbeddedPool(svc.engine, svc.policy, workers=2, lease_s=30, sweep_s=3600,
+                        sweep_policy=SweepPolicy(), tick_s=3600)
+    svc.dispatcher = pool
+    try:
+        alice = Client(app).owner("alice")
+        mine = register(alice, bot_url)
+        asked = alice.post("/api/v1/challenges", json={"game": DUO, "bots": [mine],
+                                                       "automa_level": 4, "games": 2})
+        assert asked.status_code == 202, asked.json
+        assert put(alice, f"/api/v1/bots/{mine}/solo-ladders/{DUO}/4",
+                   json={"active": True}).status_code == 200
+        give_up = time.monotonic() + 120  # a hang fails, not a slow machine's pace
+        while True:
+            board = alice.get(f"/api/v1/solo-ladders/{DUO}/4").json
+            done = alice.get(f"/api/v1/challenges/{asked.json['id']}").json
+            if board["rounds"] >= 3 and done["status"] == "finished":
+                break
+            assert time.monotonic() < give_up, (board, done["progress"])
+            time.sleep(0.05)
+    finally:
+        pool.close()
+    assert done["solo"]["games"] == 2 and done["solo"]["automa_level"] == 4
+    (row,) = board["items"]
+    assert row["bot"]["id"] == mine and row["rank"] == 1 and row["games"] >= 8
