@@ -1,5 +1,6 @@
-"""Solo on the service: challenges against Tokaido Duo's Automa, played by the real runner
-over HTTP, and their bad requests."""
+"""Solo on the service: challenges against Tokaido Duo's Automa and the solo ladders, played
+by the real runner over HTTP (and by the embedded workers on their own), their pages, and
+their bad requests."""
 
 from __future__ import annotations
 
