@@ -38,7 +38,7 @@ def tick_and_enqueue(engine: Engine, config: MatchmakerConfig, to: Enqueue | Non
         result = tick(engine, config=config, wait=wait)
     if to is not None and result.enqueue:
         to.enqueue(result.enqueue)
-    solo = solo_tick(engine)  # the solo ladders' rounds (ladder.solo_ladder)
+    solo = solo_tick(engine, wait=wait)  # the solo ladders' rounds (ladder.solo_ladder)
     if to is not None and solo:
         to.enqueue(solo)
     return result

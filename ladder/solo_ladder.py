@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text, update
 
 from ladder import NotFoundError, metrics, solo
 from ladder.accounts import now_utc, utc
-from ladder.db import lock_ladder, reader, translate_errors
+from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.matchmaking.state import LOCK as MATCHMAKER_LOCK
 from ladder.models import (
     ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Match, MatchSeat, Owner, SoloEntry,
@@ -98,18 +98,25 @@ def entries_of(engine: Engine, bot_id: int, game: str | None = None,
 
 # -- rounds -----------------------------------------------------------------------------------
 
-def tick(engine: Engine, rng: random.Random | None = None,
-         now: datetime | None = None) -> list[int]:
+def tick(engine: Engine, rng: random.Random | None = None, now: datetime | None = None,
+         wait: bool = True) -> list[int]:
     """Close the rounds whose matches are all over, open a round on every solo ladder with
     none open and a bot to play, and release the waiting solo matches whose bot has a free
     slot; the released matches' ids (to enqueue after the commit; the sweeper enqueues any
     whose enqueue was lost).  A second tick right after does nothing.
 
-    Holds the matchmaker's lock: both release matches into the same bots' slots."""
+    Holds the matchmaker's lock: both release matches into the same bots' slots.
+    ``wait=False`` (the tick after every match): on PostgreSQL, skip it while another process
+    holds that lock, as the matchmaker's own tick does (the next tick catches up)."""
     now = now or now_utc()
     draw = rng or fresh_rng()
     with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, MATCHMAKER_LOCK)
+        if not wait and conn.dialect.name == "postgresql":
+            if not conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
+                                {"key": lock_key(MATCHMAKER_LOCK)}).scalar_one():
+                return []
+        else:
+            lock_ladder(conn, MATCHMAKER_LOCK)
         _close_rounds(conn, now)
         busy = set(conn.execute(select(SoloRound.game, SoloRound.level)
                                 .where(SoloRound.closed_at.is_(None))))

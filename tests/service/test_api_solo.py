@@ -312,3 +312,26 @@ def test_the_embedded_workers_play_solo_challenges_and_rounds_on_their_own(make_
     assert done["solo"]["games"] == 2 and done["solo"]["automa_level"] == 4
     (row,) = board["items"]
     assert row["bot"]["id"] == mine and row["rank"] == 1 and row["games"] >= 8
+
+
+def test_the_tick_after_a_match_skips_while_the_matchmaker_runs(make_service, pg_head_url,
+                                                                bot_url):
+    """On PostgreSQL the solo tick after a match does not queue behind a running tick (the
+    matchmaker's lock): it skips, and the next tick opens the round."""
+    from sqlalchemy import text
+
+    from ladder import solo_ladder
+    from ladder.db import lock_key
+    from ladder.matchmaking.state import LOCK
+
+    app = make_service(pg_head_url)
+    engine = app.extensions["referee"].engine
+    alice = Client(app).owner("alice")
+    mine = register(alice, bot_url)
+    solo_ladder.set_entry(engine, mine, DUO, 5, True)
+    with engine.connect() as other, other.begin():
+        other.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(LOCK)})
+        assert solo_ladder.tick(engine, wait=False) == []
+        assert alice.get(f"/api/v1/solo-ladders/{DUO}/5").json["rounds"] == 0
+    assert len(solo_ladder.tick(engine, wait=False)) == 1  # its first game, within its slot
+    assert alice.get(f"/api/v1/solo-ladders/{DUO}/5").json["rounds"] == 1
