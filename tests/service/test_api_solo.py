@@ -335,3 +335,36 @@ def test_the_tick_after_a_match_skips_while_the_matchmaker_runs(make_service, pg
         assert alice.get(f"/api/v1/solo-ladders/{DUO}/5").json["rounds"] == 0
     assert len(solo_ladder.tick(engine, wait=False)) == 1  # its first game, within its slot
     assert alice.get(f"/api/v1/solo-ladders/{DUO}/5").json["rounds"] == 1
+
+
+def test_a_bot_that_forfeits_every_solo_game_ranks_below_one_that_plays(app, anon, bot_url,
+                                                                          monkeypatch):
+    """Every answer names an option not offered: three strikes, a forfeit, each game.  Its
+    fallback's points are not the bot's: each game is a loss, scored 0 against the Automa's."""
+    import random
+
+    from ladder import solo_ladder
+
+    from support.http_bots import HostileServer
+
+    rounds = iter(range(100))  # fixed seeds: the same games every run
+    monkeypatch.setattr(solo_ladder, "fresh_rng", lambda: random.Random(next(rounds)))
+
+    alice = anon.owner("alice")
+    info = {"name": "hostile", "games": [DUO], "protocol": 1}
+    with HostileServer("unknown", info=info) as broken:
+        forfeiter = register(alice, broken.url, "forfeiter", games=[DUO])
+        player = register(alice, bot_url, "player")
+        for bot in (forfeiter, player):
+            assert put(alice, f"/api/v1/bots/{bot}/solo-ladders/{DUO}/1",
+                       json={"active": True}).status_code == 200
+        play_until(app, closed=2)  # round 1: the forfeiter alone; round 2: both
+    board = anon.get(f"/api/v1/solo-ladders/{DUO}/1").json
+    assert [r["bot"]["name"] for r in board["items"]] == ["player", "forfeiter"]
+    last = board["items"][1]
+    assert last["games"] == last["forfeits"] == last["losses"] == 8 and last["win_rate"] == 0
+    games = anon.get(f"/api/v1/matches?bot={forfeiter}&state=finished&per_page=100").json
+    assert games["total"] == 8
+    automa = [anon.get(f"/api/v1/matches/{m['id']}").json["result"]["seats"][1]["score"]
+              for m in games["items"]]
+    assert last["mean_margin"] == pytest.approx(-sum(automa) / 8, abs=1e-3)
