@@ -55,6 +55,8 @@ def test_a_solo_challenge_plays_against_the_automa_and_says_how_it_went(app, ano
         played = json.loads(body)
         assert played["options"] == {"automa": 2} and len(played["players"]) == 1
         assert played["result"]["extra"]["automa_level"] == 2
+        frames = anon.get(f"/api/v1/matches/{game['match_id']}/frames")
+        assert frames.status_code == 200 and frames.json["frames"]  # the viewer's too
         seeds.add(match["seed"])
     assert len(seeds) == 3  # one seed per game: nothing to swap alone
     margins = [g["margin"] for g in solo["matches"]]
