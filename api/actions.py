@@ -16,7 +16,7 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from api.context import service
 from api.relays import pull_check_refusal
-from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry
+from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo
 from ladder.models import PULL
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
@@ -87,12 +87,15 @@ def request_check(owner_id: int, bot_id: int, game: str | None = None
     return check, created
 
 
-def start_challenge(owner_id: int, game: str, bots: list[int], games: int | None = None
-                    ) -> dict[str, Any]:
-    """Create an unrated challenge (``games``: one per seat order by default) and hand its
-    matches to the workers; the challenge."""
+def start_challenge(owner_id: int, game: str, bots: list[int], games: int | None = None,
+                    automa_level: int | None = None) -> dict[str, Any]:
+    """Create an unrated challenge (``games``: one per seat order by default; one bot and
+    ``automa_level``: a solo challenge against the game's Automa) and hand its matches to the
+    workers; the challenge."""
     svc = service()
-    challenge_id, ids = create_challenge(svc.engine, owner_id, game, bots, games or len(bots))
+    settings = solo.challenge_settings(game, len(bots), automa_level)
+    challenge_id, ids = create_challenge(svc.engine, owner_id, game, bots, games or len(bots),
+                                         settings=settings)
     try:
         svc.dispatcher.enqueue(ids)
     except Exception:  # the broker is down: the sweeper enqueues them later

@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from ladder import metrics
 from ladder.matchmaking import MatchmakerConfig, TickResult, tick
+from ladder.solo_ladder import tick as solo_tick
 from ladder.work import SweepPolicy, sweep
 
 
@@ -37,6 +38,9 @@ def tick_and_enqueue(engine: Engine, config: MatchmakerConfig, to: Enqueue | Non
         result = tick(engine, config=config, wait=wait)
     if to is not None and result.enqueue:
         to.enqueue(result.enqueue)
+    solo = solo_tick(engine, wait=wait)  # the solo ladders' rounds (ladder.solo_ladder)
+    if to is not None and solo:
+        to.enqueue(solo)
     return result
 
 
