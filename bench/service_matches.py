@@ -1,4 +1,5 @@
-"""Matches per minute on ``referee worker`` (1 and 2 processes) vs ``referee tournament``.
+"""Matches per minute, and CPU per match, on ``referee worker`` (1 and 2 processes) vs
+``referee tournament``.
 
 The same Tokaido Duo matches between two fast HTTP bots (the built-in ``random`` behind
 waitress, each in its own process) are played three ways, in alternation, ``--reps`` times, in short runs taken in turn (so that a busy moment on a shared machine
@@ -13,13 +14,29 @@ The difference per match between ``tournament`` and ``worker -c 1`` is the servi
 the worker's log line for each match (``claim``, ``play`` with its CPU time, ``finish``) tells
 the database's share from the playing's.
 
-Usage: python bench/service_matches.py [--matches 10] [--reps 8]
+**The service's own CPU per match** (issue 26): each round, the CPU of the worker's whole
+process tree (the Celery parent and its pool, read from ``/proc`` before and after) over the
+matches of ``worker -c 1``, less the CPU this process spends playing the same matches (same
+seeds, seat orders and settings) with ``arena.play_match`` and nothing else: what claiming,
+the lease, storing the log and result, the rating and the tick after each match cost, with
+Celery's own share (its task, its idle polling while the bench waits). Rounds alternate, so
+the figure is a paired difference per round: median and range. Beside it, matches per CPU
+minute of the worker tree against ``referee tournament``'s process with the same bots.
+
+``--profile N``: N matches run in this process through the worker's own functions
+(:func:`api.runner.run_match` with :func:`api.scheduling.after_match`) under cProfile; the
+functions with the most cumulative time, outside the match itself, are printed.
+
+Usage: python bench/service_matches.py [--matches 10] [--reps 8] [--profile 0]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import os
+import pstats
 import secrets
 import statistics
 import tempfile
@@ -30,9 +47,31 @@ from typing import Any
 from service_support import REDIS, migrate, pg_schema, start, start_bot, stop
 
 GAME = "tokaido-duo"
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def tournament_rate(urls: list[str], matches: int, folder: Path) -> float:
+def tree_cpu(root: int) -> float:
+    """CPU seconds (user + system) of every process of ``root``'s session, and of the
+    children it reaped (a pool process replaced meanwhile)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[3]) != root:  # the session id (field 6 of stat)
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+        if int(entry) == root:
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return total / TICK
+
+
+def tournament_run(urls: list[str], matches: int, folder: Path) -> tuple[float, float]:
+    """Matches per minute and CPU seconds of this process for ``matches`` matches."""
     from tournaments.plan import Entrant, Plan
     from tournaments.store import JsonlStateStore, new_tournament_id
     from tournaments.tournament import Tournament
@@ -40,9 +79,10 @@ def tournament_rate(urls: list[str], matches: int, folder: Path) -> float:
     plan = Plan(GAME, (Entrant("a", urls[0]), Entrant("b", urls[1])), matches, 2,
                 secrets.randbits(63))
     t = Tournament.start(plan, JsonlStateStore(folder, new_tournament_id()))
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     t.run(1)
-    return matches / (time.perf_counter() - began) * 60
+    cpu = time.process_time() - cpu
+    return matches / (time.perf_counter() - began) * 60, cpu
 
 
 def setup_bots(engine: Any, urls: list[str]) -> list[int]:
@@ -72,26 +112,155 @@ def wait_all(engine: Any, ids: list[int], timeout: float = 600) -> None:
         time.sleep(0.1)  # light polling: this process shares the machine with the worker
 
 
-def worker_rate(engine: Any, bots: list[int], queue: str, matches: int) -> float:
-    from api.dispatch import CeleryDispatcher
+def schedule_matches(engine: Any, bots: list[int], matches: int) -> list[int]:
     from ladder.work import rotations, schedule
 
-    ids = schedule(engine, GAME, rotations(bots, matches, f"w{secrets.token_hex(2)}"),
-                   rated=False)
+    return schedule(engine, GAME, rotations(bots, matches, f"w{secrets.token_hex(2)}"),
+                    rated=False)
+
+
+def worker_run(engine: Any, bots: list[int], queue: str, matches: int,
+               root: int) -> tuple[float, float, list[int]]:
+    """Matches per minute, the worker tree's CPU seconds, and the matches' ids."""
+    from api.dispatch import CeleryDispatcher
+
+    ids = schedule_matches(engine, bots, matches)
     dispatcher = CeleryDispatcher(REDIS, queue)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), tree_cpu(root)
     dispatcher.enqueue(ids)
     wait_all(engine, ids)
-    elapsed = time.perf_counter() - began
+    elapsed, cpu = time.perf_counter() - began, tree_cpu(root) - cpu
     dispatcher.close()
-    return matches / elapsed * 60
+    return matches / elapsed * 60, cpu, ids
+
+
+def descriptions(engine: Any, ids: list[int]) -> list[Any]:
+    """The execution layer's descriptions of matches ``ids`` as their first attempt was."""
+    from sqlalchemy import select
+
+    from api.execution import description
+    from ladder.models import Bot, Match, MatchSeat
+    from ladder.newmatches import MatchSettings
+    from ladder.work import Claim, SeatPlan
+
+    out = []
+    with engine.connect() as conn:
+        for pk in ids:
+            m = conn.execute(select(Match.game, Match.seed, Match.settings)
+                             .where(Match.id == pk)).one()
+            seats = conn.execute(select(MatchSeat.seat, MatchSeat.bot_id, Bot.name, Bot.url)
+                                 .join(Bot, Bot.id == MatchSeat.bot_id)
+                                 .where(MatchSeat.match_pk == pk)).all()
+            plans = tuple(SeatPlan(s.seat, s.bot_id, s.name, s.url, s.name, 1) for s in seats)
+            out.append(description(Claim(pk, 1, m.game, int(m.seed), plans,
+                                         MatchSettings.from_json(m.settings), False, "bench",
+                                         None)))  # type: ignore[arg-type]
+    return out
+
+
+def play_cpu(described: list[Any], policy: Any) -> float:
+    """CPU seconds of this process playing the matches with ``play_match`` alone."""
+    from arena import play_match
+
+    cpu = time.process_time()
+    for d in described:
+        play_match(d, guard=policy.pin)
+    return time.process_time() - cpu
+
+
+def profile(engine: Any, bots: list[int], matches: int, policy: Any) -> None:
+    """Run ``matches`` matches through the worker's functions here, under cProfile."""
+    from api.runner import run_match
+    from api.scheduling import after_match
+    from api.config import ServiceConfig
+
+    class Nowhere:
+        def enqueue(self, ids: Any) -> None: ...
+
+        def enqueue_checks(self, ids: Any) -> None: ...
+
+    settings = ServiceConfig.from_env()
+    run_match(engine, schedule_matches(engine, bots, 2)[0], policy, lease_s=60)  # warm up
+    ids = schedule_matches(engine, bots, matches)
+    prof = cProfile.Profile()
+    cpu = time.process_time()
+    prof.enable()
+    for pk in ids:
+        settings = ServiceConfig.from_env()  # as the Celery task does, each match
+        run_match(engine, pk, settings.policy(), lease_s=settings.lease_s,
+                  after=after_match(engine, settings.matchmaker(), Nowhere()))
+    prof.disable()
+    cpu = time.process_time() - cpu
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    play = next((v for k, v in stats.stats.items()  # type: ignore[attr-defined]
+                 if k[2] == "play_match"), None)
+    play_s = play[3] if play else 0.0
+    print(f"{matches} matches in this process: {cpu / matches * 1000:.1f} ms CPU a match, "
+          f"play_match {play_s / matches * 1000:.1f} ms of it (profiled, cumulative)")
+    stats.sort_stats("cumulative").print_stats(45)
+    print(out.getvalue())
+
+
+def spread(values: list[float], fmt: str = "{:.1f}") -> str:
+    return (f"{fmt.format(statistics.median(values))} "
+            f"[{fmt.format(min(values))}-{fmt.format(max(values))}]")
+
+
+def report(args: Any, rates: dict[str, list[float]], cpus: dict[str, list[float]]) -> None:
+    n = args.matches
+    print(f"{n} Tokaido Duo matches per run between two HTTP random bots, "
+          f"{args.reps} runs each, alternating (median [min-max])")
+    medians = {}
+    for name, values in rates.items():
+        medians[name] = statistics.median(values)
+        print(f"  {name:<24} {spread(values):>22} matches/min, "
+              f"{spread([n / c * 60 for c in cpus[name]]):>22} matches per CPU-minute")
+    ratios = [w / t for w, t in zip(rates["worker -c 1"], rates["tournament (1 process)"])]
+    base, one = medians["tournament (1 process)"], medians["worker -c 1"]
+    print(f"  worker -c 1 / tournament, paired runs: {spread(ratios, '{:.2f}')}; service "
+          f"overhead per match (wall, medians): {(60 / one - 60 / base) * 1000:+.0f} ms")
+    play = cpus["play_match (same matches)"]
+    for name in ("worker -c 1", "worker -c 2"):
+        own = [(w - p) / n * 1000 for w, p in zip(cpus[name], play)]
+        per = [w / n * 1000 for w in cpus[name]]
+        print(f"  {name}: CPU per match {spread(per)} ms (process tree), play_match alone "
+              f"{spread([p / n * 1000 for p in play])} ms; the service's own, paired: "
+              f"{spread(own)} ms a match")
+    cpm = [(n / w) / (n / t) for w, t in zip(cpus["worker -c 1"], cpus["tournament (1 process)"])]
+    print(f"  matches per CPU-minute, worker -c 1 / tournament, paired: {spread(cpm, '{:.2f}')}")
+
+
+def rounds(args: Any, engine: Any, bot_ids: list[int], urls: list[str], folder: Path,
+           workers: dict[int, tuple[Any, str]], policy: Any
+           ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    names = ("tournament (1 process)", "worker -c 1", "worker -c 2")
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in (*names, "play_match (same matches)")}
+    for concurrency, (proc, queue) in workers.items():
+        worker_run(engine, bot_ids, queue, 2, proc.pid)  # warm up: ready
+    for _ in range(args.reps):  # short runs in turn, so a busy moment hits all of them
+        rate, cpu = tournament_run(urls, args.matches, folder)
+        rates["tournament (1 process)"].append(rate)
+        cpus["tournament (1 process)"].append(cpu)
+        played: list[int] = []
+        for concurrency, (proc, queue) in workers.items():
+            rate, cpu, ids = worker_run(engine, bot_ids, queue, args.matches, proc.pid)
+            rates[f"worker -c {concurrency}"].append(rate)
+            cpus[f"worker -c {concurrency}"].append(cpu)
+            played = played or ids
+        cpus["play_match (same matches)"].append(play_cpu(descriptions(engine, played), policy))
+    return rates, cpus
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=10, help="per run (even)")
     parser.add_argument("--reps", type=int, default=8)
+    parser.add_argument("--profile", type=int, default=0,
+                        help="profile this many matches in this process instead")
     args = parser.parse_args()
+    from api.config import ServiceConfig
     from ladder.store import open_db
 
     folder = Path(tempfile.mkdtemp(prefix="referee-bench-"))
@@ -99,43 +268,30 @@ def main() -> None:
     bots_procs = [start_bot(GAME, seed) for seed in (1, 2)]
     urls = [url for _, url in bots_procs]
     engine = None
+    base_env = {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS,
+                "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8"}
+    os.environ.update(base_env)
+    policy = ServiceConfig.from_env().policy()
     try:
         migrate(pg_url)
         engine = open_db(pg_url)
         bot_ids = setup_bots(engine, urls)
-        rates: dict[str, list[float]] = {"tournament (1 process)": [], "worker -c 1": [],
-                                         "worker -c 2": []}
-        workers, queues = [], {}
-        for concurrency in (1, 2):  # both stay up; idle, they cost nothing
-            queue = queues[concurrency] = f"bench-{secrets.token_hex(4)}"
-            env = {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_QUEUE": queue,
-                   "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8"}
-            workers.append(start(["worker", "-c", str(concurrency), "-l", "warning"], env,
-                                 folder / f"worker{concurrency}.log"))
+        if args.profile:
+            os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
+            profile(engine, bot_ids, args.profile, policy)
+            return
+        workers = {}
+        for concurrency in (1, 2):  # both stay up; idle, they cost little
+            queue = f"bench-{secrets.token_hex(4)}"
+            workers[concurrency] = (start(
+                ["worker", "-c", str(concurrency), "-l", "warning"],
+                {**base_env, "REFEREE_QUEUE": queue}, folder / f"worker{concurrency}.log"), queue)
         try:
-            for concurrency in (1, 2):
-                worker_rate(engine, bot_ids, queues[concurrency], 2)  # warm up: ready
-            for _ in range(args.reps):  # short runs in turn, so a busy moment hits all three
-                rates["tournament (1 process)"].append(
-                    tournament_rate(urls, args.matches, folder))
-                for concurrency in (1, 2):
-                    rates[f"worker -c {concurrency}"].append(
-                        worker_rate(engine, bot_ids, queues[concurrency], args.matches))
+            rates, cpus = rounds(args, engine, bot_ids, urls, folder, workers, policy)
         finally:
-            for worker in workers:
-                stop(worker)
-        print(f"{args.matches} Tokaido Duo matches per run between two HTTP random bots, "
-              f"{args.reps} runs each, alternating (median [min-max])")
-        medians = {}
-        for name, values in rates.items():
-            medians[name] = statistics.median(values)
-            print(f"  {name:<24} {medians[name]:7.1f} matches/min "
-                  f"[{min(values):.1f}-{max(values):.1f}]")
-        ratios = [w / t for w, t in zip(rates["worker -c 1"], rates["tournament (1 process)"])]
-        base, one = medians["tournament (1 process)"], medians["worker -c 1"]
-        print(f"  worker -c 1 / tournament, paired runs: median {statistics.median(ratios):.2f} "
-              f"[{min(ratios):.2f}-{max(ratios):.2f}]; service overhead per match (medians): "
-              f"{(60 / one - 60 / base) * 1000:+.0f} ms")
+            for proc, _ in workers.values():
+                stop(proc)
+        report(args, rates, cpus)
     finally:
         if engine is not None:
             engine.dispose()
@@ -143,7 +299,8 @@ def main() -> None:
             proc.terminate()
             proc.wait()
         drop()
-        os.environ.pop("REFEREE_DB", None)
+        for name in (*base_env, "REFEREE_QUEUE"):
+            os.environ.pop(name, None)
 
 
 if __name__ == "__main__":
