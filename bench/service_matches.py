@@ -41,6 +41,7 @@ import secrets
 import statistics
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ from service_support import REDIS, migrate, pg_schema, start, start_bot, stop
 
 GAME = "tokaido-duo"
 TICK = os.sysconf("SC_CLK_TCK")
+DEPTH = 16
+"""The matchmaker's depth under a broker's workers (its default)."""
 
 
 def tree_cpu(root: int) -> float:
@@ -95,6 +98,40 @@ def setup_bots(engine: Any, urls: list[str]) -> list[int]:
             for i, url in enumerate(urls)]
 
 
+def busy_ladder(engine: Any, n: int, depth: int) -> int:
+    """A Tokaido Duo ladder of ``n`` built-in bots in the state a busy service's is in most
+    of the time: a round open and ``depth`` of its matches in play elsewhere (running, under
+    a lease that outlives the bench), the rest waiting for room.  Each tick after a bench
+    match then reads the whole ladder and has nothing to do.  Returns the matches in play."""
+    from sqlalchemy import insert, update
+
+    from ladder import matchmaking as mm
+    from ladder.accounts import create_owner, now_utc
+    from ladder.models import ACTIVE, RUNNING, Bot, LadderEntry, Match
+
+    now = now_utc()
+    owners = [create_owner(engine, f"lo{i}-{secrets.token_hex(3)}")[0]["id"]
+              for i in range(max(2, n // 3))]
+    with engine.begin() as conn:
+        bots = conn.execute(insert(Bot).returning(Bot.id), [
+            {"name": f"ladder{i}-{secrets.token_hex(3)}", "spec": "random", "version": 1,
+             "owner_id": owners[i % len(owners)], "status": ACTIVE, "games": [GAME],
+             "created_at": now, "max_concurrency": 1} for i in range(n)]).scalars().all()
+        conn.execute(insert(LadderEntry), [
+            {"bot_id": b, "game": GAME, "active": True, "placement_remaining": 0,
+             "joined_at": now, "version": 1, "last_rest": 0, "byes": 0} for b in bots])
+    config = mm.MatchmakerConfig(depth=depth)
+    released = mm.tick(engine, config=config).enqueue
+    with engine.begin() as conn:  # played elsewhere, for longer than the bench runs
+        conn.execute(update(Match).where(Match.id.in_(released)).values(
+            state=RUNNING, attempt=1, lease_owner="elsewhere", started_at=now,
+            lease_until=now + timedelta(days=1)))
+    again = mm.tick(engine, config=config)
+    if again.enqueue or again.opened:
+        raise SystemExit("the busy ladder is not steady: a tick still released matches")
+    return len(released)
+
+
 def wait_all(engine: Any, ids: list[int], timeout: float = 600) -> None:
     from sqlalchemy import func, select
 
@@ -116,7 +153,7 @@ def schedule_matches(engine: Any, bots: list[int], matches: int) -> list[int]:
     from ladder.work import rotations, schedule
 
     return schedule(engine, GAME, rotations(bots, matches, f"w{secrets.token_hex(2)}"),
-                    rated=False)
+                    rated=True)  # as the ladder's: the rating step is part of finishing
 
 
 def worker_run(engine: Any, bots: list[int], queue: str, matches: int,
@@ -182,7 +219,7 @@ def profile(engine: Any, bots: list[int], matches: int, policy: Any) -> None:
     settings = ServiceConfig.from_env()
     run_match(engine, schedule_matches(engine, bots, 2)[0], policy, lease_s=60)  # warm up
     ids = schedule_matches(engine, bots, matches)
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)
     cpu = time.process_time()
     prof.enable()
     for pk in ids:
@@ -197,8 +234,10 @@ def profile(engine: Any, bots: list[int], matches: int, policy: Any) -> None:
                  if k[2] == "play_match"), None)
     play_s = play[3] if play else 0.0
     print(f"{matches} matches in this process: {cpu / matches * 1000:.1f} ms CPU a match, "
-          f"play_match {play_s / matches * 1000:.1f} ms of it (profiled, cumulative)")
-    stats.sort_stats("cumulative").print_stats(45)
+          f"play_match {play_s / matches * 1000:.1f} ms of it (profiled CPU, cumulative)")
+    stats.sort_stats("cumulative")
+    stats.print_callees("run_match")
+    stats.print_stats("ladder/|api/(runner|scheduling|execution|live|tasks|config)", 40)
     print(out.getvalue())
 
 
@@ -257,6 +296,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=10, help="per run (even)")
     parser.add_argument("--reps", type=int, default=8)
+    parser.add_argument("--ladder", type=int, default=63,
+                        help="bots on a busy ladder beside the bench's (0: none)")
     parser.add_argument("--profile", type=int, default=0,
                         help="profile this many matches in this process instead")
     args = parser.parse_args()
@@ -276,6 +317,10 @@ def main() -> None:
         migrate(pg_url)
         engine = open_db(pg_url)
         bot_ids = setup_bots(engine, urls)
+        if args.ladder:
+            playing = busy_ladder(engine, args.ladder, DEPTH)
+            print(f"a Tokaido Duo ladder of {args.ladder} more bots, {playing} of its matches "
+                  f"in play elsewhere: each tick after a match reads it and changes nothing")
         if args.profile:
             os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
             profile(engine, bot_ids, args.profile, policy)
