@@ -241,6 +241,53 @@ def profile(engine: Any, bots: list[int], matches: int, policy: Any) -> None:
     print(out.getvalue())
 
 
+def phases(engine: Any, bots: list[int], matches: int) -> None:
+    """CPU of each step of a match as the worker runs it, in this process (no Celery):
+    claim, play, finish and the tick after, timed around the functions the runner calls."""
+    import api.runner as runner
+    from api.config import ServiceConfig
+    from api.scheduling import after_match
+
+    spent: dict[str, list[float]] = {"claim": [], "play (with live publishing)": [],
+                                     "finish": [], "tick after": []}
+
+    def timed(name: str, fn: Any) -> Any:
+        def run(*a: Any, **k: Any) -> Any:
+            cpu = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[name].append(time.process_time() - cpu)
+        return run
+
+    class Nowhere:
+        def enqueue(self, ids: Any) -> None: ...
+
+        def enqueue_checks(self, ids: Any) -> None: ...
+
+    from api.execution import play
+    saved = runner.claim, runner.finish
+    runner.claim, runner.finish = timed("claim", runner.claim), timed("finish", runner.finish)
+    try:
+        for pk in schedule_matches(engine, bots, matches + 2):
+            settings = ServiceConfig.from_env()  # as the Celery task does, each match
+            cpu = time.process_time()
+            runner.run_match(engine, pk, settings.policy(), lease_s=settings.lease_s,
+                             play=timed("play (with live publishing)", play),
+                             after=timed("tick after",
+                                         after_match(engine, settings.matchmaker(), Nowhere())))
+            spent.setdefault("in all", []).append(time.process_time() - cpu)
+    finally:
+        runner.claim, runner.finish = saved
+    print(f"{matches} matches in this process (after 2 to warm up), CPU ms a match, "
+          "median [min-max]:")
+    for name, values in spent.items():
+        print(f"  {name:<28} {spread([v * 1000 for v in values[2:]], '{:.2f}')}")
+    own = [(a - p) * 1000 for a, p in zip(spent["in all"][2:],
+                                          spent["play (with live publishing)"][2:])]
+    print(f"  {'in all but play':<28} {spread(own, '{:.2f}')}")
+
+
 def spread(values: list[float], fmt: str = "{:.1f}") -> str:
     return (f"{fmt.format(statistics.median(values))} "
             f"[{fmt.format(min(values))}-{fmt.format(max(values))}]")
@@ -298,6 +345,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=8)
     parser.add_argument("--ladder", type=int, default=63,
                         help="bots on a busy ladder beside the bench's (0: none)")
+    parser.add_argument("--phases", type=int, default=0,
+                        help="time each step of this many matches in this process instead")
     parser.add_argument("--profile", type=int, default=0,
                         help="profile this many matches in this process instead")
     args = parser.parse_args()
@@ -321,6 +370,10 @@ def main() -> None:
             playing = busy_ladder(engine, args.ladder, DEPTH)
             print(f"a Tokaido Duo ladder of {args.ladder} more bots, {playing} of its matches "
                   f"in play elsewhere: each tick after a match reads it and changes nothing")
+        if args.phases:
+            os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
+            phases(engine, bot_ids, args.phases)
+            return
         if args.profile:
             os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
             profile(engine, bot_ids, args.profile, policy)
