@@ -41,7 +41,7 @@ from ladder.fold import apply_rating
 from ladder.logfacts import seat_score
 from ladder.models import (
     ACTIVE, CODE_LEN, FINISHED, NAME_LEN, REASON_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot,
-    Challenge, Incident, Match, MatchLog, MatchSeat,
+    Challenge, Incident, LadderEntry, Match, MatchLog, MatchSeat,
 )
 from ladder.newmatches import STANDARD, MatchSettings, NewMatch, insert_matches
 from ladder.ratings import standings
@@ -84,6 +84,8 @@ class Claim:
     rated: bool
     worker: str
     lease_until: datetime = field(compare=False)
+    round_id: int | None = None
+    """The ladder round the match was scheduled in (``None``: a challenge, a bench's)."""
 
     @property
     def attempt_id(self) -> str:
@@ -187,7 +189,8 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
             update(Match).where(Match.id == match_pk, claimable, Match.attempt < MAX_ATTEMPTS)
             .values(state=RUNNING, attempt=Match.attempt + 1, lease_owner=worker,
                     lease_until=until, started_at=func.coalesce(Match.started_at, now))
-            .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated)
+            .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated,
+                       Match.round_id)
         ).one_or_none()
         if row is None:
             spent = conn.execute(update(Match).where(
@@ -216,7 +219,8 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
     metrics.changed(RUNNING, row.game, [match_pk], attempt=row.attempt, worker=worker,
                     bots=metrics.seat_bots(seats), owners=[s.owner_id for s in seats])
     return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
-                 MatchSettings.from_json(row.settings), bool(row.rated), worker, until)
+                 MatchSettings.from_json(row.settings), bool(row.rated), worker, until,
+                 row.round_id)
 
 
 def renew(engine: Engine, held: Claim, lease_s: float) -> bool:
@@ -398,6 +402,18 @@ def queue_stats(engine: Engine) -> dict[str, Any]:
     return {"scheduled": counts.get(SCHEDULED, 0), "running": counts.get(RUNNING, 0),
             "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3),
             "incidents_1h": int(failures)}
+
+
+def may_reschedule(engine: Engine, held: Claim) -> bool:
+    """Whether the end of ``held``'s match may let the matchmaker do something: a ladder
+    round's match (its fixture settles, its place in the depth frees), or one with a bot on
+    a ladder (its slot frees for a fixture of that bot).  Any other match (a challenge
+    between bots on no ladder) frees nothing the matchmaker hands out."""
+    if held.round_id is not None:
+        return True
+    with translate_errors(engine), reader(engine) as conn:
+        return conn.execute(select(LadderEntry.bot_id).where(
+            LadderEntry.bot_id.in_([p.bot_id for p in held.seats])).limit(1)).first() is not None
 
 
 def pending_ids(engine: Engine) -> list[int]:

@@ -160,3 +160,37 @@ def test_match_settings_default_to_the_referees_and_fill_in_what_a_row_lacks():
     assert (fast.time_ms, fast.strikes, dict(fast.options)) == (250, DEFAULT_STRIKES,
                                                                 {"variant": "x"})
     assert MatchSettings.from_json(fast.to_json()) == fast
+
+
+def test_the_tick_after_a_match_runs_only_when_the_match_freed_something_of_a_ladder(engine):
+    """A challenge between bots on no ladder frees nothing the matchmaker hands out: the
+    runner's tick after it is one indexed read, not a tick over every ladder."""
+    from dataclasses import replace
+
+    from sqlalchemy import insert
+
+    from api.scheduling import after_match
+    from ladder.matchmaking import MatchmakerConfig, TickResult
+    from ladder.models import LadderEntry
+    from ladder.work import may_reschedule
+
+    class Sent:
+        def __init__(self) -> None:
+            self.ids: list[int] = []
+
+        def enqueue(self, ids: Any) -> None:
+            self.ids += ids
+
+        def enqueue_checks(self, ids: Any) -> None:
+            raise AssertionError("no checks here")
+
+    [pk] = schedule(engine, "toy-race", [([1, 4], 21, None)], rated=False)
+    held = claim(engine, pk, "w1", lease_s=30)
+    assert held is not None and held.round_id is None
+    after = after_match(engine, MatchmakerConfig(), Sent())
+    assert may_reschedule(engine, held) is False and after(held) is None
+    assert may_reschedule(engine, replace(held, round_id=7)) is True  # a ladder round's
+    with engine.begin() as conn:  # bot 4 joins a ladder: its freed slot may start a fixture
+        conn.execute(insert(LadderEntry).values(bot_id=4, game="toy-race", active=True,
+                                                placement_remaining=0, joined_at=now_utc()))
+    assert may_reschedule(engine, held) is True and isinstance(after(held), TickResult)
