@@ -98,11 +98,13 @@ def setup_bots(engine: Any, urls: list[str]) -> list[int]:
             for i, url in enumerate(urls)]
 
 
-def busy_ladder(engine: Any, n: int, depth: int) -> int:
+def busy_ladder(engine: Any, n: int, depth: int, bench_bots: list[int]) -> int:
     """A Tokaido Duo ladder of ``n`` built-in bots in the state a busy service's is in most
     of the time: a round open and ``depth`` of its matches in play elsewhere (running, under
-    a lease that outlives the bench), the rest waiting for room.  Each tick after a bench
-    match then reads the whole ladder and has nothing to do.  Returns the matches in play."""
+    a lease that outlives the bench), the rest waiting for room.  The bench's own bots join
+    it after that round opened (so they wait for the next, which does not open): each tick
+    after a bench match runs, reads the whole ladder and has nothing to do.  Returns the
+    matches in play."""
     from sqlalchemy import insert, update
 
     from ladder import matchmaking as mm
@@ -126,6 +128,11 @@ def busy_ladder(engine: Any, n: int, depth: int) -> int:
         conn.execute(update(Match).where(Match.id.in_(released)).values(
             state=RUNNING, attempt=1, lease_owner="elsewhere", started_at=now,
             lease_until=now + timedelta(days=1)))
+        if bench_bots:
+            conn.execute(insert(LadderEntry), [
+                {"bot_id": b, "game": GAME, "active": True, "placement_remaining": 0,
+                 "joined_at": now, "version": 1, "last_rest": 0, "byes": 0}
+                for b in bench_bots])
     again = mm.tick(engine, config=config)
     if again.enqueue or again.opened:
         raise SystemExit("the busy ladder is not steady: a tick still released matches")
@@ -367,9 +374,10 @@ def main() -> None:
         engine = open_db(pg_url)
         bot_ids = setup_bots(engine, urls)
         if args.ladder:
-            playing = busy_ladder(engine, args.ladder, DEPTH)
-            print(f"a Tokaido Duo ladder of {args.ladder} more bots, {playing} of its matches "
-                  f"in play elsewhere: each tick after a match reads it and changes nothing")
+            playing = busy_ladder(engine, args.ladder, DEPTH, bot_ids)
+            print(f"a Tokaido Duo ladder of {args.ladder} more bots and the bench's, {playing} "
+                  f"of its matches in play elsewhere: each tick after a match reads it and "
+                  f"changes nothing")
         if args.phases:
             os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
             phases(engine, bot_ids, args.phases)
