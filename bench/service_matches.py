@@ -27,7 +27,12 @@ minute of the worker tree against ``referee tournament``'s process with the same
 (:func:`api.runner.run_match` with :func:`api.scheduling.after_match`) under cProfile; the
 functions with the most cumulative time, outside the match itself, are printed.
 
-Usage: python bench/service_matches.py [--matches 10] [--reps 8] [--profile 0]
+``--against DIR``: a ``worker -c 1`` of another checkout (say, the code before a change) takes
+its turn in every round as well, and the difference of the two workers' own CPU is paired by
+round: the figure to compare a change against on a shared machine.
+
+Usage: python bench/service_matches.py [--matches 10] [--reps 8] [--against DIR]
+       [--phases 0] [--profile 0]
 """
 
 from __future__ import annotations
@@ -314,36 +319,70 @@ def report(args: Any, rates: dict[str, list[float]], cpus: dict[str, list[float]
     print(f"  worker -c 1 / tournament, paired runs: {spread(ratios, '{:.2f}')}; service "
           f"overhead per match (wall, medians): {(60 / one - 60 / base) * 1000:+.0f} ms")
     play = cpus["play_match (same matches)"]
-    for name in ("worker -c 1", "worker -c 2"):
-        own = [(w - p) / n * 1000 for w, p in zip(cpus[name], play)]
+    owns = {}
+    for name in [name for name in rates if name.startswith("worker")]:
+        own = owns[name] = [(w - p) / n * 1000 for w, p in zip(cpus[name], play)]
         per = [w / n * 1000 for w in cpus[name]]
         print(f"  {name}: CPU per match {spread(per)} ms (process tree), play_match alone "
               f"{spread([p / n * 1000 for p in play])} ms; the service's own, paired: "
               f"{spread(own)} ms a match")
-    cpm = [(n / w) / (n / t) for w, t in zip(cpus["worker -c 1"], cpus["tournament (1 process)"])]
-    print(f"  matches per CPU-minute, worker -c 1 / tournament, paired: {spread(cpm, '{:.2f}')}")
+    for name in [name for name in rates if name.startswith("worker")]:
+        cpm = [t / w for w, t in zip(cpus[name], cpus["tournament (1 process)"])]
+        print(f"  matches per CPU-minute, {name} / tournament, paired: {spread(cpm, '{:.2f}')}")
+    if args.against:
+        gain = [a - b for a, b in zip(owns[f"worker -c 1 ({AGAINST})"], owns["worker -c 1"])]
+        print(f"  the service's own CPU a match, {AGAINST} less this tree, paired: "
+              f"{spread(gain)} ms")
 
 
 def rounds(args: Any, engine: Any, bot_ids: list[int], urls: list[str], folder: Path,
-           workers: dict[int, tuple[Any, str]], policy: Any
+           workers: dict[str, tuple[Any, str]], policy: Any
            ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    names = ("tournament (1 process)", "worker -c 1", "worker -c 2")
+    names = ("tournament (1 process)", *workers)
     rates: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in (*names, "play_match (same matches)")}
-    for concurrency, (proc, queue) in workers.items():
+    for proc, queue in workers.values():
         worker_run(engine, bot_ids, queue, 2, proc.pid)  # warm up: ready
     for _ in range(args.reps):  # short runs in turn, so a busy moment hits all of them
         rate, cpu = tournament_run(urls, args.matches, folder)
         rates["tournament (1 process)"].append(rate)
         cpus["tournament (1 process)"].append(cpu)
         played: list[int] = []
-        for concurrency, (proc, queue) in workers.items():
+        for name, (proc, queue) in workers.items():
             rate, cpu, ids = worker_run(engine, bot_ids, queue, args.matches, proc.pid)
-            rates[f"worker -c {concurrency}"].append(rate)
-            cpus[f"worker -c {concurrency}"].append(cpu)
+            rates[name].append(rate)
+            cpus[name].append(cpu)
             played = played or ids
         cpus["play_match (same matches)"].append(play_cpu(descriptions(engine, played), policy))
     return rates, cpus
+
+
+AGAINST = "against"
+
+
+def start_workers(args: Any, env: dict[str, str], folder: Path) -> dict[str, tuple[Any, str]]:
+    """``worker -c 1`` and ``-c 2`` of this tree, and ``-c 1`` of ``--against``'s (run
+    from that folder, so that its code is the one imported); all stay up, idle they cost
+    little."""
+    import subprocess
+    import sys
+
+    workers = {}
+    for concurrency in (1, 2):
+        queue = f"bench-{secrets.token_hex(4)}"
+        workers[f"worker -c {concurrency}"] = (start(
+            ["worker", "-c", str(concurrency), "-l", "warning"],
+            {**env, "REFEREE_QUEUE": queue}, folder / f"worker{concurrency}.log"), queue)
+    if args.against:
+        queue = f"bench-{secrets.token_hex(4)}"
+        tree = str(Path(args.against).resolve())
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from cli import main; main()", "worker", "-c", "1", "-l",
+             "warning"], cwd=tree, start_new_session=True, stderr=subprocess.STDOUT,
+            stdout=open(folder / "against.log", "wb"),
+            env={**os.environ, **env, "REFEREE_QUEUE": queue, "PYTHONPATH": tree})
+        workers[f"worker -c 1 ({AGAINST})"] = (proc, queue)
+    return workers
 
 
 def main() -> None:
@@ -352,6 +391,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=8)
     parser.add_argument("--ladder", type=int, default=63,
                         help="bots on a busy ladder beside the bench's (0: none)")
+    parser.add_argument("--against", metavar="DIR",
+                        help="another checkout (the code before a change): its worker -c 1 "
+                             "takes its turn in every round too")
     parser.add_argument("--phases", type=int, default=0,
                         help="time each step of this many matches in this process instead")
     parser.add_argument("--profile", type=int, default=0,
@@ -386,12 +428,7 @@ def main() -> None:
             os.environ["REFEREE_QUEUE"] = f"bench-{secrets.token_hex(4)}"
             profile(engine, bot_ids, args.profile, policy)
             return
-        workers = {}
-        for concurrency in (1, 2):  # both stay up; idle, they cost little
-            queue = f"bench-{secrets.token_hex(4)}"
-            workers[concurrency] = (start(
-                ["worker", "-c", str(concurrency), "-l", "warning"],
-                {**base_env, "REFEREE_QUEUE": queue}, folder / f"worker{concurrency}.log"), queue)
+        workers = start_workers(args, base_env, folder)
         try:
             rates, cpus = rounds(args, engine, bot_ids, urls, folder, workers, policy)
         finally:
