@@ -219,9 +219,9 @@ def play_cpu(described: list[Any], policy: Any) -> float:
 
 def profile(engine: Any, bots: list[int], matches: int, policy: Any) -> None:
     """Run ``matches`` matches through the worker's functions here, under cProfile."""
+    from api.config import ServiceConfig
     from api.runner import run_match
     from api.scheduling import after_match
-    from api.config import ServiceConfig
 
     class Nowhere:
         def enqueue(self, ids: Any) -> None: ...

@@ -17,7 +17,6 @@ from sqlalchemy import Connection, select
 from ladder.matchmaking.state import in_retry
 from ladder.models import RUNNING, SCHEDULED, Match, MatchSeat
 
-
 _IN_FLIGHT = (select(MatchSeat.bot_id, Match.id, Match.round_id, Match.state, Match.attempt,
                      Match.lease_until).join(Match, Match.id == MatchSeat.match_pk)
               .where(Match.state.in_((SCHEDULED, RUNNING)), Match.held.is_(False)))
