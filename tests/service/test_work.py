@@ -194,3 +194,22 @@ def test_the_tick_after_a_match_runs_only_when_the_match_freed_something_of_a_la
         conn.execute(insert(LadderEntry).values(bot_id=4, game="toy-race", active=True,
                                                 placement_remaining=0, joined_at=now_utc()))
     assert may_reschedule(engine, held) is True and isinstance(after(held), TickResult)
+
+
+def test_rated_matches_are_numbered_in_the_order_they_finished(engine):
+    """The fold's order is the finishing order, drawn under the ladder's lock (one number
+    each, whatever their ids), so that a recompute replays the ratings as they were made."""
+    first, second, unrated = schedule(engine, "toy-race", [([1, 4], 31, None),
+                                                           ([4, 1], 32, None)], rated=True
+                                      ) + schedule(engine, "toy-race", [([1, 4], 33, None)],
+                                                   rated=False)
+    for pk in (second, unrated, first):
+        held = claim(engine, pk, "w1", lease_s=30)
+        assert held is not None and finish(engine, held, play(held)) is True
+    with engine.connect() as conn:
+        seqs = dict(conn.execute(select(Match.id, Match.rating_seq)
+                                 .where(Match.id.in_([first, second, unrated]))).all())
+        before = conn.execute(select(func.max(Match.rating_seq))
+                              .where(Match.id.not_in([first, second, unrated]))).scalar_one()
+    base = before or 0
+    assert seqs == {second: base + 1, first: base + 2, unrated: None}
