@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from ladder import metrics
 from ladder.matchmaking import MatchmakerConfig, TickResult, tick
 from ladder.solo_ladder import tick as solo_tick
-from ladder.work import SweepPolicy, sweep
+from ladder.work import Claim, SweepPolicy, may_reschedule, sweep
 
 
 class Enqueue(Protocol):
@@ -45,10 +45,14 @@ def tick_and_enqueue(engine: Engine, config: MatchmakerConfig, to: Enqueue | Non
 
 
 def after_match(engine: Engine, config: MatchmakerConfig,
-                to: Enqueue) -> Callable[[str], object]:
+                to: Enqueue) -> Callable[[Claim], object]:
     """What a runner calls once a match is over (its bots have a slot free again): a tick
-    that does not queue behind another one (the next beat's tick catches up)."""
-    def run(game: str) -> object:
+    that does not queue behind another one (the next beat's tick catches up), unless the
+    match freed nothing the matchmaker hands out (:func:`ladder.work.may_reschedule`: one
+    indexed read instead of a tick reading every ladder)."""
+    def run(held: Claim) -> object:
+        if not may_reschedule(engine, held):
+            return None
         return tick_and_enqueue(engine, config, to, wait=False)
     return run
 
