@@ -23,17 +23,29 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import select  # noqa: E402
 
 from ladder.identity import claim_names  # noqa: E402
 from ladder.leaderboard import leaderboard  # noqa: E402
 from ladder.matchmaking import MatchmakerConfig, join, tick  # noqa: E402
+from ladder.models import Bot  # noqa: E402
 from ladder.store import open_db  # noqa: E402
 from referee.netpolicy import UrlPolicy  # noqa: E402
 
 STAY = 3
 """Closed rounds in a row the order must hold."""
+
+
+def in_order(board: list[dict[str, Any]], bots: list[str]) -> bool:
+    """The leaderboard lists ``bots`` strongest first (``bots`` is weakest first), with
+    strictly falling ratings (a tie broken by the name does not count)."""
+    ratings = [r["rating"] for r in board]
+    return ([r["bot"] for r in board] == bots[::-1]
+            and all(a > b for a, b in zip(ratings, ratings[1:])))
 
 
 def ladder_run(game: str, bots: list[str], rounds: int, folder: Path,
@@ -44,11 +56,7 @@ def ladder_run(game: str, bots: list[str], rounds: int, folder: Path,
 
     engine = open_db(f"sqlite:///{folder / 'ladder.sqlite3'}")
     try:
-        ids = claim_names(engine, {b: b for b in bots})
-        del ids
-        from sqlalchemy import select
-
-        from ladder.models import Bot
+        claim_names(engine, {b: b for b in bots})
         with engine.connect() as conn:
             by_name = dict(conn.execute(select(Bot.name, Bot.id)).all())
         for b in bots:
@@ -63,9 +71,8 @@ def ladder_run(game: str, bots: list[str], rounds: int, folder: Path,
             for _ in result.closed:
                 closed += 1
                 board = leaderboard(engine, game)
-                order = [r["bot"] for r in board]
                 games = statistics.mean(r["games"] for r in board)
-                streak = streak + 1 if order == bots[::-1] else 0
+                streak = streak + 1 if in_order(board, bots) else 0
                 if show:
                     print(f"  round {closed:2}: {games:5.1f} games/bot "
                           f"{'ok ' if streak else '   '}" + "  ".join(
@@ -93,7 +100,8 @@ def main() -> None:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) < 2 or len(set(bots)) != len(bots) or args.rounds < 1 or args.runs < 1:
         parser.error("--bots: two or more different bots; --rounds, --runs >= 1")
-    print(f"{args.game}: {', '.join(bots)} (weakest first); a round's Duo fixture is 2 games")
+    print(f"{args.game}: {', '.join(bots)} (weakest first); a Duo fixture is 2 games, "
+          "a Doubletrack table 1")
     found = []
     for run in range(args.runs):
         began = time.process_time()
