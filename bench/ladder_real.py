@@ -5,20 +5,25 @@ A pool of real games between built-in bots of different strength (``random``, ``
 (one JSON line a game, so an interrupted run resumes): Tokaido Duo in pairs, Doubletrack at
 tables of 4 drawn from the bots (each table's seats in random order).  The *full-data order*
 is the results-only fit (:mod:`ladder.fit`, the public rating) on the whole pool.  Then, for
-growing subsamples of the pool (random, ``--draws`` times each), two fits are compared by how
-often their order equals the full-data order (and by Spearman rho with it):
+growing subsamples of the pool (random, ``--draws`` times each), the fits are compared by how
+often their order equals the full-data order, the share of bot pairs they order as it does, and
+how often they order right every pair more than ``GAP`` apart in it:
 
 - ``results``: the public rating, placings only (Bradley-Terry / Plackett-Luce);
-- ``margin``: the same placings, plus what the score says: a normal (Thurstone) model of each
-  pair's score difference, ``s_a - s_b ~ N(c (theta_a - theta_b), sigma^2)``, ``c`` and
-  ``sigma`` fitted on the subsample by least squares, its information added to the placings'
-  in one joint MAP (Tokaido Duo: the final scores; Doubletrack: the final money, its tie-break
-  after placing being the score, a seat's money difference to every other seat of the table).
+- ``margin``: the same placings, plus what the score says, in one joint MAP: a normal
+  (Thurstone) model of each seat's score against its table's mean, ``s - mean(s) ~ N(c (theta -
+  mean(theta)), sigma^2)``, with ``c`` and ``sigma`` fitted by least squares on the same games
+  (Tokaido Duo: the final scores; Doubletrack: the score the game reports, the small pawn's
+  position);
+- ``money`` (Doubletrack): the same with the final money in place of the score.
 
-The margin model changes who is stronger only where the scores disagree with the placings;
-the study reports that too (``margin`` on the full pool against the full-data order).
+The full-data orders of the margin models are printed beside the results fit's, and how many
+of the bot pairs they order alike: a margin model may call another bot stronger.  A subsample
+shares games with the full pool, which favours the model the reference is fitted by; the
+``own`` column (each model against its own full-data order) has that bias on both sides.
 
-Usage: python bench/ladder_real.py [--cache FILE] [--duo 240] [--doubletrack 160] [--draws 200]
+Usage: python bench/ladder_real.py [--cache FILE] [--duo 300] [--doubletrack 150] [--draws 100]
+       [--sizes 10,20,40,80,120,160,240]
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -45,7 +51,7 @@ GAP = 0.3
 """Logits: pairs further apart than this in the full-data fit count as distinct."""
 
 
-def play_one(game: str, bots: list[str], seed: int) -> dict[str, object]:
+def play_one(game: str, bots: list[str], seed: int) -> dict[str, Any]:
     """One game of ``bots`` (seat order); each seat's bot, standing, score (and money)."""
     description = MatchDescription(game, tuple(Seat(b) for b in bots), seed,
                                    time_control=TimeControl(decision_ms=60_000))
@@ -57,9 +63,9 @@ def play_one(game: str, bots: list[str], seed: int) -> dict[str, object]:
                       for s in result.seats]}
 
 
-def pool(path: Path, counts: dict[str, int]) -> list[dict[str, object]]:
+def pool(path: Path, counts: dict[str, int]) -> list[dict[str, Any]]:
     """The cached games, playing the missing ones (fixed seeds: the same pool every time)."""
-    games: list[dict[str, object]] = []
+    games: list[dict[str, Any]] = []
     if path.exists():
         games = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     have = {(g["game"], g["seed"]) for g in games}
@@ -171,8 +177,9 @@ def study(game: str, games: list[dict], draws: int, sizes: list[int]) -> None:
               "pairs as the results fit does")
     print(f"  per subsample size, over {draws} random subsamples: the share whose order is the "
           f"full-data results order, the share of pairs ordered so, and the share of pairs "
-          f"more than {GAP} logits apart in it (the distinct pairs) all ordered so")
-    print(f"  games  " + "  ".join(f"{n + ': same / pairs / distinct':30}"
+          f"more than {GAP} logits apart in it (the distinct pairs) all ordered so; own: the "
+          f"share whose order is the same model's full-data order")
+    print(f"  games  " + "  ".join(f"{n + ': same / pairs / distinct / own':38}"
                                    for n, _ in MODELS[game]))
     rng = random.Random(f"{game}-subsamples")
     for size in sizes:
@@ -181,6 +188,7 @@ def study(game: str, games: list[dict], draws: int, sizes: list[int]) -> None:
         same = {n: 0 for n, _ in MODELS[game]}
         agree: dict[str, list[float]] = {n: [] for n, _ in MODELS[game]}
         distinct = {n: 0 for n, _ in MODELS[game]}
+        own = {n: 0 for n, _ in MODELS[game]}
         for _ in range(draws):
             sample = rng.sample(games, size)
             for name, key in MODELS[game]:
@@ -188,9 +196,10 @@ def study(game: str, games: list[dict], draws: int, sizes: list[int]) -> None:
                 same[name] += bool((np.argsort(theta) == np.argsort(truth)).all())
                 agree[name].append(pairs_agree(theta, truth))
                 distinct[name] += pairs_agree(theta, truth, GAP) == 1.0
+                own[name] += bool((np.argsort(theta) == np.argsort(full[name])).all())
         print(f"  {size:5}  " + "  ".join(
             f"{same[n] / draws:5.0%} / {statistics.mean(agree[n]):6.1%} / "
-            f"{distinct[n] / draws:5.0%}{'':8}"
+            f"{distinct[n] / draws:5.0%} / {own[n] / draws:5.0%}{'':3}"
             for n, _ in MODELS[game]), flush=True)
 
 
@@ -198,8 +207,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache", type=Path,
                         default=Path(tempfile.gettempdir()) / "referee-ladder-real.jsonl")
-    parser.add_argument("--duo", type=int, default=240, help="Tokaido Duo games in the pool")
-    parser.add_argument("--doubletrack", type=int, default=160, help="Doubletrack tables")
+    parser.add_argument("--duo", type=int, default=300, help="Tokaido Duo games in the pool")
+    parser.add_argument("--doubletrack", type=int, default=150, help="Doubletrack tables")
     parser.add_argument("--draws", type=int, default=100, help="subsamples per size")
     parser.add_argument("--sizes", default="10,20,40,80,120,160,240")
     args = parser.parse_args()
