@@ -12,7 +12,7 @@ at the third) and the CPU seconds.  Match seeds come from the service (random), 
 vary from run to run: ``--runs`` repeats on fresh databases and prints each.
 
 Usage: python bench/ladder_builtin.py [--game tokaido-duo]
-       [--bots random,greedy,mcts:playouts=25,mcts:playouts=100] [--rounds 40] [--runs 1]
+       [--bots random,greedy,mcts:playouts=25,mcts:playouts=200] [--rounds 40] [--runs 1]
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def ladder_run(game: str, bots: list[str], rounds: int, folder: Path,
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", default="tokaido-duo")
-    parser.add_argument("--bots", default="random,greedy,mcts:playouts=25,mcts:playouts=100",
+    parser.add_argument("--bots", default="random,greedy,mcts:playouts=25,mcts:playouts=200",
                         help="weakest first: the known order")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--runs", type=int, default=1)
