@@ -44,7 +44,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
     """Each public read, as the paths its measure cycles over (data as data)."""
-    bots, matches = data["top_bots"][:ids], data["matches"][-ids:]
+    bots, matches = data["top_bots"][:ids], data["matches"][-ids:][::-1]
     g = GAME
     per_bot = {
         "API bot": "/api/v1/bots/{}", "API bot's matches": "/api/v1/bots/{}/matches",
@@ -109,19 +109,23 @@ def burst(base: str, paths: list[str], count: int, clients: int = 4) -> None:
 
 
 def measure_cpu(base: str, pgid: int, reads: dict[str, list[str]], count: int,
-                rounds: int) -> None:
-    for paths in reads.values():  # warm up: every process has loaded what it reads
-        burst(base, paths, max(8, len(paths) * 2))
+                rounds: int, title: str, warm: bool = True) -> None:
+    """``count`` requests per endpoint per round (0: each of its paths once)."""
+    if warm:
+        for paths in reads.values():  # every process has loaded what it reads
+            burst(base, paths, max(8, len(paths) * 2))
     figures: dict[str, list[float]] = {name: [] for name in reads}
     for r in range(rounds):
         order = list(reads)
         random.Random(r).shuffle(order)
         for name in order:
+            paths = reads[name] if count else reads[name][r::rounds]
+            n = count or len(paths)
             before = group_cpu(pgid)
-            burst(base, reads[name], count)
-            figures[name].append((group_cpu(pgid) - before) / count * 1000)
-    print(f"web CPU per request (ms), {count} requests per endpoint per round, {rounds} rounds "
-          "(median [min-max])")
+            burst(base, paths, n)
+            figures[name].append((group_cpu(pgid) - before) / n * 1000)
+    print(f"{title}: web CPU per request (ms), {count or 'each path once'} per endpoint per "
+          f"round, {rounds} rounds (median [min-max])")
     for name, values in figures.items():
         print(f"  {name:<26} {statistics.median(values):7.2f} "
               f"[{min(values):.2f}-{max(values):.2f}]")
@@ -235,7 +239,14 @@ def main() -> None:
         wait_http(base + "/healthz")
         reads = endpoints(data, args.ids)
         if args.mode in ("cpu", "both"):
-            measure_cpu(base, web.pid, reads, args.requests, args.rounds)
+            measure_cpu(base, web.pid, reads, args.requests, args.rounds,
+                        f"read again ({args.ids} bots or matches cycled over)")
+            others = {**data, "top_bots": data["top_bots"][args.ids:],
+                      "matches": data["matches"][:-args.ids]}  # none of those read above
+            first = {k: v for k, v in endpoints(others, args.bots).items() if len(v) > 1}
+            measure_cpu(base, web.pid, first, 0, args.rounds,
+                        "read first (every bot, or the newest matches, once: nothing kept)",
+                        warm=False)
         if args.mode in ("throughput", "both"):
             paths = [p for ps in reads.values() for p in ps]
             measure_throughput(engine, base, paths, args, folder, pg_url)

@@ -1,0 +1,130 @@
+"""Kept public answers (api.caching): ETag and 304, invalidation by the data, owners apart."""
+
+from __future__ import annotations
+
+from service.conftest import Client, drain
+
+
+def rated_matches(app, bots, games=2, game="toy-race"):
+    """Rated matches between ``bots``, played by the real runner (as the ladder's are)."""
+    from api.runner import run_match
+    from ladder.work import rotations, schedule
+
+    svc = app.extensions["referee"]
+    ids = schedule(svc.engine, game, rotations(bots, games, "t"), rated=True)
+    assert [run_match(svc.engine, pk, svc.policy, lease_s=30) for pk in ids] == \
+        ["finished"] * games
+    return ids
+
+
+def test_an_anonymous_read_has_an_etag_and_a_304_for_it(anon):
+    first = anon.get("/api/v1/leaderboards/toy-race")
+    assert first.status_code == 200
+    etag = first.headers["ETag"]
+    assert first.headers["Cache-Control"] == "public, max-age=5"
+    assert {"Authorization", "Cookie"} <= {v.strip() for v in first.headers["Vary"].split(",")}
+    again = anon.get("/api/v1/leaderboards/toy-race", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == etag
+    other = anon.get("/api/v1/leaderboards/toy-race", headers={"If-None-Match": '"nope"'})
+    assert other.status_code == 200 and other.json == first.json
+
+
+def test_a_kept_answer_is_served_without_building_it_again(app, anon, monkeypatch):
+    import api.routes.leaderboards as route
+
+    assert anon.get("/api/v1/leaderboards/toy-race").status_code == 200
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("built again although nothing changed")
+
+    monkeypatch.setattr(route, "leaderboard_page", refuse)
+    assert anon.get("/api/v1/leaderboards/toy-race").status_code == 200
+
+
+def test_a_finished_match_shows_at_once_and_its_old_etag_no_longer_matches(app, anon, bot_url):
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    made = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                  "games": 2}).json
+    pk = made["match_ids"][0]
+    before = anon.get(f"/api/v1/matches/{pk}")
+    listed = anon.get("/api/v1/matches").json
+    assert before.json["state"] == "scheduled" and listed["items"][0]["state"] == "scheduled"
+    assert drain(app) == ["finished", "finished"]
+    after = anon.get(f"/api/v1/matches/{pk}", headers={"If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200 and after.json["state"] == "finished"
+    assert after.headers["ETag"] != before.headers["ETag"]
+    assert {m["state"] for m in anon.get("/api/v1/matches").json["items"]} == {"finished"}
+
+
+def test_a_rating_change_shows_on_the_next_read_of_the_board(app, anon):
+    from service.conftest import fast_bot
+
+    other = fast_bot(app.extensions["referee"].engine)
+    empty = anon.get("/api/v1/leaderboards/toy-race").json
+    assert empty["items"] == empty["provisional"] == []
+    rated_matches(app, [1, other])
+    board = anon.get("/api/v1/leaderboards/toy-race").json
+    rows = board["items"] + board["provisional"]
+    assert sorted(r["bot"]["id"] for r in rows) == sorted([1, other])
+    assert all(r["games"] == 2 for r in rows)
+
+
+def test_owner_only_fields_never_reach_another_reader(app, anon, bot_url):
+    alice = anon.owner("alice")
+    bob = anon.owner("bob")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    path = f"/api/v1/bots/{mine}"
+    assert alice.get(path).json["url"] == bot_url  # the owner first: kept nowhere
+    public = anon.get(path)
+    assert public.json.get("url") is None and public.json.get("verify_nonce") is None
+    owned = alice.get(path, headers={"If-None-Match": public.headers["ETag"]})
+    assert owned.status_code == 200 and owned.json["url"] == bot_url
+    assert owned.headers["Cache-Control"] == "private, no-cache"
+    assert bob.get(path).json.get("url") is None
+    assert anon.get(path).json.get("url") is None
+
+
+def test_pages_are_public_for_anonymous_readers_and_private_once_logged_in(app, anon):
+    from pages.pages_support import csrf_of
+
+    page = anon.get("/leaderboards/toy-race")
+    assert page.status_code == 200 and page.headers["Cache-Control"] == "public, max-age=5"
+    alice = anon.owner("alice")
+    browser = app.test_client()
+    form = browser.get("/login")
+    logged = browser.post("/login", data={"token": alice.token,
+                                          "csrf": csrf_of(form.get_data(as_text=True))})
+    assert logged.status_code == 303
+    mine = browser.get("/leaderboards/toy-race")
+    assert mine.status_code == 200 and mine.headers["Cache-Control"] == "private, no-cache"
+    assert "alice" in mine.get_data(as_text=True)  # the logged-in header, never kept
+    assert "alice" not in anon.get("/leaderboards/toy-race").get_data(as_text=True)
+
+
+def test_a_log_keeps_its_content_hash_as_etag_and_answers_304_from_the_kept_copy(app, anon,
+                                                                                bot_url):
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                "games": 2}).json["match_ids"][0]
+    drain(app)
+    first = anon.get(f"/api/v1/matches/{pk}/log")
+    again = anon.get(f"/api/v1/matches/{pk}/log")
+    assert first.status_code == again.status_code == 200 and first.data == again.data
+    assert first.headers["ETag"] == again.headers["ETag"] and \
+        not first.headers["ETag"].startswith("W/")
+    assert "immutable" in again.headers["Cache-Control"]
+    cached = anon.get(f"/api/v1/matches/{pk}/log", headers={"If-None-Match":
+                                                            first.headers["ETag"]})
+    assert cached.status_code == 304
+
+
+def test_an_error_is_never_kept(app, anon):
+    assert anon.get("/api/v1/matches/77").status_code == 404
+    assert anon.get("/api/v1/matches/77").status_code == 404
+    assert Client(app).get("/api/v1/bots/99").status_code == 404
