@@ -42,14 +42,18 @@ SCOPES = {
     "leaderboards.list_games": "ladder", "leaderboards.get_leaderboard": "ladder",
     "bots.list_bots": "ladder", "bots.get_bot": "bot", "bots.bot_ratings": "bot",
     "bots.bot_matches": "bot", "bots.bot_head_to_head": "bot", "pages.bot": "bot",
-    "matches.get_match": "match", "matches.get_log": "match", "frames.get_frames": "match",
-    "pages.match": "match", "matches.list_matches": "all", "rounds.get_rounds": "all",
+    "matches.get_match": "match", "pages.match": "match", "matches.list_matches": "all", "rounds.get_rounds": "all",
     "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "all",
     "pages.home": "all", "pages.leaderboard": "all", "pages.matches": "all",
     "pages.round": "all", "pages.challenge": "all", "pages.docs": "ladder",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
-what its answer depends on: one match, one bot, the ladder, or all of the matches too."""
+what its answer depends on: one match, one bot, the ladder, or all of the matches too.  A
+match's log and frames are not here: they never change once public, and keep their own
+content hashes as ETags and an immutable ``Cache-Control``."""
+OWN_LIMITS = frozenset({"export.export_matches"})
+"""Reads with a rate limit of their own, checked when the view is called: their views ask for
+the kept answer themselves (:func:`kept`), after the limit."""
 MAX_AGE_S = 5
 """How long a browser or a shared cache may reuse an anonymous answer without asking."""
 MAX_KEPT_S = 300
@@ -238,19 +242,23 @@ def serve_kept() -> Response | None:
     args = request.view_args or {}
     ident = args.get("match_id") if scope == "match" else args.get("bot_id")
     version, key = data_version(service().engine, scope, ident), answer_key()
-    etag = tag_for(version, key)
-    g.answer_slot = (key, version, etag)
+    g.answer_slot = (key, version, tag_for(version, key))
+    return None if request.endpoint in OWN_LIMITS else kept()
+
+
+def kept() -> Response | None:
+    """A 304 or the kept answer of this request's slot; None where it must be built."""
+    slot = g.get("answer_slot")
+    if slot is None:
+        return None
+    key, version, etag = slot
     if matches_tag(etag):
         return Response(status=304, headers=public_headers(etag))
-    kept = answers().get(key, version)
-    if kept is None:
+    found = answers().get(key, version)
+    if found is None:
         return None
     g.answer_kept = True
-    headers = dict(kept.headers)
-    if matches_tag(headers.get("ETag")):
-        return Response(status=304, headers={k: v for k, v in headers.items()
-                                             if k in ("ETag", "Cache-Control", "Vary")})
-    return Response(kept.body, status=kept.status, headers=headers)
+    return Response(found.body, status=found.status, headers=dict(found.headers))
 
 
 def public_headers(etag: str) -> dict[str, str]:

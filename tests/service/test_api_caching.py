@@ -105,7 +105,7 @@ def test_pages_are_public_for_anonymous_readers_and_private_once_logged_in(app, 
     assert "alice" not in anon.get("/leaderboards/toy-race").get_data(as_text=True)
 
 
-def test_a_log_keeps_its_content_hash_as_etag_and_answers_304_from_the_kept_copy(app, anon,
+def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, anon,
                                                                                 bot_url):
     alice = anon.owner("alice")
     mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
