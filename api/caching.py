@@ -32,7 +32,7 @@ from flask import Flask, Response, current_app, g, request
 from sqlalchemy import Engine, case, func, select
 
 from api.context import service
-from ladder.db import reader
+from ladder.db import reader, translate_errors
 from ladder.models import (
     RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Fixture, HealthCheck, Ladder, LadderEntry,
     LadderPause, Match, MatchSeat, Owner, Rating, Round,
@@ -144,7 +144,7 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
         columns += ladder()
         columns += bot_matches(ident or 0) if scope == "bot" else []
         columns += all_matches() if scope == "all" else []
-    with reader(engine) as conn:
+    with translate_errors(engine), reader(engine) as conn:
         row = conn.execute(select(*columns)).one()
     return f"{scope}:{ident}:" + hashlib.sha1(repr(tuple(row)).encode()).hexdigest()[:20]
 
