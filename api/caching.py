@@ -26,10 +26,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
-from sqlalchemy import Engine, case, func, select
+from sqlalchemy import Engine, Integer, bindparam, case, create_engine, func, select
+from sqlalchemy.exc import DBAPIError
 
 from api.context import service
 from ladder.db import reader, translate_errors
@@ -85,6 +87,8 @@ class AnswerCache:
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
+        self._probe: Engine | None = None
+        self._probe_of: Engine | None = None
 
     def get(self, key: str, version: str) -> Kept | None:
         with self._lock:
@@ -105,6 +109,17 @@ class AnswerCache:
             while self._bytes > self._max:
                 _, dropped = self._items.popitem(last=False)
                 self._bytes -= len(dropped.body)
+
+    def probe(self, engine: Engine) -> Engine:
+        """The engine the fingerprint is read with (see :func:`fingerprint`)."""
+        if engine.dialect.name != "postgresql":
+            return engine
+        with self._lock:
+            if self._probe is None or self._probe_of is not engine:
+                self._probe = create_engine(engine.url, isolation_level="AUTOCOMMIT",
+                                            pool_size=4, pool_reset_on_return=None)
+                self._probe_of = engine
+            return self._probe
 
     def clear(self) -> None:
         with self._lock:
@@ -137,16 +152,42 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
+    row = fingerprint(engine, statement(scope), {"ident": ident or 0})
+    return f"{scope}:{ident}:" + hashlib.sha1(repr(tuple(row)).encode()).hexdigest()[:20]
+
+
+@cache
+def statement(scope: str) -> Any:
+    """The fingerprint's query of ``scope``, built once (building it costs more than the
+    database takes to answer it); the bot's or match's id is its parameter ``ident``."""
+    ident = bindparam("ident", type_=Integer)
     columns = names()
     if scope == "match":
-        columns += one_match(ident or 0)
+        columns += one_match(ident)
     else:
         columns += ladder()
-        columns += bot_matches(ident or 0) if scope == "bot" else []
+        columns += bot_matches(ident) if scope == "bot" else []
         columns += all_matches() if scope == "all" else []
-    with translate_errors(engine), reader(engine) as conn:
-        row = conn.execute(select(*columns)).one()
-    return f"{scope}:{ident}:" + hashlib.sha1(repr(tuple(row)).encode()).hexdigest()[:20]
+    return select(*columns)
+
+
+def fingerprint(engine: Engine, query: Any, params: dict[str, Any]) -> Any:
+    """The fingerprint's row: on PostgreSQL one round trip on a connection of its own (no
+    ping, no transaction: it is asked on every read and a read-only snapshot of one statement
+    needs none); a connection found dead is replaced once, as the ping would have done."""
+    probe = answers().probe(engine)
+    with translate_errors(engine):
+        if probe is engine:
+            with reader(engine) as conn:
+                return conn.execute(query, params).one()
+        try:
+            with probe.connect() as conn:
+                return conn.execute(query, params).one()
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            with probe.connect() as conn:
+                return conn.execute(query, params).one()
 
 
 def names() -> list[Any]:
@@ -159,7 +200,7 @@ def names() -> list[Any]:
                         where=Match.state == VOIDED)]  # a void refolds the ratings
 
 
-def one_match(pk: int) -> list[Any]:
+def one_match(pk: Any) -> list[Any]:
     here = Match.id == pk
     pair = select(Match.pair_key).where(here).scalar_subquery()
     return [*(select(c).where(here).scalar_subquery() for c in (
@@ -182,7 +223,7 @@ def ladder() -> list[Any]:
         *aggregates(func.max(HealthCheck.id))]
 
 
-def bot_matches(bot_id: int) -> list[Any]:
+def bot_matches(bot_id: Any) -> list[Any]:
     mine = select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot_id)
     return [*aggregates(func.max(MatchSeat.match_pk), where=MatchSeat.bot_id == bot_id),
             *aggregates(func.count(), func.coalesce(func.sum(Match.id), 0),
