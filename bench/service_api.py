@@ -132,12 +132,13 @@ def measure_cpu(base: str, pgid: int, reads: dict[str, list[str]], count: int,
 
 
 def readers(base: str, paths: list[str], count: int, pace: float,
-            stop_flag: threading.Event) -> list[threading.Thread]:
+            stop_flag: threading.Event, done: list[int]) -> list[threading.Thread]:
     def reader(n: int) -> None:
         rng, session = random.Random(n), requests.Session()
         while not stop_flag.is_set():
             try:
                 session.get(base + rng.choice(paths), timeout=120)
+                done.append(1)
             except requests.RequestException:
                 pass
             stop_flag.wait(pace)
@@ -148,7 +149,7 @@ def readers(base: str, paths: list[str], count: int, pace: float,
     return threads
 
 
-def measure_throughput(engine: Any, base: str, paths: list[str], args: Any,
+def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args: Any,
                        folder: Path, pg_url: str) -> None:
     from service_matches import setup_bots, worker_rate
 
@@ -159,16 +160,22 @@ def measure_throughput(engine: Any, base: str, paths: list[str], args: Any,
                     "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8"}, folder / "worker.log")
     try:
         bots = setup_bots(engine, [url for _, url in bot_procs])
-        worker_rate(engine, bots, queue, 2)  # warm up
+        worker_rate(engine, bots, queue, 2)  # warm up: the worker, and each web process's
+        burst(base, paths, 4 * len(paths), clients=8)  # reads (a site in steady state)
         pairs: list[tuple[float, float]] = []
+        costs: list[tuple[float, float, float]] = []
         for _ in range(args.reps):
             alone = worker_rate(engine, bots, queue, args.tp_matches)
-            flag = threading.Event()
-            threads = readers(base, paths, args.readers, args.pace, flag)
+            flag, done = threading.Event(), []
+            web, mine, began = group_cpu(pgid), time.process_time(), time.perf_counter()
+            threads = readers(base, paths, args.readers, args.pace, flag, done)
             read = worker_rate(engine, bots, queue, args.tp_matches)
             flag.set()
             for t in threads:
                 t.join()
+            n = max(1, len(done))
+            costs.append((n / (time.perf_counter() - began), (group_cpu(pgid) - web) / n * 1000,
+                          (time.process_time() - mine) / n * 1000))
             pairs.append((alone, read))
         ratios = [b / a for a, b in pairs]
         print(f"matches/min, {args.tp_matches} a run, {args.reps} paired runs, "
@@ -176,6 +183,9 @@ def measure_throughput(engine: Any, base: str, paths: list[str], args: Any,
         for label, col in (("without readers", [a for a, _ in pairs]),
                            ("with readers", [b for _, b in pairs]), ("ratio", ratios)):
             print(f"  {label:<16} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
+        for label, col in zip(("reads/s", "web CPU ms/read", "readers' CPU ms/read"),
+                              zip(*costs)):
+            print(f"  {label:<21} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
     finally:
         stop(worker)
         for proc, _ in bot_procs:
@@ -249,7 +259,7 @@ def main() -> None:
                         warm=False)
         if args.mode in ("throughput", "both"):
             paths = [p for ps in reads.values() for p in ps]
-            measure_throughput(engine, base, paths, args, folder, pg_url)
+            measure_throughput(engine, base, web.pid, paths, args, folder, pg_url)
     finally:
         if web is not None:
             stop(web)
