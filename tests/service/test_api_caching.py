@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service.conftest import Client, drain
+
+
+@pytest.fixture
+def app(make_service, db_url):
+    """Each test on each kind of database (PostgreSQL reads the fingerprint its own way)."""
+    return make_service(db_url)
 
 
 def rated_matches(app, bots, games=2, game="toy-race"):
@@ -124,7 +132,17 @@ def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, an
     assert cached.status_code == 304
 
 
-def test_an_error_is_never_kept(app, anon):
-    assert anon.get("/api/v1/matches/77").status_code == 404
-    assert anon.get("/api/v1/matches/77").status_code == 404
-    assert Client(app).get("/api/v1/bots/99").status_code == 404
+def test_an_error_is_never_kept_and_a_new_row_shows_at_once(app, anon, bot_url):
+    assert anon.get("/api/v1/bots/4").status_code == 404
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    assert made == 4 and Client(app).get("/api/v1/bots/4").status_code == 200
+
+
+def test_every_kept_read_names_a_route_of_the_app(app):
+    """A renamed route would silently stop being kept: the table follows the routes."""
+    from api.caching import OWN_LIMITS, SCOPES
+
+    assert set(SCOPES) | OWN_LIMITS <= set(app.view_functions)
+    assert set(SCOPES.values()) == {"match", "bot", "ladder", "all"}
