@@ -41,19 +41,20 @@ from ladder.models import (
 )
 
 SCOPES = {
-    "leaderboards.list_games": "ladder", "leaderboards.get_leaderboard": "ladder",
+    "leaderboards.get_leaderboard": "ladder",
     "bots.list_bots": "ladder", "bots.get_bot": "bot", "bots.bot_ratings": "bot",
     "bots.bot_matches": "bot", "bots.bot_head_to_head": "bot", "pages.bot": "bot",
     "matches.get_match": "match", "pages.match": "match", "matches.list_matches": "all",
     "rounds.get_rounds": "all",
     "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "all",
     "pages.home": "all", "pages.leaderboard": "all", "pages.matches": "all",
-    "pages.round": "all", "pages.challenge": "all", "pages.docs": "ladder",
+    "pages.round": "all", "pages.challenge": "all",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
 what its answer depends on: one match, one bot, the ladder, or all of the matches too.  A
 match's log and frames are not here: they never change once public, and keep their own
-content hashes as ETags and an immutable ``Cache-Control``."""
+content hashes as ETags and an immutable ``Cache-Control``; nor are the games and the docs,
+which read nothing that changes (asking the fingerprint would cost more than they do)."""
 OWN_LIMITS = frozenset({"export.export_matches"})
 """Reads with a rate limit of their own, checked when the view is called: their views ask for
 the kept answer themselves (:func:`kept`), after the limit."""
