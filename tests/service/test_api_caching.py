@@ -134,6 +134,8 @@ def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, an
 
 def test_an_error_is_never_kept_and_a_new_row_shows_at_once(app, anon, bot_url):
     assert anon.get("/api/v1/bots/4").status_code == 404
+    missing = anon.get("/api/v1/bots/4/matches")
+    assert missing.status_code == 404 and missing.json["message"] == "no bot 4"
     alice = anon.owner("alice")
     made = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
                                             "games": ["toy-race"]}).json["id"]
