@@ -46,12 +46,13 @@ SCOPES = {
     "bots.bot_matches": "bot", "bots.bot_head_to_head": "bot", "pages.bot": "bot",
     "matches.get_match": "match", "pages.match": "match", "matches.list_matches": "all",
     "rounds.get_rounds": "all",
-    "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "all",
-    "pages.home": "all", "pages.leaderboard": "all", "pages.matches": "all",
+    "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "results",
+    "pages.home": "all", "pages.leaderboard": "results", "pages.matches": "all",
     "pages.round": "all", "pages.challenge": "all",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
-what its answer depends on: one match, one bot, the ladder, or all of the matches too.  A
+what its answer depends on: one match, one bot, the ladder, the ladder and the matches'
+results (not when a match starts), or all of the matches' states too.  A
 match's log and frames are not here: they never change once public, and keep their own
 content hashes as ETags and an immutable ``Cache-Control``; nor are the games and the docs,
 which read nothing that changes (asking the fingerprint would cost more than they do)."""
@@ -152,6 +153,7 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     match's own row and whether a match sharing its seed is still open (its log's fate).
     ``bot``: the ladder, and the bot's matches by state.  ``ladder``: rating steps (the
     largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes.
+    ``results``: the ladder, the largest match id and how many matches are not over.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
     row = fingerprint(engine, statement(scope), {"ident": ident or 0})
@@ -170,6 +172,7 @@ def statement(scope: str) -> Any:
         columns += ladder()
         columns += bot_matches(ident) if scope == "bot" else []
         columns += all_matches() if scope == "all" else []
+        columns += results() if scope == "results" else []
     return select(*columns)
 
 
@@ -230,6 +233,13 @@ def bot_matches(bot_id: Any) -> list[Any]:
     return [*aggregates(func.max(MatchSeat.match_pk), where=MatchSeat.bot_id == bot_id),
             *aggregates(func.count(), func.coalesce(func.sum(Match.id), 0),
                         where=Match.id.in_(mine) & Match.state.in_(OPEN))]
+
+
+def results() -> list[Any]:
+    """Moves when a match is created or ends, not when one starts: a start moves one from
+    scheduled to running, the count of both together stays."""
+    return [*aggregates(func.max(Match.id), func.max(Challenge.id)),
+            *aggregates(func.count(), where=Match.state.in_(OPEN))]
 
 
 def all_matches() -> list[Any]:

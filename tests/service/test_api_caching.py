@@ -147,4 +147,28 @@ def test_every_kept_read_names_a_route_of_the_app(app):
     from api.caching import OWN_LIMITS, SCOPES
 
     assert set(SCOPES) | OWN_LIMITS <= set(app.view_functions)
-    assert set(SCOPES.values()) == {"match", "bot", "ladder", "all"}
+    assert set(SCOPES.values()) == {"match", "bot", "ladder", "results", "all"}
+
+
+def test_a_start_moves_the_match_lists_and_a_finish_the_results(app, anon, bot_url):
+    """The leaderboard page shows finished matches only: a start leaves it kept, a finish
+    shows at once; the match list shows states: a start shows at once too."""
+    from api.execution import play
+    from ladder.work import claim, finish
+
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                "games": 2}).json["match_ids"][0]
+    board, listed = anon.get("/leaderboards/toy-race"), anon.get("/api/v1/matches")
+    engine = app.extensions["referee"].engine
+    held = claim(engine, pk, "test", 30)
+    assert held is not None
+    started = anon.get("/api/v1/matches")
+    assert started.headers["ETag"] != listed.headers["ETag"]
+    assert [m["state"] for m in started.json["items"] if m["id"] == pk] == ["running"]
+    assert anon.get("/leaderboards/toy-race").headers["ETag"] == board.headers["ETag"]
+    assert finish(engine, held, play(held, app.extensions["referee"].policy))
+    after = anon.get("/leaderboards/toy-race")
+    assert after.headers["ETag"] != board.headers["ETag"]
