@@ -4,9 +4,9 @@ Leaderboards, bot pages, match lists and records are read far more often than th
 and they change only when the database does: a match is scheduled, starts, finishes or is
 voided, a rating moves, a bot, a ladder entry, a round or a pause changes.  One query
 (:func:`data_version`, index look-ups and aggregates over small tables) fingerprints what a
-read depends on (its scope, :data:`SCOPES`: one match, one bot, the ladder, or every match);
-an anonymous answer of a public read is kept in this process under its URL and that
-fingerprint, and served again, unrendered, until the fingerprint moves.  Its
+read depends on (its scope, :data:`SCOPES`: one match, one bot, the ladder, the results, or
+every match's state); an anonymous answer of a public read is kept in this process under its
+URL and that fingerprint, and served again, unrendered, until the fingerprint moves.  Its
 ``ETag`` is the fingerprint and the URL hashed, the same in every process, so a client that
 sends it back (``If-None-Match``) gets a 304 before anything is read but the fingerprint.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, request, session
 from sqlalchemy import Engine, Integer, bindparam, case, create_engine, func, select
 from sqlalchemy.exc import DBAPIError
 
@@ -262,7 +262,7 @@ def not_stored() -> None:
 
 def anonymous() -> bool:
     return "Authorization" not in request.headers and \
-        not request.cookies.get("referee_session")
+        not request.cookies.get(current_app.config["SESSION_COOKIE_NAME"])
 
 
 def answer_key() -> str:
@@ -329,10 +329,10 @@ def keep(response: Response) -> Response:
     if slot is None or g.get("answer_kept") or response.status_code not in (200, 304):
         return response
     key, version, etag = slot
-    if g.get("answer_not_stored") or "Set-Cookie" in response.headers:
+    if g.get("answer_not_stored") or session.modified or "Set-Cookie" in response.headers:
         response.headers["Cache-Control"] = "no-cache"
         return response
-    response.headers.setdefault("ETag", etag)  # a log keeps its own: its content's hash
+    response.headers.setdefault("ETag", etag)  # unless the view gave its own
     response.headers.setdefault("Cache-Control", f"public, max-age={MAX_AGE_S}")
     response.vary.update(("Authorization", "Cookie"))
     if response.status_code == 200 and request.method == "GET" and \
