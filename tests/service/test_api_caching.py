@@ -172,3 +172,24 @@ def test_a_start_moves_the_match_lists_and_a_finish_the_results(app, anon, bot_u
     assert finish(engine, held, play(held, app.extensions["referee"].policy))
     after = anon.get("/leaderboards/toy-race")
     assert after.headers["ETag"] != board.headers["ETag"]
+
+
+def test_an_admin_void_refolds_and_the_next_anonymous_reads_show_it(app, anon):
+    from sqlalchemy import update
+
+    from ladder.models import Owner
+
+    from service.test_api_admin import GAME, ladder_of
+
+    admin = anon.owner("root")
+    with app.extensions["referee"].engine.begin() as conn:
+        conn.execute(update(Owner).where(Owner.name == "root").values(is_admin=True))
+    ids, bots = ladder_of(app)
+    board = anon.get(f"/api/v1/leaderboards/{GAME}").json
+    later = anon.get(f"/api/v1/matches/{ids[-1]}").json
+    ratings = anon.get(f"/api/v1/bots/{bots[0]}/ratings?game={GAME}").json
+    assert admin.post(f"/api/v1/admin/matches/{ids[3]}/void").status_code == 200
+    assert anon.get(f"/api/v1/leaderboards/{GAME}").json != board
+    assert anon.get(f"/api/v1/matches/{ids[-1]}").json["seats"] != later["seats"]
+    assert anon.get(f"/api/v1/bots/{bots[0]}/ratings?game={GAME}").json != ratings
+    assert anon.get(f"/api/v1/matches/{ids[3]}").json["state"] == "voided"
