@@ -12,11 +12,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from werkzeug.exceptions import ServiceUnavailable
+
 from api.context import service
-from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry
+from api.relays import pull_check_refusal
+from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo
 from ladder.models import PULL
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
+from referee.relay import RelayError
 
 log = logging.getLogger("referee.api")
 
@@ -61,13 +65,19 @@ def request_check(owner_id: int, bot_id: int, game: str | None = None
     workers; the check and whether it is new (False: the one still pending is answered)."""
     svc = service()
     bot = registry.owned_bot(svc.engine, owner_id, bot_id)
-    if bot["mode"] == PULL:
-        raise InvalidError(f"bot {bot_id} connects out (pull mode): its check is a "
-                           "challenge against a house bot")
     game = game or bot["games"][0]
     if game not in bot["games"]:
         raise InvalidError(f"bot {bot_id} does not play {game!r} (it plays "
                            f"{', '.join(bot['games'])})")
+    if bot["mode"] == PULL:  # played through its connection: it must be connected
+        try:
+            away = pull_check_refusal(bot_id, svc.mode)
+        except RelayError:
+            log.exception("presence of bot %s", bot_id)
+            raise ServiceUnavailable("the service cannot reach its relay now: ask for the "
+                                     "check again in a moment") from None
+        if away is not None:
+            raise ConflictError(away)
     check, created = checks.request(svc.engine, bot_id, game, prove=svc.config.proves_ownership)
     if created:
         try:
@@ -77,12 +87,15 @@ def request_check(owner_id: int, bot_id: int, game: str | None = None
     return check, created
 
 
-def start_challenge(owner_id: int, game: str, bots: list[int], games: int | None = None
-                    ) -> dict[str, Any]:
-    """Create an unrated challenge (``games``: one per seat order by default) and hand its
-    matches to the workers; the challenge."""
+def start_challenge(owner_id: int, game: str, bots: list[int], games: int | None = None,
+                    automa_level: int | None = None) -> dict[str, Any]:
+    """Create an unrated challenge (``games``: one per seat order by default; one bot and
+    ``automa_level``: a solo challenge against the game's Automa) and hand its matches to the
+    workers; the challenge."""
     svc = service()
-    challenge_id, ids = create_challenge(svc.engine, owner_id, game, bots, games or len(bots))
+    settings = solo.challenge_settings(game, len(bots), automa_level)
+    challenge_id, ids = create_challenge(svc.engine, owner_id, game, bots, games or len(bots),
+                                         settings=settings)
     try:
         svc.dispatcher.enqueue(ids)
     except Exception:  # the broker is down: the sweeper enqueues them later

@@ -22,12 +22,14 @@ from sqlalchemy import Engine
 
 from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
+from arena.description import is_pull
 from ladder import checks
 from ladder.models import NAME_LEN
 from ladder.newmatches import STANDARD
 from ladder.work import Claim, SweepPolicy
 from referee.faults import Fault
 from referee.netpolicy import BlockedUrl, UrlPolicy
+from referee.relay import RelayError
 
 log = logging.getLogger("referee.checks")
 Check = Callable[..., dict[str, Any]]
@@ -93,7 +95,10 @@ def check(url: str, game: str, policy: UrlPolicy, nonce: str | None = None,
     """The execution layer's conformance check (``GET /``, then a match against ``random``)
     through the URL policy, as the API answers it; with ``nonce``, the bot's ``GET /`` must
     also echo it (``"verify"``), the optional ownership proof."""
-    report = check_bot(url, game, time_ms=time_ms, games=1, guard=policy.pin)
+    from api.relays import process_relay
+
+    report = check_bot(url, game, time_ms=time_ms, games=1, guard=policy.pin,
+                       relay=process_relay() if is_pull(url) else None)
     problems = report.problems
     if nonce is not None and report.reachable and (
             not isinstance(report.info, dict) or report.info.get("verify") != nonce):
@@ -128,10 +133,9 @@ def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: floa
     held = checks.claim(engine, check_id, worker or worker_name(), lease_s)
     if held is None:
         return "nothing"
-    try:
-        policy.check(held.url)
-    except BlockedUrl as exc:
-        checks.fail(engine, held, f"bot URL refused: {exc}")
+    refused = pull_refusal(held.bot_id) if is_pull(held.url) else url_refusal(policy, held.url)
+    if refused is not None:
+        checks.fail(engine, held, refused)
         return "failed"
     try:
         with Heartbeat(lambda: checks.renew(engine, held, lease_s), lease_s / 3,
@@ -142,12 +146,33 @@ def run_check(engine: Engine, check_id: int, policy: UrlPolicy, *, lease_s: floa
         checks.fail(engine, held, f"referee error ({type(exc).__name__}): not your bot's "
                                   f"fault, ask again")
         return "failed"
-    info = report["calls"][0]  # GET /: what the bot's health record keeps
+    info = report["calls"][0]  # GET / (a pull bot's /start): what its health record keeps
     status = next(iter(info["statuses"]))
     probe_kept = checks.InfoProbe(status == "ok", info["p50_ms"] or 0.0, status,
                                   info["bad_body"] or "")
     return "done" if checks.finish(engine, held, report, passed=report["ok"],
                                    info=probe_kept) else "lost"
+
+
+def url_refusal(policy: UrlPolicy, url: str) -> str | None:
+    """Why the URL policy refuses to call ``url`` now (``None``: it does not)."""
+    try:
+        policy.check(url)
+    except BlockedUrl as exc:
+        return f"bot URL refused: {exc}"
+    return None
+
+
+def pull_refusal(bot_id: int) -> str | None:
+    """Why a pull bot's check cannot start (``None``: it can): it went away since it was
+    asked for, or the relay cannot be reached (the referee's failure: ask again)."""
+    from api.relays import pull_check_refusal
+
+    try:
+        return pull_check_refusal(bot_id)
+    except RelayError:
+        log.exception("presence of bot %s", bot_id)
+        return "referee error (the relay cannot be reached): not your bot's fault, ask again"
 
 
 def sweep_checks(engine: Engine, policy: SweepPolicy) -> list[int]:

@@ -33,6 +33,7 @@ from ladder.work import Claim
 from referee.frames import LogError, build_live
 from referee.match import Runner, board_data
 from referee.matchlog import LOG_FORMAT, LOG_VERSION
+from referee.protocol import encode
 
 log = logging.getLogger("referee.live")
 
@@ -132,7 +133,7 @@ class Publisher:
             if seen == self._seen:
                 return
             try:
-                doc = json.dumps(snapshot(runner), separators=(",", ":")).encode()
+                doc = encode(snapshot(runner))  # orjson: a whole log so far, each time
                 self.progress.publish(self.match_pk, Snapshot(self.attempt, doc))
                 self._seen = seen
             except Exception:  # spectators miss a step; the match plays on

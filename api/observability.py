@@ -10,6 +10,8 @@ loopback, to the ranges of ``REFEREE_METRICS_NETWORKS``, and to anyone presentin
 ``Authorization: Bearer <REFEREE_METRICS_TOKEN>``; anyone else gets a 403 (plain text).  A loopback peer
 that forwards a request (``X-Forwarded-For`` or ``Forwarded`` with no trusted proxy
 configured) is a proxy on this host, not a local reader: it needs the token or a network.
+With trusted proxies, loopback means the socket's peer and the forwarded client both: a
+client reaching the app past its proxies cannot name itself ``127.0.0.1``.
 A worker's metrics port (:func:`serve_worker_metrics`) applies the same rule.
 """
 
@@ -102,31 +104,44 @@ def rate_limited(limit: Any) -> None:
 
 # -- /metrics -----------------------------------------------------------------------------------
 
-def may_read(config: ServiceConfig, remote: str | None, headers: Mapping[str, str] | Headers
-             ) -> bool:
+def may_read(config: ServiceConfig, remote: str | None, headers: Mapping[str, str] | Headers,
+             peer: str | None = None) -> bool:
     """The access rule of the metrics: loopback (not forwarded), an allowed network, or the
-    metrics token."""
+    metrics token.  ``remote`` is the client as the trusted proxies name it, ``peer`` the
+    socket's other end: loopback must be both, or a client that reaches the app directly
+    past its proxies would name itself ``127.0.0.1`` in ``X-Forwarded-For``."""
     token = config.metrics_token
     scheme, _, given = headers.get("Authorization", "").partition(" ")
     if token and scheme.lower() == "bearer" and hmac.compare_digest(
             given.strip().encode(), token.encode()):
         return True
-    try:
-        addr = ipaddress.ip_address(remote or "")
-    except ValueError:
+    addr = _address(remote)
+    if addr is None:
         return False
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
     forwarded = not config.trusted_proxies and any(
         headers.get(h) for h in ("X-Forwarded-For", "Forwarded"))
-    if addr.is_loopback and not forwarded:
+    socket_end = _address(peer) if peer else addr
+    if addr.is_loopback and not forwarded and socket_end is not None and socket_end.is_loopback:
         return True
     return any(addr in net for net in config.metrics_nets())
 
 
+def _address(text: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An address as its network sees it (an IPv4-mapped IPv6 one is its IPv4), or None."""
+    try:
+        addr = ipaddress.ip_address(text or "")
+    except ValueError:
+        return None
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    return addr
+
+
 def metrics_view() -> Response:
     svc = service()
-    if not may_read(svc.config, request.remote_addr, request.headers):
+    # the address before ProxyFix rewrote it (werkzeug keeps it there)
+    peer = request.environ.get("werkzeug.proxy_fix.orig", {}).get("REMOTE_ADDR")
+    if not may_read(svc.config, request.remote_addr, request.headers, peer):
         # plain text, as the metrics are (and as a scraper shows a target's error)
         return Response(REFUSAL + "\n", status=403, mimetype="text/plain")
     return Response(metrics.exposition(svc.engine), mimetype=CONTENT_TYPE)

@@ -93,3 +93,18 @@ def arrived(engine: Engine, bot_id: int) -> None:
     (not at the next sweep)."""
     if not process_relay().connected(str(bot_id)):
         presence.back(engine, bot_id)
+
+
+def pull_check_refusal(bot_id: int, mode: str = "embedded") -> str | None:
+    """Why the pull bot ``bot_id`` cannot be checked now (``None``: it can): a check plays
+    its matches through the bot's connection, so the bot must be connected when it is asked
+    for and when it starts (else every request would be a ``connection_error`` strike).
+    ``mode``: the service's layout (:func:`available`). :class:`RelayError` when the relay
+    cannot be reached."""
+    refused = available(mode)
+    if refused is not None:
+        return refused
+    if process_relay().connected(str(bot_id)):
+        return None
+    return (f"pull bot {bot_id} is not connected: connect it first (referee bot connect "
+            "SERVICE_URL --token T BOT), then ask for its check")

@@ -39,11 +39,11 @@ RETRY_DELAY_S = 2.0
 
 def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: float,
               play: Play | None = None, worker: str | None = None,
-              after: Callable[[str], object] | None = None) -> str:
+              after: Callable[[Claim], object] | None = None) -> str:
     """Run the next attempt of ``match_pk``; what happened: ``nothing`` (no claim),
     ``finished``, ``superseded`` (another attempt owns it now), ``retry`` (the referee
     failed this attempt: enqueue the match again) or ``voided`` (it failed the last one).
-    ``after`` is called with the game once the match is over (finished or voided: its bots
+    ``after`` is called with the claim once the match is over (finished or voided: its bots
     are free again), to run the matchmaker; its failures are logged, never the match's."""
     from api.execution import Heartbeat, play as default_play, worker_name
 
@@ -63,13 +63,13 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
         outcome = fail_attempt(engine, held, f"{type(exc).__name__}: {exc}",
                                traceback.format_exc())
         if outcome == "voided":
-            _after(after, held.game)
+            _after(after, held)
         return "retry" if outcome == "retried" else outcome
     log.info("match %s attempt %s %s: claim %.3f s, play %.3f s (cpu %.3f s), finish %.3f s",
              match_pk, held.attempt, outcome, claimed - began, played - claimed, cpu,
              time.perf_counter() - played)
     if outcome == "finished":
-        _after(after, held.game)
+        _after(after, held)
     return outcome
 
 
@@ -86,10 +86,10 @@ def _finish(engine: Engine, held: Claim, record: dict[str, Any]) -> bool:
     return finish(engine, held, record)
 
 
-def _after(after: Callable[[str], object] | None, game: str) -> None:
+def _after(after: Callable[[Claim], object] | None, held: Claim) -> None:
     if after is None:
         return
     try:
-        after(game)
+        after(held)
     except Exception:  # the beat's next tick does the same work
-        log.exception("matchmaker tick after a match of %s", game)
+        log.exception("matchmaker tick after match %s of %s", held.match_pk, held.game)

@@ -17,7 +17,8 @@ from sqlalchemy import Engine
 
 from ladder import metrics
 from ladder.matchmaking import MatchmakerConfig, TickResult, tick
-from ladder.work import SweepPolicy, sweep
+from ladder.solo_ladder import tick as solo_tick
+from ladder.work import Claim, SweepPolicy, may_reschedule, sweep
 
 
 class Enqueue(Protocol):
@@ -37,14 +38,21 @@ def tick_and_enqueue(engine: Engine, config: MatchmakerConfig, to: Enqueue | Non
         result = tick(engine, config=config, wait=wait)
     if to is not None and result.enqueue:
         to.enqueue(result.enqueue)
+    solo = solo_tick(engine, wait=wait)  # the solo ladders' rounds (ladder.solo_ladder)
+    if to is not None and solo:
+        to.enqueue(solo)
     return result
 
 
 def after_match(engine: Engine, config: MatchmakerConfig,
-                to: Enqueue) -> Callable[[str], object]:
+                to: Enqueue) -> Callable[[Claim], object]:
     """What a runner calls once a match is over (its bots have a slot free again): a tick
-    that does not queue behind another one (the next beat's tick catches up)."""
-    def run(game: str) -> object:
+    that does not queue behind another one (the next beat's tick catches up), unless the
+    match freed nothing the matchmaker hands out (:func:`ladder.work.may_reschedule`: one
+    indexed read instead of a tick reading every ladder)."""
+    def run(held: Claim) -> object:
+        if not may_reschedule(engine, held):
+            return None
         return tick_and_enqueue(engine, config, to, wait=False)
     return run
 

@@ -173,14 +173,22 @@ def challenge_create_schema(known: list[str]) -> type[ma.Schema]:
     seats = "; ".join(
         f"{g}: {' or '.join(str(n) for n in find_game(g).player_counts if n >= 2)}"
         for g in known)
+    solo_levels = "; ".join(
+        f"{g}: {find_game(g).solo_levels[0]}-{find_game(g).solo_levels[-1]}"
+        for g in known if find_game(g).solo_levels) or "no game here has one"
 
     class ChallengeCreate(Strict):
         game = game_field(known, required=True)
-        bots = fields.List(Id(), required=True, validate=[validate.Length(2, 4), _distinct],
+        bots = fields.List(Id(), required=True, validate=[validate.Length(1, 4), _distinct],
                            metadata={"uniqueItems": True, "description": (
                                f"distinct bots, in seat order, as many as the game seats "
-                               f"({seats}); one of them yours (403 otherwise); each active "
-                               f"and playing the game (422 otherwise)")})
+                               f"({seats}), or one bot alone with `automa_level`; one of "
+                               f"them yours (403 otherwise); each active and playing the "
+                               f"game (422 otherwise)")})
+        automa_level = fields.Integer(strict=True, load_default=None, metadata={
+            "description": "a solo challenge: the one bot plays the game alone against its "
+                           f"solo opponent at this level ({solo_levels}; 422 for another "
+                           "level, another number of bots or a game with no solo mode)"})
         games = fields.Integer(strict=True, load_default=None,
                                validate=validate.Range(1, MAX_CHALLENGE_GAMES), metadata={
                                    "description": "matches to play, a multiple of the number "
@@ -559,6 +567,37 @@ class Tally(ma.Schema):
     mean_rank = fields.Float(allow_none=True)
 
 
+class SoloGameOut(ma.Schema):
+    match_id = fields.Integer(required=True)
+    score = fields.Float(required=True)
+    automa_score = fields.Float(required=True)
+    margin = fields.Float(required=True, metadata={"description": "score less the Automa's"})
+    outcome = fields.String(required=True, metadata={"enum": ["win", "draw", "loss"]})
+    forfeited = fields.Boolean(required=True)
+
+
+class SoloTally(ma.Schema):
+    """A bot's record against the solo opponent (win rate: draws count half)."""
+
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    draws = fields.Integer(required=True)
+    losses = fields.Integer(required=True)
+    forfeits = fields.Integer(required=True)
+    win_rate = fields.Float(allow_none=True, required=True)
+    win_interval = fields.List(fields.Float(), allow_none=True, required=True, metadata={
+        "description": "Wilson 95% interval of the win rate, [low, high]"})
+    mean_margin = fields.Float(allow_none=True, required=True)
+    margin_interval = fields.Float(allow_none=True, required=True, metadata={
+        "description": "95% half-width of the mean margin (1.96 sd / sqrt(n)); none under "
+                       "two games"})
+
+
+class SoloChallengeOut(SoloTally):
+    automa_level = fields.Integer(required=True)
+    matches = fields.List(fields.Nested(SoloGameOut), required=True)
+
+
 class ChallengeOut(ma.Schema):
     id = fields.Integer(required=True)
     game = fields.String(required=True)
@@ -570,6 +609,8 @@ class ChallengeOut(ma.Schema):
     progress = fields.Nested(Progress, required=True)
     match_ids = fields.List(fields.Integer(), required=True)
     results = fields.List(fields.Nested(Tally), required=True)
+    solo = fields.Nested(SoloChallengeOut, allow_none=True, required=True, metadata={
+        "description": "a solo challenge's result against the Automa; null otherwise"})
 
 
 class GameOut(ma.Schema):
@@ -785,6 +826,11 @@ class PollArgs(Strict):
                           validate=validate.Range(0, POLL_WAIT_MAX_S), metadata={
                               "description": "seconds to wait for a request when none is "
                                              f"queued (0 to {POLL_WAIT_MAX_S}; default 25)"})
+    resume = fields.Boolean(load_default=False, metadata={
+        "description": "true on a connection's first poll (the bot started, or reconnected "
+                       "after losing the service): first, every request handed over before "
+                       "and not yet answered is handed again, its deadline the time left; "
+                       "never on the polls a bot makes while it computes"})
 
 
 class PulledRequestOut(ma.Schema):
@@ -793,7 +839,11 @@ class PulledRequestOut(ma.Schema):
     path = fields.String(required=True, validate=validate.OneOf(["/start", "/decide", "/end"]),
                          metadata={"description": "where an HTTP bot is sent this document"})
     deadline_ms = fields.Integer(required=True, metadata={
-        "description": "the bot's time to answer, from the moment this poll handed it over"})
+        "description": "the bot's time to answer, from the moment this poll handed it over "
+                       "(handed again to a resumed connection: the time left)"})
+    resent = fields.Boolean(metadata={
+        "description": "present, true, when the request is handed again to a resumed "
+                       "connection (its clock started at the first hand-over)"})
     body = fields.Raw(required=True, metadata={
         "description": "the document, exactly as an HTTP bot receives it at `path` (schemas: "
                        "start.json, decide.json, end.json)"})

@@ -37,6 +37,9 @@ POLL_WAIT_S = 25
 MAX_MATCHES = 64
 """Matches a bridge keeps a connection to its local bot for (one whose ``/end`` never came
 is forgotten past it)."""
+MAX_UNSENT = 64
+"""Answers kept whose post was lost (the service unreachable), to post again when their
+request is handed again after the reconnect."""
 
 
 class LinkDown(Exception):
@@ -51,8 +54,10 @@ class LinkRefused(RefereeError):
 class Link(Protocol):
     """The bot's connection to the service."""
 
-    def poll(self, wait_s: int) -> list[dict[str, Any]]:
-        """The requests handed over (envelopes); :class:`LinkDown`, :class:`LinkRefused`."""
+    def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        """The requests handed over (envelopes); ``resume``: first those handed before and
+        not answered, again (the connection's first poll). :class:`LinkDown`,
+        :class:`LinkRefused`."""
 
     def answer(self, request_id: str, body: bytes) -> int:
         """Post an answer; the service's status code (200 taken, 404 unknown, 409 late)."""
@@ -149,16 +154,22 @@ class Bridge:
         self.link, self.local, self.say = link, local, say
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="bridge")
         self.matches: set[str] = set()
+        self._lock = threading.Lock()
+        self._busy: set[str] = set()
+        """Requests being answered: one handed again meanwhile is not answered twice."""
+        self._unsent: dict[str, bytes] = {}
+        """Answers whose post was lost, by request id, to post again when handed again."""
 
     def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S,
             until_idle: bool = False) -> None:
         """Poll until ``stop`` is set (``until_idle``: or no match is in progress);
         :class:`LinkRefused` when the service refuses. :meth:`close` when done."""
-        failures = 0
+        failures, resume = 0, True  # a first poll: what a previous run was handed, again
         while not stop.is_set() and not (until_idle and not self.matches):
             try:
-                envs = self.link.poll(wait_s)
+                envs = self.link.poll(wait_s, resume)
             except LinkDown as exc:
+                resume = True  # what was handed meanwhile may have been lost
                 pause = BACKOFF_S[min(failures, len(BACKOFF_S) - 1)]
                 failures += 1
                 self.say(f"cannot reach the service ({exc}): trying again in {pause:g} s")
@@ -166,8 +177,12 @@ class Bridge:
                 continue
             if failures:
                 self.say("connected again")
-            failures = 0
+            failures, resume = 0, False
             for env in envs:
+                with self._lock:
+                    if str(env.get("request_id")) in self._busy:
+                        continue  # handed again while this bridge still answers it
+                    self._busy.add(str(env.get("request_id")))
                 if env.get("path") == "/start":  # in progress from now (not when answered)
                     self.matches.add(env["body"].get("match_id"))
                 self._pool.submit(self._handle, env)
@@ -178,6 +193,23 @@ class Bridge:
 
     def _handle(self, env: Mapping[str, Any]) -> None:
         try:
+            self._answer(env)
+        finally:
+            with self._lock:
+                self._busy.discard(str(env.get("request_id")))
+
+    def _answer(self, env: Mapping[str, Any]) -> None:
+        """Answer ``env`` with the local bot (or post again an answer whose post was lost)."""
+        rid = str(env.get("request_id"))
+        with self._lock:
+            kept = self._unsent.pop(rid, None) if env.get("resent") else None
+        if kept is not None:
+            self._post(env, kept)
+            return
+        if env.get("resent") and isinstance(env.get("body"), dict) and "deadline_ms" in env[
+                "body"]:  # handed again: the local bot has the time left, not the first deadline
+            env = {**env, "body": {**env["body"], "deadline_ms": env["deadline_ms"]}}
+        try:
             self._announce(env)
             body, fault = self.local.answer(env)
             match = env["body"].get("match_id", "?")
@@ -187,16 +219,29 @@ class Bridge:
                 self.say(f"match {match}: your bot's {env['path']} failed: {fault}")
             if body is None:
                 return
-            status = self.link.answer(env["request_id"], body)
-            if status == 409:
-                self.say(f"match {match}: {env['path']} answered too late (a strike)")
-            elif status >= 300:
-                self.say(f"match {match}: the service refused the answer ({status})")
-        except LinkDown as exc:
-            self.say(f"an answer was lost ({exc}): the referee strikes it")
+            self._post(env, body)
         except Exception:  # a bug here must not stop the other matches
             log.exception("answering %s", env.get("request_id"))
             self.say(f"could not answer {env.get('request_id')!r}: see the log")
+
+    def _post(self, env: Mapping[str, Any], body: bytes) -> None:
+        """Post the answer; one whose post is lost is kept, to post again when the request
+        is handed again after the reconnect (within its deadline)."""
+        match = env["body"].get("match_id", "?")
+        try:
+            status = self.link.answer(env["request_id"], body)
+        except LinkDown as exc:
+            with self._lock:
+                self._unsent[env["request_id"]] = body
+                while len(self._unsent) > MAX_UNSENT:
+                    self._unsent.pop(next(iter(self._unsent)))
+            self.say(f"match {match}: an answer was lost ({exc}): it goes again if the "
+                     "service is back within its deadline")
+            return
+        if status == 409:
+            self.say(f"match {match}: {env['path']} answered too late (a strike)")
+        elif status >= 300:
+            self.say(f"match {match}: the service refused the answer ({status})")
 
     def _announce(self, env: Mapping[str, Any]) -> None:
         body = env["body"]

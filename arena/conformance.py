@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.description import DescriptionError, MatchDescription, Seat, is_command, runs_here
+from arena.description import (
+    DescriptionError, MatchDescription, Seat, is_command, is_pull, runs_here,
+)
 from arena.play import play_match
 from referee.display import printable, redact
 from referee.faults import Fault
@@ -27,6 +29,7 @@ from referee.match import FaultRecord, MatchRecord, TimeControl
 from referee.matchlog import FORFEITED, OK
 
 if TYPE_CHECKING:
+    from referee.relay import Relay
     from referee.transport import ConnectGuard
 
 CHECK_OPPONENT = "random"
@@ -150,7 +153,8 @@ def _fault_dict(record: FaultRecord) -> dict[str, Any]:
 
 
 def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
-              seed: int | None = None, guard: ConnectGuard | None = None) -> ConformanceReport:
+              seed: int | None = None, guard: ConnectGuard | None = None,
+              relay: Relay | None = None) -> ConformanceReport:
     """Check the bot at ``url`` for ``game``: its ``GET /``, then ``games`` matches against
     :data:`CHECK_OPPONENT` in the fewest seats the game allows (the bot's seat rotates; match
     ``n`` is seeded ``seed + n``). On the command line ``url`` may also be a ``cmd:`` program
@@ -162,7 +166,8 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
     (:class:`~arena.description.DescriptionError` with a ``guard``: the service plays
     neither); everything the bot does wrong is in the report. A bot that ``GET /`` cannot
     reach plays no match (:attr:`ConformanceReport.reachable`). Every connection goes through
-    ``guard`` when one is given (the service's address policy).
+    ``guard`` when one is given (the service's address policy). A service's pull bot
+    (``pull:KEY``) has no ``GET /`` either: its matches are played through ``relay``.
     """
     find_game(game)
     if guard is not None and runs_here(url):
@@ -176,7 +181,7 @@ def check_bot(url: str, game: str, time_ms: int = 1000, games: int = 1,
     tally = _Tally(info_call)
     if _playable(url, info, fault, game):
         first = secrets.randbits(63) if seed is None else seed
-        for record, seat in _play(url, name, game, time_ms, games, first, guard):
+        for record, seat in _play(url, name, game, time_ms, games, first, guard, relay):
             tally.add(record, seat)
     problems = info_problems(info, fault, game) if info is not None or fault else []
     return ConformanceReport(
@@ -210,6 +215,8 @@ def _read_info(bot: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None,
             return _timed_info(started.url, None)
         finally:
             started.stop()
+    if is_pull(bot):  # connects out: no address to read (its connection is the relay's)
+        return None, None, 0.0
     if runs_here(bot):
         from arena.py_seat import load_bot
 
@@ -227,7 +234,7 @@ def _timed_info(url: str, guard: ConnectGuard | None) -> tuple[Any, Fault | None
 
 
 def _play(url: str, name: str, game: str, time_ms: int, games: int, seed: int,
-          guard: ConnectGuard | None) -> list[tuple[MatchRecord, int]]:
+          guard: ConnectGuard | None, relay: Relay | None) -> list[tuple[MatchRecord, int]]:
     counts = find_game(game).player_counts
     seats = min((n for n in counts if n >= 2), default=min(counts))
     played = []
@@ -238,7 +245,7 @@ def _play(url: str, name: str, game: str, time_ms: int, games: int, seed: int,
             seats=tuple(Seat(url, name) if s == bot_seat else Seat(CHECK_OPPONENT)
                         for s in range(seats)),
         )
-        played.append((play_match(description, guard), bot_seat))
+        played.append((play_match(description, guard, relay=relay), bot_seat))
     return played
 
 

@@ -12,8 +12,13 @@ push seat calls directly. Rounds alternate the arms:
 
 Seat 1 is the bot at its URL in both. The figure is the wall time of seat 0's ``/decide`` as
 the match sees it: median and 95th percentile per arm, and the relay's added median (target,
-issue 25: at most 5 ms on loopback). Then ``--concurrent`` pull matches at once: the decisions
-per second the one web process (``--web-workers`` gunicorn processes) relays.
+issue 25: at most 5 ms on loopback): the median over rounds of (the pull arm's median minus
+the push arm's) in the same round, the arms alternating so that a busy machine weighs on both.
+Wall times move with the machine's load; the CPU time the web server's processes (and the
+bridge's) spent per pull decision does much less: it is read from ``/proc`` for their whole
+process group over the pull arm's matches (``/start`` and ``/end`` included in the cost, the
+decisions only in the count). Then ``--concurrent`` pull matches at once: the decisions per
+second the one web process (``--web-workers`` gunicorn processes) relays.
 
 Usage: python bench/pull_relay.py [--game tokaido-duo] [--rounds 5] [--concurrent 8]
 """
@@ -21,6 +26,7 @@ Usage: python bench/pull_relay.py [--game tokaido-duo] [--rounds 5] [--concurren
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import statistics
 import sys
@@ -55,6 +61,23 @@ def timed(player: Player, into: list[float]) -> Player:
 
     player.decide = timing  # type: ignore[method-assign]
     return player
+
+
+def group_cpu_s(pgid: int) -> float:
+    """CPU seconds (user and system) the live processes of process group ``pgid`` have
+    used, from ``/proc`` (Linux); 0.0 where there is none."""
+    total, tick = 0, os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[2]) == pgid:  # fields from the state on: pgrp is the 3rd
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
 
 
 def play(game: str, first: Player, bot_url: str, seed: int) -> int:
@@ -103,6 +126,7 @@ def main() -> None:
         bot_id = str(made.json()["id"])
         bridge = start(["bot", "connect", base, "--token", token, "--as", "laptop", bot_url],
                        {}, logs / "bridge.log")
+        bridge_pid = bridge.pid
         relay = RedisRelay(REDIS, prefix=f"referee:{queue}:pull")
         give_up = time.monotonic() + 60
         while not relay.connected(bot_id):
@@ -116,30 +140,42 @@ def main() -> None:
         arms = {"push": lambda: HttpPlayer(name="push", url=bot_url), "pull": pull_player}
         times: dict[str, list[float]] = {"push": [], "pull": []}
         medians: dict[str, list[float]] = {"push": [], "pull": []}
+        cpu = {"web": 0.0, "bridge": 0.0}
         play(args.game, pull_player(), bot_url, 0)  # warm-up (imports, connections)
         for rnd in range(args.rounds):
             for arm in (("push", "pull") if rnd % 2 == 0 else ("pull", "push")):
                 got: list[float] = []
+                before = group_cpu_s(web.pid), group_cpu_s(bridge_pid)
                 for m in range(args.matches):
                     play(args.game, timed(arms[arm](), got), bot_url, rnd * 100 + m)
+                if arm == "pull":
+                    cpu["web"] += group_cpu_s(web.pid) - before[0]
+                    cpu["bridge"] += group_cpu_s(bridge_pid) - before[1]
                 times[arm] += got
                 medians[arm].append(statistics.median(got))
         for arm in ("push", "pull"):
             print(f"{arm}: /decide median {statistics.median(times[arm]):.2f} ms, "
                   f"p95 {percentile(times[arm], 95):.2f} ms ({len(times[arm])} decisions)")
-        added = [pl - pu for pl, pu in zip(medians["pull"], medians["push"])]
-        print(f"relay's added median per decision: {statistics.median(added):.2f} ms "
-              f"(rounds {min(added):.2f} to {max(added):.2f})")
+        added = sorted(pl - pu for pl, pu in zip(medians["pull"], medians["push"]))
+        print(f"relay's added median per decision, paired rounds: "
+              f"{statistics.median(added):.2f} ms (rounds: "
+              f"{', '.join(f'{a:.2f}' for a in added)})")
+        decisions = len(times["pull"])
+        print(f"CPU per pull decision: web server {cpu['web'] * 1000 / decisions:.2f} ms, "
+              f"bridge {cpu['bridge'] * 1000 / decisions:.2f} ms (over {decisions} decisions)")
 
         relayed: list[float] = []  # list.append is atomic: the threads share it
+        web_before = group_cpu_s(web.pid)
         began = time.perf_counter()
         with ThreadPoolExecutor(args.concurrent) as pool:
             list(pool.map(lambda s: play(args.game, timed(pull_player(), relayed), bot_url, s),
                           range(args.concurrent * 2)))
         seconds = time.perf_counter() - began
+        web_ms = (group_cpu_s(web.pid) - web_before) * 1000 / len(relayed)
         print(f"{args.concurrent} pull matches at once: {len(relayed) / seconds:.0f} pull "
               f"decisions per second relayed by {args.web_workers} web process(es), /decide "
-              f"median {statistics.median(relayed):.2f} ms")
+              f"median {statistics.median(relayed):.2f} ms, web server CPU {web_ms:.2f} ms "
+              "per decision")
     finally:
         if bridge is not None:
             stop(bridge)

@@ -58,9 +58,10 @@ class HttpLink:
                               f"{_message(got)}")
         return got
 
-    def poll(self, wait_s: int) -> list[dict[str, Any]]:
+    def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        params = {"wait": wait_s, **({"resume": "true"} if resume else {})}
         got = self.call("GET", f"/bots/{self.bot_id}/requests", timeout=wait_s + TIMEOUT_S,
-                        params={"wait": wait_s})
+                        params=params)
         if got.status_code != 200:
             raise LinkRefused(f"the service stopped this connection ({got.status_code}): "
                               f"{_message(got)}")

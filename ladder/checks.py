@@ -29,7 +29,9 @@ from sqlalchemy import Connection, Engine, delete, func, insert, select, update
 from ladder import ConflictError, NotFoundError
 from ladder.accounts import now_utc, utc
 from ladder.db import reader, translate_errors
-from ladder.models import DONE, FAILED, QUEUED, REASON_LEN, RETIRED, RUNNING, Bot, BotCheck, Owner
+from ladder.models import (
+    DONE, FAILED, PULL, QUEUED, REASON_LEN, RETIRED, RUNNING, Bot, BotCheck, Owner,
+)
 from ladder.registry import add_health, mark_verified
 
 PENDING = (QUEUED, RUNNING)
@@ -50,6 +52,7 @@ class CheckClaim:
     bot_id: int
     game: str
     url: str
+    """The bot's URL, or a pull bot's spec (``pull:<id>``)."""
     nonce: str | None
     """The nonce the bot's ``GET /`` must echo (ownership proof), or None."""
     version: int
@@ -118,16 +121,18 @@ def claim(engine: Engine, check_id: int, worker: str, lease_s: float,
             .returning(BotCheck.bot_id, BotCheck.game, BotCheck.prove)).one_or_none()
         if row is None:
             return None
-        bot = conn.execute(select(Bot.url, Bot.status, Bot.version, Bot.verify_nonce)
-                           .where(Bot.id == row.bot_id)).one()
-        if bot.status == RETIRED or not bot.url:
+        bot = conn.execute(select(Bot.url, Bot.spec, Bot.mode, Bot.status, Bot.version,
+                                  Bot.verify_nonce).where(Bot.id == row.bot_id)).one()
+        pull = bot.mode == PULL  # asked through its connection: its spec, ``pull:<id>``
+        played = bot.spec if pull else bot.url
+        if bot.status == RETIRED or not played:
             _end(conn, check_id, worker, FAILED, now,
                  error="the bot was retired before its check ran")
             return None
         conn.execute(update(BotCheck).where(BotCheck.id == check_id)
                      .values(bot_version=bot.version))
-    return CheckClaim(check_id, row.bot_id, row.game, bot.url,
-                      bot.verify_nonce if row.prove else None, bot.version, worker)
+    return CheckClaim(check_id, row.bot_id, row.game, played,  # a pull bot's token proved it
+                      bot.verify_nonce if row.prove and not pull else None, bot.version, worker)
 
 
 def renew(engine: Engine, held: CheckClaim, lease_s: float) -> bool:

@@ -48,6 +48,8 @@ from referee.display import redact
 ENV_VAR = "REFEREE_DB"
 DEFAULT_FILE = "ladder.sqlite3"
 BUSY_TIMEOUT_MS = 60_000
+# seconds a PostgreSQL connect may take (the URL's own connect_timeout wins)
+CONNECT_TIMEOUT_S = 10
 READ_ONLY = "referee_read_only"
 """Execution option: on SQLite, begin with a deferred ``BEGIN`` instead of ``BEGIN IMMEDIATE``."""
 DEFAULT_DRIVERS = {"sqlite": "pysqlite", "postgresql": "psycopg"}
@@ -125,9 +127,16 @@ def make_engine(url: str | None = None) -> Engine:
                 # the default file's folder may not exist yet on a fresh machine
                 Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
             return _sqlite_engine(parsed)
-        return create_engine(parsed, pool_pre_ping=True)
+        return _postgresql_engine(parsed)
     except (ArgumentError, NoSuchModuleError) as exc:
         raise LadderError(f"cannot use database {describe(parsed)}: {exc}") from exc
+
+
+def _postgresql_engine(url: URL) -> Engine:
+    """Bounded connects: libpq waits forever for a server that drops packets, and a request
+    or a worker stuck there holds its thread with no error to show for it."""
+    connect_args = {} if "connect_timeout" in url.query else {"connect_timeout": CONNECT_TIMEOUT_S}
+    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
 
 
 def _sqlite_engine(url: URL) -> Engine:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from ladder.db import insert_ignoring
 from ladder.models import FINISHED, Ladder, Match, Rating, RatingHistory
@@ -148,9 +148,9 @@ def apply_rating(conn: Connection, game: str, match_pk: int, now: datetime,
     ``(bot_id, standing, forfeited)``), inside the caller's transaction, which must hold the
     ladder lock.  Numbers the match in the fold's order; returns the history rows written."""
     config = ensure_ladder(conn, game, now)
-    seq = conn.execute(select(func.coalesce(func.max(Match.rating_seq), 0) + 1)
-                       .where(Match.game == game)).scalar_one()
-    conn.execute(update(Match).where(Match.id == match_pk).values(rating_seq=seq))
+    numbered = select(func.coalesce(func.max(Match.rating_seq), 0) + 1).where(
+        Match.game == game).scalar_subquery()  # one statement: the lock keeps it unique
+    conn.execute(update(Match).where(Match.id == match_pk).values(rating_seq=numbered))
     bot_ids = [bot_id for bot_id, _, _ in seats]
     known = _load_ratings(conn, game, bot_ids)
     fold = RatingFold(game, config, dict(known))
@@ -164,7 +164,11 @@ _SETTINGS = (Ladder.elo_k, Ladder.elo_k_provisional, Ladder.elo_provisional_game
 
 
 def ensure_ladder(conn: Connection, game: str, now: datetime) -> EloConfig:
-    """``game``'s Elo settings, its ladder created with the default ones if it had none."""
+    """``game``'s Elo settings, its ladder created with the default ones if it had none
+    (read first: every finished match asks, and the ladder is there but the first time)."""
+    found = ladder_config(conn, game)
+    if found is not None:
+        return found
     default = EloConfig()
     conn.execute(insert_ignoring(conn, Ladder).values(
         game=game, elo_k=default.k, elo_k_provisional=default.k_provisional,
@@ -202,7 +206,11 @@ def _save_ratings(conn: Connection, game: str, states: Mapping[int, BotRating],
     new = [rating_row(game, b, s) for b, s in states.items() if b not in existing]
     if new:
         conn.execute(insert(Rating), new)
-    for bot_id in existing:
+    changed = []
+    for bot_id in existing:  # the columns to set, by name, and the row's key
         row = rating_row(game, bot_id, states[bot_id])
-        conn.execute(update(Rating).where(Rating.game == game, Rating.bot_id == bot_id)
-                     .values({k: v for k, v in row.items() if k not in ("game", "bot_id")}))
+        del row["game"], row["bot_id"]
+        changed.append({**row, "r_bot": bot_id})
+    if changed:  # one statement for all of them
+        conn.execute(update(Rating).where(Rating.game == game,
+                                          Rating.bot_id == bindparam("r_bot")), changed)

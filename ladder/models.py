@@ -460,3 +460,47 @@ class Incident(Base):
     detail: Mapped[str] = mapped_column(Text, default="")
     """The traceback, for the operator (never shown to bot owners)."""
     worker: Mapped[str] = mapped_column(String(NAME_LEN), default="")
+
+
+class SoloEntry(Base):
+    """A bot's membership of one solo ladder: a game played alone against the engine's own
+    opponent at one level (Tokaido Duo's Automa; revision 0011, :mod:`ladder.solo_ladder`)."""
+
+    __tablename__ = "solo_entries"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    game: Mapped[str] = mapped_column(String(GAME_LEN), primary_key=True)
+    level: Mapped[int] = mapped_column(Integer, primary_key=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SoloRound(Base):
+    """A round of a solo ladder: fresh seeds that every bot entered at its opening plays
+    once each, so the luck of the seeds is the same for all of them (revision 0011)."""
+
+    __tablename__ = "solo_rounds"
+    __table_args__ = (UniqueConstraint("game", "level", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(GAME_LEN))
+    level: Mapped[int] = mapped_column(Integer)
+    number: Mapped[int] = mapped_column(Integer)
+    seeds: Mapped[list[int]] = mapped_column(JSON)
+    opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class SoloGame(Base):
+    """A match of a solo round: which bot played which of the round's seeds (revision 0011)."""
+
+    __tablename__ = "solo_games"
+    __table_args__ = (Index("ix_solo_games_round_id", "round_id"),
+                      Index("ix_solo_games_bot_id", "bot_id"))
+
+    match_pk: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"),
+                                          primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("solo_rounds.id", ondelete="CASCADE"))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    seed_index: Mapped[int] = mapped_column(Integer)

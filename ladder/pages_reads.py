@@ -117,7 +117,8 @@ def head_to_head_page(engine: Engine, bot_id: int, game: str, page: int = 1,
 
 
 def seat_record(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
-    """Per seat, over the finished matches of ``game``: games, first places, mean place."""
+    """Per seat, over the finished matches of ``game`` against other bots: games, first
+    places, mean place (a solo game against the Automa has no seats to compare)."""
     with translate_errors(engine), reader(engine) as conn:
         rows = conn.execute(
             select(MatchSeat.seat, func.count().label("games"),
@@ -126,7 +127,8 @@ def seat_record(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
                                  else_=0)).label("firsts"),
                    func.avg(MatchSeat.rank).label("mean_rank"))
             .join(Match, Match.id == MatchSeat.match_pk)
-            .where(MatchSeat.bot_id == bot_id, Match.game == game, Match.state == FINISHED)
+            .where(MatchSeat.bot_id == bot_id, Match.game == game, Match.state == FINISHED,
+                   Match.num_seats >= 2)
             .group_by(MatchSeat.seat).order_by(MatchSeat.seat)).all()
     return [{"seat": r.seat, "games": r.games, "firsts": r.firsts,
              "mean_place": None if r.mean_rank is None else round(float(r.mean_rank), 2)}

@@ -32,6 +32,7 @@ from ladder.models import (
 )
 from ladder.pages_reads import paused_bots
 from ladder.ratings import outcomes, standings
+from ladder.solo_ladder import challenge_outcome
 
 # -- matches ----------------------------------------------------------------------------------
 
@@ -276,6 +277,7 @@ def challenge_detail(engine: Engine, challenge_id: int) -> dict[str, Any]:
                              .join(Match, Match.id == MatchSeat.match_pk)
                              .where(Match.challenge_id == challenge_id,
                                     Match.state == FINISHED)).all()
+        solo = challenge_outcome(conn, c.id, c.game) if len(c.bot_ids) == 1 else None
     states = {s: sum(1 for m in matches if m.state == s)
               for s in (SCHEDULED, RUNNING, FINISHED, VOIDED)}
     tallies = _tally(seats, c.bot_ids)
@@ -285,7 +287,8 @@ def challenge_detail(engine: Engine, challenge_id: int) -> dict[str, Any]:
             "status": "finished" if done else ("running" if states[RUNNING] or
                                                states[FINISHED] or states[VOIDED] else
                                                "scheduled"),
-            "progress": states, "match_ids": [m.id for m in matches], "results": tallies}
+            "progress": states, "match_ids": [m.id for m in matches], "results": tallies,
+            "solo": solo}
 
 
 def _tally(seats: Sequence[Any], bot_ids: Sequence[int]) -> list[dict[str, Any]]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import math
 import random
 import secrets
@@ -33,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, or_, select, update
 
 from ladder import ForbiddenError, InvalidError, NotFoundError, metrics
 from ladder.accounts import now_utc, utc
@@ -42,10 +41,11 @@ from ladder.fold import apply_rating
 from ladder.logfacts import seat_score
 from ladder.models import (
     ACTIVE, CODE_LEN, FINISHED, NAME_LEN, REASON_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot,
-    Challenge, Incident, Match, MatchLog, MatchSeat,
+    Challenge, Incident, LadderEntry, Match, MatchLog, MatchSeat, SoloEntry,
 )
 from ladder.newmatches import STANDARD, MatchSettings, NewMatch, insert_matches
 from ladder.ratings import standings
+from referee.protocol import encode
 
 MAX_ATTEMPTS = 3
 REFEREE_FAILURE = (f"the referee failed on {MAX_ATTEMPTS} attempts (no bot's fault; the "
@@ -84,6 +84,8 @@ class Claim:
     rated: bool
     worker: str
     lease_until: datetime = field(compare=False)
+    round_id: int | None = None
+    """The ladder round the match was scheduled in (``None``: a challenge, a bench's)."""
 
     @property
     def attempt_id(self) -> str:
@@ -187,7 +189,8 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
             update(Match).where(Match.id == match_pk, claimable, Match.attempt < MAX_ATTEMPTS)
             .values(state=RUNNING, attempt=Match.attempt + 1, lease_owner=worker,
                     lease_until=until, started_at=func.coalesce(Match.started_at, now))
-            .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated)
+            .returning(Match.attempt, Match.game, Match.seed, Match.settings, Match.rated,
+                       Match.round_id)
         ).one_or_none()
         if row is None:
             spent = conn.execute(update(Match).where(
@@ -216,7 +219,8 @@ def claim(engine: Engine, match_pk: int, worker: str, lease_s: float,
     metrics.changed(RUNNING, row.game, [match_pk], attempt=row.attempt, worker=worker,
                     bots=metrics.seat_bots(seats), owners=[s.owner_id for s in seats])
     return Claim(match_pk, row.attempt, row.game, int(row.seed), plans,
-                 MatchSettings.from_json(row.settings), bool(row.rated), worker, until)
+                 MatchSettings.from_json(row.settings), bool(row.rated), worker, until,
+                 row.round_id)
 
 
 def renew(engine: Engine, held: Claim, lease_s: float) -> bool:
@@ -232,17 +236,19 @@ def renew(engine: Engine, held: Claim, lease_s: float) -> bool:
 def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
     """Commit this attempt's result, log and rating step in one transaction, only if the
     attempt still owns the row; False (nothing written) if a newer attempt or the sweeper
-    took it over."""
+    took it over.  Everything written is built before the transaction opens (the ladder's
+    lock is held for the statements alone), and the log is encoded and compressed once."""
     now = now_utc()
     result = log["result"]
     forfeited = {int(i) for i in log.get("forfeited", [])}
     ranks = {int(s["seat"]): int(s["rank"]) for s in result["seats"]}
     n = len(held.seats)
     places = standings([ranks[i] for i in range(n)], [i in forfeited for i in range(n)])
-    public, seat_logs = split_log(log)
-    # Keys keep their order: a board's mappings are ordered data (Tokaido Duo's wares and
-    # painting sets), and a log whose keys were sorted no longer replays.
-    raw = json.dumps(public, separators=(",", ":")).encode()
+    seats = [{"s_seat": plan.seat, "rank": ranks[plan.seat], "standing": places[plan.seat],
+              "score": seat_score(result["seats"][plan.seat].get("score")),
+              "forfeited": plan.seat in forfeited, **seat_stats(log, plan.seat)}
+             for plan in held.seats]
+    stored = stored_log(log)
     with translate_errors(engine), engine.begin() as conn:
         if held.rated:
             lock_ladder(conn, held.game)
@@ -253,22 +259,32 @@ def finish(engine: Engine, held: Claim, log: Mapping[str, Any]) -> bool:
                  result=summary(log))).rowcount
         if not won:
             return False
-        for plan in held.seats:
-            stats = seat_stats(log, plan.seat)
-            conn.execute(update(MatchSeat).where(
-                MatchSeat.match_pk == held.match_pk, MatchSeat.seat == plan.seat).values(
-                rank=ranks[plan.seat], standing=places[plan.seat],
-                score=seat_score(result["seats"][plan.seat].get("score")),
-                forfeited=plan.seat in forfeited, **stats))
-        conn.execute(insert(MatchLog).values(
-            match_pk=held.match_pk, gz=gzip.compress(raw, mtime=0),
-            sha256=hashlib.sha256(raw).hexdigest(), size=len(raw), seat_logs=seat_logs))
+        conn.execute(update(MatchSeat).where(
+            MatchSeat.match_pk == held.match_pk, MatchSeat.seat == bindparam("s_seat")),
+            seats)
+        conn.execute(insert(MatchLog).values(match_pk=held.match_pk, **stored))
         if held.rated:
             apply_rating(conn, held.game, held.match_pk, now,
                          [(p.bot_id, places[p.seat], p.seat in forfeited) for p in held.seats])
     metrics.finished(held.game, held.match_pk, log, attempt=held.attempt,
                      bots=metrics.seat_bots(held.seats))
     return True
+
+
+LOG_GZIP_LEVEL = 6
+"""zlib's own default: a third of level 9's CPU (gzip's default) for a log about 7% larger."""
+
+
+def stored_log(log: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``match_logs`` row's values: the public log as compact JSON, compressed once, with
+    its digest and size, and each seat's own lines (:func:`split_log`)."""
+    public, seat_logs = split_log(log)
+    # Keys keep their order: a board's mappings are ordered data (Tokaido Duo's wares and
+    # painting sets), and a log whose keys were sorted no longer replays.
+    raw = encode(public)
+    return {"gz": gzip.compress(raw, compresslevel=LOG_GZIP_LEVEL, mtime=0),
+            "sha256": hashlib.sha256(raw).hexdigest(), "size": len(raw),
+            "seat_logs": seat_logs}
 
 
 def void(engine: Engine, match_pk: int, reason: str, attempt: int | None = None) -> bool:
@@ -386,6 +402,21 @@ def queue_stats(engine: Engine) -> dict[str, Any]:
     return {"scheduled": counts.get(SCHEDULED, 0), "running": counts.get(RUNNING, 0),
             "oldest_scheduled_s": None if age is None else round(max(0.0, age), 3),
             "incidents_1h": int(failures)}
+
+
+def may_reschedule(engine: Engine, held: Claim) -> bool:
+    """Whether the end of ``held``'s match may let the matchmakers do something: a ladder
+    round's match (its fixture settles, its place in the depth frees), or one with a bot on
+    a ladder or a solo ladder (its slot frees for a fixture or a waiting solo game of that
+    bot; a solo round closes with its last game).  Any other match (a challenge between
+    bots on no ladder) frees nothing the matchmakers hand out."""
+    if held.round_id is not None:
+        return True
+    bots = [p.bot_id for p in held.seats]
+    on_ladder = select(LadderEntry.bot_id).where(LadderEntry.bot_id.in_(bots))
+    on_solo_ladder = select(SoloEntry.bot_id).where(SoloEntry.bot_id.in_(bots))
+    with translate_errors(engine), reader(engine) as conn:
+        return conn.execute(on_ladder.union_all(on_solo_ladder).limit(1)).first() is not None
 
 
 def pending_ids(engine: Engine) -> list[int]:

@@ -254,6 +254,12 @@ class Game(ABC):
     rules they were played by (:meth:`new_state_under`); matches are played under the current
     ``rules_version``."""
     player_counts: ClassVar[tuple[int, ...]]
+    solo_option: ClassVar[str | None] = None
+    """The option that sets the level of the engine's own opponent in one-seat play (Tokaido
+    Duo's Automa: ``automa``); ``None`` for a game with no solo mode.  The service reads it to
+    host solo challenges and solo ladders without knowing each game."""
+    solo_levels: ClassVar[tuple[int, ...]] = ()
+    """The levels that option takes (empty without a solo mode)."""
 
     def load_board(self, path: str | None = None) -> Any:
         """The validated board: the packaged default (``board.yaml`` beside the game's

@@ -14,7 +14,11 @@ the same for every implementation (in memory here, in Redis in production):
   connection's side, and no answer within it is a ``timeout`` fault.
 * **The connection side** :meth:`Relay.take` hands the bot's queued requests to its connection
   (waiting up to ``wait_s`` for one), which starts their clocks; one connection per bot, a newer
-  one replaces the older (:class:`Replaced`). :meth:`Relay.answer` delivers one answer, raw, as
+  one replaces the older (:class:`Replaced`). A poll with ``resume`` says the bot may have lost
+  what it was handed before (it reconnected): it is handed again every request it was handed
+  and has not answered whose deadline has not passed, with the time left as its deadline (the
+  clock is not restarted). Only on ``resume``: a bot that polls again while it computes (the
+  bridge does) is never handed a request twice. :meth:`Relay.answer` delivers one answer, raw, as
   the bot sent it: reading it (strict JSON, an offered id) is the match side's business, with
   the same code as an HTTP bot's answer. An answer to a request that is not the bot's, or not
   asked, is ``unknown``; one after the deadline is ``late`` (the match side has struck it).
@@ -89,13 +93,17 @@ def pickup_ms(deadline_ms: int) -> int:
     return max(PICKUP_MS, deadline_ms)
 
 
-def envelope(request: Request) -> bytes:
+def envelope(request: Request, left_ms: int | None = None) -> bytes:
     """The request as its bot's connection receives it: ``{"request_id", "path",
-    "deadline_ms", "body"}``, the body inserted as it is (never re-encoded)."""
+    "deadline_ms", "body"}``, the body inserted as it is (never re-encoded). ``left_ms``: the
+    request is handed again (a resumed connection): its ``deadline_ms`` is the time left, and
+    ``"resent": true`` says so (the body keeps the first hand-over's ``deadline_ms``)."""
     from referee.protocol import encode  # the protocol imports the players: not at load
 
+    deadline, resent = ((request.deadline_ms, b"") if left_ms is None
+                        else (left_ms, b',"resent":true'))
     return b"".join((b'{"request_id":', encode(request.request_id), b',"path":',
-                     encode(request.path), b',"deadline_ms":', str(request.deadline_ms).encode(),
+                     encode(request.path), b',"deadline_ms":', str(deadline).encode(), resent,
                      b',"body":', request.body, b"}"))
 
 
@@ -122,10 +130,11 @@ class Relay(ABC):
         the bot's doing, :class:`RelayError` for the relay's own failure."""
 
     @abstractmethod
-    def take(self, bot: str, wait_s: float) -> list[bytes]:
+    def take(self, bot: str, wait_s: float, resume: bool = False) -> list[bytes]:
         """The bot's queued requests as envelopes, waiting up to ``wait_s`` for one (an empty
-        list when none came); their clocks start now. :class:`Replaced` when a newer
-        connection of the bot took over meanwhile."""
+        list when none came); their clocks start now. ``resume``: first, the requests handed
+        before and still unanswered within their deadline, again (their clocks running on).
+        :class:`Replaced` when a newer connection of the bot took over meanwhile."""
 
     @abstractmethod
     def answer(self, bot: str, request_id: str, body: bytes | None,
@@ -199,7 +208,7 @@ class MemoryRelay(Relay):
         while len(self._recent) > RECENT_MAX:
             self._recent.popitem(last=False)
 
-    def take(self, bot: str, wait_s: float) -> list[bytes]:
+    def take(self, bot: str, wait_s: float, resume: bool = False) -> list[bytes]:
         with self._cond:
             line = self._line(bot)
             line.generation += 1
@@ -207,10 +216,12 @@ class MemoryRelay(Relay):
             line.polling += 1
             self._cond.notify_all()  # an older connection waiting learns it is replaced
             try:
-                self._cond.wait_for(lambda: bool(line.queue) or line.generation != mine, wait_s)
+                again = self._handed(bot) if resume else []
+                self._cond.wait_for(lambda: bool(line.queue) or line.generation != mine,
+                                    0 if again else wait_s)
                 if line.generation != mine:
                     raise Replaced("a newer connection of this bot took over")
-                now, taken = self._clock(), []
+                now, taken = self._clock(), again
                 while line.queue:
                     slot = line.queue.popleft()
                     slot.state, slot.handed_at = "handed", now
@@ -220,6 +231,18 @@ class MemoryRelay(Relay):
             finally:
                 line.polling -= 1
                 line.last_seen = self._clock()
+
+    def _handed(self, bot: str) -> list[bytes]:
+        """The envelopes of ``bot``'s requests handed over, unanswered, within their
+        deadline, with the time left (a resumed connection's)."""
+        now, again = self._clock(), []
+        for (owner, _), slot in self._open.items():
+            if owner != bot or slot.state != "handed" or slot.reply is not None:
+                continue
+            left = int(slot.handed_at * 1000 + slot.request.deadline_ms - now * 1000)
+            if left > 0:
+                again.append(envelope(slot.request, left))
+        return again
 
     def answer(self, bot: str, request_id: str, body: bytes | None,
                fault: Fault | None = None) -> tuple[Delivered, float]:

@@ -46,11 +46,13 @@ PAGE_ERRORS: dict[type[LadderError], type[HTTPException]] = {
 
 
 def register(app: Flask, api: ErrorShape, limiter: Limiter) -> None:
+    from api.pages import solo
     from api.pages.owner import add_routes
     from api.pages.views import blueprint
 
     blp = blueprint(limiter)
     add_routes(blp, limiter)
+    solo.add_routes(blp)
     blp.after_request(secure)
     blp.register_error_handler(HTTPException, page_error)
     blp.register_error_handler(LadderError, storage_error)

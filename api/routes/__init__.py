@@ -12,12 +12,12 @@ from api.context import service
 def register(app: Flask, api: Api, limiter: Limiter) -> None:
     from api.routes import (
         admin, bot_ladders, bots, challenges, docs, export, frames, leaderboards, matches, owners,
-        pull, rounds, system,
+        pull, rounds, solo, system,
     )
 
     games = service_games(app)
     for module in (owners, bots, pull, bot_ladders, challenges, matches, frames, leaderboards,
-                   rounds, export, admin, system):
+                   rounds, solo, export, admin, system):
         api.register_blueprint(module.blueprint(limiter, games))
     docs.register(app)
 

@@ -15,6 +15,7 @@ answer as it reads an HTTP bot's (the same faults).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -24,15 +25,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, request
+from flask import Response, g, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint, abort
 
-from api.auth import BEARER, owner_required, require_owner
+from api.auth import BEARER, require_owner
 from api.context import service
 from api.relays import arrived, available, process_relay
 from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
 from ladder import registry
+from ladder.accounts import Principal
 from ladder.models import PULL
 from referee.faults import Fault, FaultReason
 from referee.relay import Delivered, RelayError, Replaced
@@ -86,14 +88,14 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
 
     @blp.route(f"/bots/<{ID}:bot_id>/requests", methods=["GET"])
     @limiter.exempt
-    @owner_required
+    @pull_owner_required
     @blp.doc(security=BEARER)
     @blp.arguments(PollArgs, location="query", unknown=ma.RAISE, as_kwargs=True)
     @blp.response(200, PollOut)
     @blp.alt_response(409, response="CONFLICT")
     @blp.alt_response(429, response="DEFAULT_ERROR")
     @blp.alt_response(503, response="DEFAULT_ERROR")
-    def poll(bot_id: int, wait: int) -> Any:
+    def poll(bot_id: int, wait: int, resume: bool) -> Any:
         """Your pull bot's connection: its next requests, waiting up to `wait` seconds.
 
         Each request's clock starts when this answer hands it over: answer it within its
@@ -102,7 +104,12 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         deadline (at least 2 s) is a `connection_error` strike; a bot polling is connected,
         one that stops for 10 s is away. One connection per bot: a newer poll replaces a
         waiting one, which answers 409. At most 4 polls of one owner's bots wait at once
-        (each holds a server thread): more answer 429, `wait=0` always passes."""
+        (each holds a server thread): more answer 429, `wait=0` always passes.
+
+        `resume=true` on a connection's first poll (after a start or a lost connection):
+        the requests handed before and not answered are handed again (`"resent": true`),
+        each with the time left of its deadline; a poll without it never gets a request
+        twice."""
         pulled_bot(bot_id)
         try:
             arrived(service().engine, bot_id)
@@ -111,7 +118,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
             abort(503, message=RELAY_DOWN)
         try:
             with waiting_slot(require_owner().owner_id, wait):
-                taken = process_relay().take(str(bot_id), float(wait))
+                taken = process_relay().take(str(bot_id), float(wait), resume)
         except Replaced as exc:
             abort(409, message=f"{exc}: one connection per bot")
         except RelayError:
@@ -123,7 +130,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.route(f"/bots/<{ID}:bot_id>/requests/<string(maxlength=300):request_id>",
                methods=["POST"])
     @limiter.exempt
-    @owner_required
+    @pull_owner_required
     @blp.doc(security=BEARER, requestBody={
         "required": True, "description": "the answer, exactly as an HTTP bot answers the "
         "request's path (`/decide`: `{\"choice\": ..., \"log\"?: ...}`; `/start` and `/end`: "
@@ -157,9 +164,39 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                                + (f" ({ms:.0f} ms)" if ms else "") + ": a timeout strike")
         if fault is not None and fault.reason is FaultReason.TOO_LARGE:
             abort(413, message=f"the answer is over {MAX_BODY // 1024} KiB: a strike")
-        return {"status": outcome.value, "ms": round(ms, 3)}
+        return Response(b'{"status":"%s","ms":%s}' % (outcome.value.encode(),
+                                                      repr(round(ms, 3)).encode()),
+                        200, mimetype="application/json")  # AnswerOut, written directly
 
     return blp
+
+
+_principals: dict[tuple[int, str], tuple[Principal, float]] = {}
+"""(database engine, ``Authorization`` header) found to be a live token, its principal and
+until when (monotonic): a pull bot polls and answers twice a decision, and reading its token
+each time cost as much as the rest of the request (a revoked token still passes here for at
+most :data:`CHECKED_S`)."""
+_principals_lock = threading.Lock()
+
+
+def pull_owner_required(view: Any) -> Any:
+    """:func:`api.auth.owner_required` with the token's principal kept :data:`CHECKED_S`
+    per process (:data:`_principals`)."""
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key, now = (id(service().engine), request.headers.get("Authorization", "")), (
+            time.monotonic())
+        hit = _principals.get(key)
+        if hit is not None and hit[1] > now:
+            g.principal = hit[0]
+        else:
+            who = require_owner()
+            with _principals_lock:
+                if len(_principals) > 10_000:
+                    _principals.clear()
+                _principals[key] = (who, now + CHECKED_S)
+        return view(*args, **kwargs)
+    return wrapper
 
 
 _checked: dict[tuple[int, int, int], float] = {}

@@ -1,8 +1,9 @@
 """Regenerate the screenshots in this folder: three moments of a match of each game in the
 viewer (and one of them on a phone), and the service's leaderboard, a bot's page, a paused
-bot's page and an owner's home (``/me``, logged in) on a wide screen and on a phone.
+bot's page and an owner's home (``/me``, logged in) on a wide screen and on a phone, and a solo
+ladder's board.
 
-    python docs/screenshots/make_screenshots.py [viewer] [pages]
+    python docs/screenshots/make_screenshots.py [viewer] [pages] [solo]
 
 Needs the ``test`` extra (Playwright) and Debian's Chromium at /usr/bin/chromium. The matches
 are built-in bots with fixed seeds, so the viewer pictures change only when the viewer or the
@@ -221,9 +222,69 @@ def pages() -> None:
         server.shutdown()
 
 
+# -- a solo ladder ----------------------------------------------------------------------------
+
+SOLO = [("kestrel", "ada", "greedy"), ("wren", "linus", "random"),
+        ("osprey", "grace", "mcts:playouts=15")]
+"""The solo ladder's entrants at Automa level 1 (name, owner, the built-in bot that plays it)."""
+SOLO_ROUNDS = 3
+
+
+def solo() -> None:
+    """A solo ladder's board (Tokaido Duo against the Automa, level 1) on a wide screen and on
+    a phone: three owners' bots, three rounds of shared seeds played through the work queue."""
+    from werkzeug.serving import make_server
+
+    from api import create_app
+    from api.config import ServiceConfig
+    from api.startup import prepare_database
+    from ladder import registry, solo_ladder
+    from ladder.accounts import create_owner
+    from ladder.work import claim, finish
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        config = ServiceConfig(db_url=f"sqlite:///{tmp}/solo.sqlite3", ratelimit=False)
+        app = create_app(config, engine=prepare_database(config))  # its pool is never started
+        engine = app.extensions["referee"].engine
+        specs = {}
+        for name, owner, spec in SOLO:
+            bot_id = registry.register_bot(
+                engine, create_owner(engine, owner)[0]["id"], name=name,
+                url=f"https://{name}.example.org", games=["tokaido-duo"], description="",
+                status="active", nonce=name)
+            specs[bot_id] = (spec, name)
+            solo_ladder.set_entry(engine, bot_id, "tokaido-duo", 1, True)
+        for n in range(100):
+            released = solo_ladder.tick(engine, rng=random.Random(n))
+            if solo_ladder.board(engine, "tokaido-duo", 1)["rounds"] > SOLO_ROUNDS:
+                break
+            for pk in released:
+                held = claim(engine, pk, "screenshots", 60)
+                assert held is not None
+                spec, name = specs[held.seats[0].bot_id]
+                with seated([Seat(spec, name)], "tokaido-duo", held.seed) as players:
+                    log = Runner(find_game("tokaido-duo"), players, held.seed,
+                                 match_id=held.attempt_id, options={"automa": 1}).run().log
+                finish(engine, held, log)
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        for size, viewport in SIZES:
+            page = browser.new_page(viewport=viewport, is_mobile=size == "phone")
+            page.goto(f"http://127.0.0.1:{server.server_port}/solo/tokaido-duo/1")
+            out = HERE / f"page-solo-{size}.png"
+            page.screenshot(path=str(out), full_page=True)
+            page.close()
+            print(out.name)
+        browser.close()
+        server.shutdown()
+
+
 if __name__ == "__main__":
-    wanted = sys.argv[1:] or ["viewer", "pages"]
+    wanted = sys.argv[1:] or ["viewer", "pages", "solo"]
     if "viewer" in wanted:
         viewer()
     if "pages" in wanted:
         pages()
+    if "solo" in wanted:
+        solo()

@@ -1,7 +1,8 @@
 """The living ladder's scheduler: rounds of fixtures, kept topped up by an idempotent tick.
 
-:func:`tick` is run by ``referee beat`` (every 20 s), after every finished match, by
-``referee ladder tick`` and by the embedded server's ticker thread.  Each run covers every
+:func:`tick` is run by ``referee beat`` (every 20 s), after every finished match that freed
+something of a ladder (:func:`ladder.work.may_reschedule`), by ``referee ladder tick`` and by
+the embedded server's ticker thread.  Each run covers every
 ladder (a bot's slots are shared by its ladders, so only a tick that sees them all can share
 them fairly), in one transaction holding the matchmaker's lock (``pg_advisory_xact_lock`` on
 PostgreSQL; on SQLite the transaction's ``BEGIN IMMEDIATE`` is the lock), so two ticks at

@@ -25,6 +25,47 @@ from ladder.pairing import Entrant
 from ladder.ratings import EloConfig
 
 
+def _eligible_statement() -> Any:
+    """A ladder's eligible bots with what planning needs (built once: a tick runs after
+    every match, and building a statement costs more than the database's work on it)."""
+    e, b = LadderEntry, Bot
+    return (select(e.bot_id, b.owner_id, b.max_concurrency, b.version,
+                   e.version.label("placed"), e.placement_remaining, e.last_rest, e.byes,
+                   e.seat_counts, Rating.elo, Rating.games)
+            .join(b, b.id == e.bot_id)
+            .outerjoin(Owner, Owner.id == b.owner_id)
+            .outerjoin(Rating, and_(Rating.bot_id == e.bot_id, Rating.game == e.game))
+            .where(e.game == bindparam("game"), e.active.is_(True), e.paused_reason.is_(None),
+                   b.status == ACTIVE, Owner.suspended_at.is_(None)))
+
+
+def _unhealthy_statement() -> Any:
+    """A ladder's bots whose last three probes (within ``since``) all failed."""
+    h = HealthCheck
+    ranked = (select(h.bot_id, h.ok, func.row_number().over(
+        partition_by=h.bot_id, order_by=h.id.desc()).label("n"))
+        .join(LadderEntry, and_(LadderEntry.bot_id == h.bot_id,
+                                LadderEntry.game == bindparam("game")))
+        .where(h.at >= bindparam("since"))  # probes come every 30 min at most
+        .subquery())
+    return (select(ranked.c.bot_id).where(ranked.c.n <= 3).group_by(ranked.c.bot_id)
+            .having(and_(func.count() == 3,
+                         func.sum(case((ranked.c.ok.is_(True), 1), else_=0)) == 0)))
+
+
+_ELIGIBLE = _eligible_statement()
+_UNHEALTHY = _unhealthy_statement()
+_OPEN_ROUNDS = select(Round.id, Round.number).where(
+    Round.game == bindparam("game"), Round.closed_at.is_(None)).order_by(Round.number)
+_FIXTURES = (select(*FIXTURE_COLUMNS).where(Fixture.round_id.in_(bindparam("ids", expanding=True)))
+             .order_by(Fixture.id))
+_MATCHES = (select(Match.id, Match.fixture_id, Match.state, Match.void_reason, Match.held,
+                   Match.attempt, Match.lease_until)
+            .where(Match.round_id.in_(bindparam("ids", expanding=True)),
+                   Match.fixture_id.is_not(None))
+            .order_by(Match.id))
+
+
 class LadderState:
     """What a tick knows of one ladder, and the writes every step shares."""
 
@@ -48,16 +89,7 @@ class LadderState:
     # -- reading ---------------------------------------------------------------------------
 
     def _eligible(self) -> dict[int, EligibleBot]:
-        e, b = LadderEntry, Bot
-        rows = self.conn.execute(
-            select(e.bot_id, b.owner_id, b.max_concurrency, b.version, e.version.label("placed"),
-                   e.placement_remaining, e.last_rest, e.byes, e.seat_counts, Rating.elo,
-                   Rating.games)
-            .join(b, b.id == e.bot_id)
-            .outerjoin(Owner, Owner.id == b.owner_id)
-            .outerjoin(Rating, and_(Rating.bot_id == e.bot_id, Rating.game == e.game))
-            .where(e.game == self.game, e.active.is_(True), e.paused_reason.is_(None),
-                   b.status == ACTIVE, Owner.suspended_at.is_(None))).all()
+        rows = self.conn.execute(_ELIGIBLE, {"game": self.game}).all()
         sick = set(self._unhealthy())
         start = EloConfig().start
         bots: dict[int, EligibleBot] = {}
@@ -81,33 +113,18 @@ class LadderState:
 
     def _unhealthy(self) -> list[int]:
         """Bots whose last three probes all failed."""
-        h = HealthCheck
-        ranked = (select(h.bot_id, h.ok, func.row_number().over(
-            partition_by=h.bot_id, order_by=h.id.desc()).label("n"))
-            .join(LadderEntry, and_(LadderEntry.bot_id == h.bot_id,
-                                    LadderEntry.game == self.game))
-            .where(h.at >= self.now - HEALTH_WINDOW)  # probes come every 30 min at most
-            .subquery())
-        return list(self.conn.execute(
-            select(ranked.c.bot_id).where(ranked.c.n <= 3).group_by(ranked.c.bot_id)
-            .having(and_(func.count() == 3,
-                         func.sum(case((ranked.c.ok.is_(True), 1), else_=0)) == 0))).scalars())
+        return list(self.conn.execute(_UNHEALTHY, {"game": self.game,
+                                                   "since": self.now - HEALTH_WINDOW}).scalars())
 
     def _load_open_rounds(self) -> None:
-        rows = self.conn.execute(select(Round.id, Round.number).where(
-            Round.game == self.game, Round.closed_at.is_(None)).order_by(Round.number)).all()
+        rows = self.conn.execute(_OPEN_ROUNDS, {"game": self.game}).all()
         self.rounds = {r.id: RoundRow(r.id, r.number) for r in rows}
         if not self.rounds:
             return
-        ids = list(self.rounds)
-        for f in self.conn.execute(select(*FIXTURE_COLUMNS).where(Fixture.round_id.in_(ids))
-                                   .order_by(Fixture.id)).mappings():
+        ids = {"ids": list(self.rounds)}
+        for f in self.conn.execute(_FIXTURES, ids).mappings():
             self.fixtures[f["id"]] = FixtureRow.from_row(f)
-        for m in self.conn.execute(
-                select(Match.id, Match.fixture_id, Match.state, Match.void_reason, Match.held,
-                       Match.attempt, Match.lease_until)
-                .where(Match.round_id.in_(ids), Match.fixture_id.is_not(None))
-                .order_by(Match.id)):
+        for m in self.conn.execute(_MATCHES, ids):
             self.matches[m.fixture_id].append(MatchView(
                 m.id, m.state, m.void_reason, m.attempt or 0, m.lease_until,
                 bool(m.held) and m.state == SCHEDULED))

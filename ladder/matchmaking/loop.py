@@ -19,7 +19,6 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, select, text
 
 from ladder.accounts import now_utc
-from ladder.admin import ladder_paused
 from ladder.db import lock_key, lock_ladder, translate_errors
 from ladder.matchmaking.applying import dispatch
 from ladder.matchmaking.ladder_state import LadderState
@@ -27,7 +26,7 @@ from ladder.matchmaking.makeups import cancel, seat_orphans, settle
 from ladder.matchmaking.planning import close, may_open, open_round
 from ladder.matchmaking.slots import Slots
 from ladder.matchmaking.state import LOCK, MatchmakerConfig, TickResult, UnsettledError
-from ladder.models import LadderEntry
+from ladder.models import LadderEntry, LadderPause
 
 MAX_PASSES = 8
 """Passes of the steps a tick may take.  One pass settles a quiet ladder; a cancelled
@@ -54,16 +53,21 @@ def tick(engine: Engine, now: datetime | None = None,
                 return result
         else:
             lock_ladder(conn, LOCK)
-        # an admin's pause stops a ladder: nothing of it is settled, opened or released
-        games = [name for name in _ladder_games(conn) if not ladder_paused(conn, name)]
+        games = _ladder_games(conn)
         Tick(conn, games, now or now_utc(), config, rng, result).run()
     return result
 
 
+_LIVING = (select(LadderEntry.game).distinct()
+           .where(LadderEntry.game.not_in(select(LadderPause.game)))
+           .order_by(LadderEntry.game))
+"""Built once (every tick reads it)."""
+
+
 def _ladder_games(conn: Connection) -> list[str]:
-    """The games with a living ladder (any entry)."""
-    return list(conn.execute(select(LadderEntry.game).distinct().order_by(LadderEntry.game))
-                .scalars())
+    """The games with a living ladder (any entry) that an admin has not paused (a paused
+    ladder stops: nothing of it is settled, opened or released)."""
+    return list(conn.execute(_LIVING).scalars())
 
 
 class Tick:

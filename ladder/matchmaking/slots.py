@@ -17,6 +17,11 @@ from sqlalchemy import Connection, select
 from ladder.matchmaking.state import in_retry
 from ladder.models import RUNNING, SCHEDULED, Match, MatchSeat
 
+_IN_FLIGHT = (select(MatchSeat.bot_id, Match.id, Match.round_id, Match.state, Match.attempt,
+                     Match.lease_until).join(Match, Match.id == MatchSeat.match_pk)
+              .where(Match.state.in_((SCHEDULED, RUNNING)), Match.held.is_(False)))
+"""The seats of released matches not over (built once: every tick reads it)."""
+
 
 class Slots:
     """The released matches not over (every game and challenge count against a bot's
@@ -24,11 +29,7 @@ class Slots:
     by a match in retry."""
 
     def __init__(self, conn: Connection, now: datetime, depth: int) -> None:
-        rows = conn.execute(
-            select(MatchSeat.bot_id, Match.id, Match.round_id, Match.state, Match.attempt,
-                   Match.lease_until).join(Match, Match.id == MatchSeat.match_pk)
-            .where(Match.state.in_((SCHEDULED, RUNNING)), Match.held.is_(False))
-        ).all()
+        rows = conn.execute(_IN_FLIGHT).all()
         self.busy: Counter[int] = Counter(r.bot_id for r in rows)
         self.depth, self.depth_used = depth, len({r.id for r in rows if r.round_id is not None})
         self.held = {r.bot_id for r in rows if in_retry(r.state, r.attempt, r.lease_until, now)}

@@ -5,6 +5,7 @@ as it is (never reported as an outage)."""
 from __future__ import annotations
 
 import logging
+import socket
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -121,6 +122,24 @@ def test_a_read_only_postgresql_server_is_an_outage(pg_head_url, bugs):
                 conn.execute(text("DELETE FROM ladders"))
     finally:
         engine.dispose()
+    assert "\n" not in str(info.value)
+    assert traced(bugs) == []
+
+
+def test_a_postgresql_server_that_never_answers_is_an_outage_not_a_hang(monkeypatch, bugs):
+    """A server that takes the connection and says nothing (a dead host behind a proxy) ends
+    the connect after the bound: without one, libpq waits for as long as TCP keeps it open."""
+    monkeypatch.setattr(db, "CONNECT_TIMEOUT_S", 1)
+    silent = socket.create_server(("127.0.0.1", 0))
+    port = silent.getsockname()[1]
+    engine = make_engine(f"postgresql+psycopg://nobody@127.0.0.1:{port}/test")
+    try:
+        with pytest.raises(LadderError, match="timeout") as info:
+            with translate_errors(engine), engine.connect():
+                pass
+    finally:
+        engine.dispose()
+        silent.close()
     assert "\n" not in str(info.value)
     assert traced(bugs) == []
 

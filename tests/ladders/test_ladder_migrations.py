@@ -18,7 +18,8 @@ from support.ladder_db import make_log, record_all
 
 TABLES = {"bots", "ladders", "matches", "match_seats", "ratings", "rating_history", "owners",
           "api_tokens", "rounds", "challenges", "ladder_entries", "health_checks", "match_logs",
-          "fixtures", "alerts", "ladder_pauses", "incidents", "bot_checks"}
+          "fixtures", "alerts", "ladder_pauses", "incidents", "bot_checks",
+          "solo_entries", "solo_rounds", "solo_games"}
 
 
 def tables(engine) -> set[str]:

@@ -32,6 +32,8 @@ PAGES = [
     ("/matches", 200, None),
     ("/rounds/{round}", 200, None),
     ("/challenges/{challenge}", 200, None),
+    ("/solo", 200, None),
+    ("/solo/tokaido-duo/1", 200, None),
     ("/docs", 200, None),
     ("/login", 200, None),
     ("/api/docs", 200, "#ops details"),

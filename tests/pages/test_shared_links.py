@@ -21,7 +21,7 @@ def page_paths(site: Any, rounds: Any) -> dict[str, str]:
 
     L = site.ladder
     ids = {"game": "tokaido-duo", "bot_id": L.bots["alice-bot"], "match_id": L.chatty_match,
-           "round_id": rounds.duo_round, "challenge_id": rounds.challenge}
+           "round_id": rounds.duo_round, "challenge_id": rounds.challenge, "level": 1}
     out = {}
     with site.app.test_request_context():
         for rule in site.app.url_map.iter_rules():

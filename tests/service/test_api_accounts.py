@@ -87,6 +87,6 @@ def test_every_write_needs_a_token(app, anon):
             continue
         assert doc["paths"][path][method]["security"] == [{"bearer": []}], path
         concrete = path.replace("{bot_id}", "1").replace("{token_id}", "1") \
-            .replace("{match_id}", "1").replace("{game}", "toy-race")
+            .replace("{match_id}", "1").replace("{game}", "toy-race").replace("{level}", "1")
         answer = anon.http.open(concrete, method=method.upper(), json={})
         assert answer.status_code == 401, (method, path, answer.json)

@@ -203,9 +203,9 @@ class ClientLink:
         self.http, self.bot_id = app.test_client(), bot_id
         self.headers = {"Authorization": f"Bearer {token}"}
 
-    def poll(self, wait_s: int) -> list[dict[str, Any]]:
-        got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait={wait_s}",
-                            headers=self.headers)
+    def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait={wait_s}"
+                            f"&resume={str(resume).lower()}", headers=self.headers)
         assert got.status_code == 200, got.json
         return list(got.json["requests"])
 
@@ -216,7 +216,8 @@ class ClientLink:
 
 def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
     """Production's layout: the match on a Celery worker, the bot's connection in this
-    (web) process, requests and answers through Redis."""
+    (web) process, requests and answers through Redis; its check too (refused while the
+    bot is away)."""
     import api.relays
     from api import create_app
     from api.config import ServiceConfig
@@ -233,6 +234,8 @@ def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
         made = bob.post("/api/v1/bots", json={"name": "bob-laptop", "mode": "pull",
                                               "games": ["toy-race"], "ladder": False})
         assert made.status_code == 201, made.json
+        away = bob.post(f"/api/v1/bots/{made.json['id']}/check")
+        assert away.status_code == 409 and "connect it first" in away.json["message"]
         lines: list[str] = []
         bridge = Bridge(ClientLink(app, bob.token, made.json["id"]),
                         LocalBot("random", None, 1), lines.append)
@@ -248,6 +251,15 @@ def test_a_pull_bot_plays_on_the_workers_through_redis(stack):
             seat = next(p["seat"] for p in log["players"] if p["name"] == "bob-laptop")
             assert {d["status"] for d in log["decisions"] if d["seat"] == seat} == {"ok"}
         assert sum(line.startswith("match ") and " over: " in line for line in lines) == 2
+        asked = bob.post(f"/api/v1/bots/{made.json['id']}/check")  # connected: it polls
+        assert asked.status_code == 202, asked.json
+        give_up = time.monotonic() + 60
+        while (check := bob.get(asked.headers["Location"]).json)["state"] in ("queued",
+                                                                             "running"):
+            assert time.monotonic() < give_up, check
+            time.sleep(0.05)
+        assert check["state"] == "done" and check["report"]["ok"], check
+        assert check["report"]["calls"][0]["call"] == "/start"  # no GET / for a pull bot
     finally:
         stop.set()
         if bridge is not None:

@@ -198,7 +198,7 @@ def test_the_embedded_pool_ticks_and_the_runner_ticks_after_a_match(tmp_path):
             return fake_log(2, random.Random(1))
 
         assert run_match(engine, first, UrlPolicy(), lease_s=30, play=play,
-                         after=lambda game: (games.append(game), pool.tick())) == "finished"
+                         after=lambda held: (games.append(held.game), pool.tick())) == "finished"
         assert games == [GAME]
         second = pool._queue.get_nowait()
         assert seats_of(engine)[second] == seats_of(engine)[first][::-1]

@@ -178,6 +178,20 @@ def test_the_metrics_token_and_the_allowed_networks_open_them(make_service):
     assert anon.get("/metrics", environ_base={"REMOTE_ADDR": "11.1.2.3"}).status_code == 403
 
 
+def test_behind_trusted_proxies_loopback_is_the_socket_and_the_client_both(make_service):
+    """With a proxy trusted, ``X-Forwarded-For`` names the client; a stranger reaching the app
+    past the proxy writes ``127.0.0.1`` there himself, and is still a stranger."""
+    anon = Client(make_service(trusted_proxies=1))
+    local_proxy = {"REMOTE_ADDR": "127.0.0.1"}
+    assert anon.get("/metrics", environ_base=ELSEWHERE,
+                    headers={"X-Forwarded-For": "127.0.0.1"}).status_code == 403
+    assert anon.get("/metrics", environ_base=local_proxy,
+                    headers={"X-Forwarded-For": "198.51.100.7"}).status_code == 403
+    assert anon.get("/metrics", environ_base=local_proxy,
+                    headers={"X-Forwarded-For": "127.0.0.1"}).status_code == 200
+    assert anon.get("/metrics", environ_base=local_proxy).status_code == 200
+
+
 def test_a_bad_metrics_network_is_refused_at_start(monkeypatch):
     monkeypatch.setenv("REFEREE_METRICS_NETWORKS", "10.0.0.0/8, nonsense")
     with pytest.raises(ValueError, match="REFEREE_METRICS_NETWORKS: 'nonsense'"):

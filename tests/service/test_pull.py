@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,6 +20,7 @@ import requests
 
 import api.relays
 import referee.relay
+from api.relays import process_relay
 from api.runner import run_match
 from bots.server import BotApp, BotServer
 from ladder.newmatches import MatchSettings
@@ -56,8 +58,9 @@ class Connection:
     what it returns; ``stop_after`` requests, it stops polling (its connection is gone)."""
 
     def __init__(self, app: Any, token: str, bot_id: int, handler: Handler,
-                 stop_after: int | None = None) -> None:
+                 stop_after: int | None = None, resume: bool = False) -> None:
         self.http, self.bot_id, self.handler = app.test_client(), bot_id, handler
+        self.resume = resume  # its first poll says it reconnected
         self.headers = {"Authorization": f"Bearer {token}"}
         self.stop_after, self.seen = stop_after, []
         self.statuses: list[int] = []
@@ -75,8 +78,9 @@ class Connection:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait=1",
-                                headers=self.headers)
+            resume, self.resume = self.resume, False
+            got = self.http.get(f"/api/v1/bots/{self.bot_id}/requests?wait=1"
+                                + ("&resume=true" if resume else ""), headers=self.headers)
             assert got.status_code == 200, got.json
             for env in got.json["requests"]:
                 self.seen.append(env)
@@ -132,7 +136,6 @@ def test_a_pull_bot_is_registered_without_a_url(anon):
     assert both.status_code == 422 and "url" in both.json["errors"]["json"]
     changed = alice.patch(f"/api/v1/bots/{bot_id}", json={"url": "http://127.0.0.1:9"})
     assert changed.status_code == 422
-    assert alice.post(f"/api/v1/bots/{bot_id}/check").status_code == 422
 
 
 def test_a_pull_bot_plays_the_same_matches_as_the_same_bot_in_push_mode(anon):
@@ -174,6 +177,96 @@ def test_a_connection_killed_mid_decision_is_a_strike_not_a_void(anon):
     assert mine[:3] == ["timeout", "connection_error", "connection_error"]
     assert set(mine[3:]) <= {"forfeited"}
     assert log["players"][0]["strikes"] == 3 and log["result"]["reason"].startswith("seat(s) 0")
+
+
+def first_option(env: dict[str, Any]) -> bytes:
+    if env["path"] != "/decide":
+        return b"{}"
+    return json.dumps({"choice": env["body"]["decision"]["options"][0]["id"]}).encode()
+
+
+def reconnect(anon: Any, pause_s: float) -> tuple[dict[str, Any], Connection, Connection]:
+    """A match whose bot's connection dies holding its first ``/decide`` (3 s), and a new
+    connection of the bot (``resume``) ``pause_s`` later: the log and both connections."""
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    logs: list[dict[str, Any]] = []
+    game = threading.Thread(target=lambda: logs.extend(
+        play(anon.app, [([bot_id, 1], 3)], MatchSettings(time_ms=3000))))
+    with Connection(anon.app, alice.token, bot_id, first_option, stop_after=1) as dead:
+        game.start()
+        dead._thread.join(30)
+        assert not dead._thread.is_alive() and [e["path"] for e in dead.seen] == [
+            "/start", "/decide"]
+        time.sleep(pause_s)
+        with Connection(anon.app, alice.token, bot_id, first_option, resume=True) as back:
+            game.join(60)
+    assert not game.is_alive()
+    return logs[0], dead, back
+
+
+def test_a_bot_that_reconnects_within_the_deadline_answers_what_it_held(anon):
+    log, dead, back = reconnect(anon, 0.0)
+    held, again = dead.seen[1], back.seen[0]
+    assert again["request_id"] == held["request_id"] and again["resent"] is True
+    assert again["body"] == held["body"] and 0 < again["deadline_ms"] <= held["deadline_ms"]
+    assert "resent" not in held
+    assert {status for seat, _, status in moves(log) if seat == 0} == {"ok"}
+    assert log["players"][0]["strikes"] == 0
+
+
+def test_a_bot_that_reconnects_after_the_deadline_has_its_timeout_strike(anon):
+    log, dead, back = reconnect(anon, 3.5)
+    assert not any(env.get("resent") for env in back.seen)
+    assert dead.seen[1]["request_id"] not in {env["request_id"] for env in back.seen}
+    mine = [status for seat, _, status in moves(log) if seat == 0]
+    assert mine[0] == "timeout" and "ok" in mine[1:]
+
+
+def test_a_pull_bot_is_checked_through_its_connection(anon):
+    """A check plays its match through the relay: refused (409, saying to connect) while
+    the bot is away, run while it is connected, its ``/start`` the health record."""
+    from api.execution import run_check
+
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    away = alice.post(f"/api/v1/bots/{bot_id}/check")
+    assert away.status_code == 409 and "not connected: connect it first" in away.json["message"]
+    svc = anon.app.extensions["referee"]
+    with Connection(anon.app, alice.token, bot_id, first_option) as conn:
+        wait_until(lambda: process_relay().connected(str(bot_id)))
+        asked = alice.post(f"/api/v1/bots/{bot_id}/check")
+        assert asked.status_code == 202, asked.json
+        assert run_check(svc.engine, asked.json["id"], svc.policy, lease_s=30) == "done"
+    check = alice.get(f"/api/v1/bots/{bot_id}/checks/{asked.json['id']}").json
+    assert check["state"] == "done" and check["report"]["ok"], check
+    assert [c["call"] for c in check["report"]["calls"]] == ["/start", "/decide", "/end"]
+    assert {env["path"] for env in conn.seen} == {"/start", "/decide", "/end"}
+
+
+def test_a_pull_bot_gone_before_its_check_starts_fails_it_with_the_reason(anon, monkeypatch):
+    import ladder.relay_redis
+    from api.execution import run_check
+
+    for module in (referee.relay, ladder.relay_redis):
+        monkeypatch.setattr(module, "PRESENCE_GRACE_S", 1.0)
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    assert alice.get(f"/api/v1/bots/{bot_id}/requests?wait=0").status_code == 200
+    asked = alice.post(f"/api/v1/bots/{bot_id}/check")
+    assert asked.status_code == 202, asked.json
+    wait_until(lambda: not process_relay().connected(str(bot_id)))
+    svc = anon.app.extensions["referee"]
+    assert run_check(svc.engine, asked.json["id"], svc.policy, lease_s=30) == "failed"
+    check = alice.get(f"/api/v1/bots/{bot_id}/checks/{asked.json['id']}").json
+    assert check["state"] == "failed" and "is not connected" in check["error"]
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    give_up = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < give_up, "the condition never held"
+        time.sleep(0.01)
 
 
 def test_malformed_unknown_and_late_answers_are_strikes(anon):

@@ -3,9 +3,14 @@ service (waitress on loopback), its matches played by the real runner."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,13 @@ def fresh_relay() -> Iterator[None]:
 @pytest.fixture
 def served(app: Any) -> Iterator[str]:
     """The app behind a real HTTP server on loopback; its URL."""
+    with serving(app) as url:
+        yield url
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` behind a real HTTP server on loopback (waitress) while the block runs."""
     server: Any = create_server(app, host="127.0.0.1", port=0, threads=8)
     stop = threading.Event()
 
@@ -108,7 +120,7 @@ def test_the_bridge_reconnects_with_backoff(monkeypatch):
     class Flaky:
         polls = 0
 
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             self.polls += 1
             if self.polls <= 3:
                 raise LinkDown("ConnectionError")
@@ -154,7 +166,7 @@ def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
     answered: list[str] = []
 
     class Ending:
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             return [end] if not answered else []
 
         def answer(self, request_id: str, body: bytes) -> int:
@@ -178,7 +190,7 @@ def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
     posted: list[bytes] = []
 
     class Once:
-        def poll(self, wait_s: int) -> list[dict[str, Any]]:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
             return []
 
         def answer(self, request_id: str, body: bytes) -> int:
@@ -196,3 +208,118 @@ def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
     assert posted == [b'{"choice": "c"}']  # the referee strikes it: the bot's own answer goes
     assert lines == ["match m1: your bot's /decide failed: unknown_option: 'c' is not one of: "
                      "a, b"]
+
+
+def test_a_reconnected_bridge_resumes_without_answering_twice(monkeypatch):
+    """After a lost connection the bridge's next poll says ``resume``; a request handed again
+    while its bot still computes it is not asked twice, and an answer whose post was lost is
+    posted again when its request comes back."""
+    monkeypatch.setattr(arena.bridge, "BACKOFF_S", (0.01,))
+    decide = {"request_id": "m1:3:0", "path": "/decide", "deadline_ms": 5000,
+              "body": {"match_id": "m1", "deadline_ms": 5000,
+                       "decision": {"options": [{"id": "a"}]}}}
+    again = {**decide, "deadline_ms": 4000, "resent": True}
+    release, stop = threading.Event(), threading.Event()
+    asked: list[int] = []
+    resumes: list[bool] = []
+    posts: list[bytes] = []
+
+    class Slow(LocalBot):
+        def answer(self, env: Any) -> tuple[bytes | None, Any]:
+            asked.append(env["body"]["deadline_ms"])
+            release.wait(10)
+            return b'{"choice": "a"}', None
+
+    class Dropping:
+        script = iter([[decide], LinkDown("reset"), [again], "release", LinkDown("reset"),
+                       [again]])
+
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+            resumes.append(resume)
+            step = next(self.script, None)
+            if step is None:
+                stop.set()
+                return []
+            if step == "release":  # the bot answers now; its post is lost (see answer)
+                release.set()
+                time.sleep(0.3)
+                return []
+            if isinstance(step, Exception):
+                raise step
+            return step
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            posts.append(body)
+            if len(posts) == 1:
+                raise LinkDown("reset")
+            return 200
+
+    lines: list[str] = []
+    bridge = Bridge(Dropping(), Slow("random", None, 1), lines.append)
+    bridge.run(stop, 1)
+    bridge.close(wait=True)
+    assert resumes[:6] == [True, False, True, False, False, True]
+    assert asked == [5000]  # asked once: the copy handed again while it computed is dropped
+    assert posts == [b'{"choice": "a"}'] * 2  # the lost post went again, unchanged
+    assert any("an answer was lost" in line for line in lines)
+
+
+def test_a_bot_author_behind_nat_plays_a_challenge_with_bot_connect(make_service):
+    """The issue's trial: a service that refuses loopback URLs (no allowed networks), the
+    author's bot on their loopback, ``referee bot connect --register`` (its own process), a
+    challenge against the house greedy: both matches finish, both logs download, Ctrl-C
+    stops the bridge cleanly."""
+    game = "tokaido-duo"  # a game of the command line's own (toy-race is the tests')
+    app = make_service(allow_networks="")
+    laptop = BotServer(BotApp("random", game, 3, per_match=False)).start()
+    try:
+        challenge_through_a_bridge(app, laptop.url, game)
+    finally:
+        laptop.stop()
+
+
+def challenge_through_a_bridge(app: Any, local_http_bot: str, game: str) -> None:
+    """The trial's steps against ``app`` (served on loopback while they run)."""
+    from service.conftest import Client, drain
+
+    anon = Client(app)
+    alice = anon.owner("alice")
+    refused = alice.post("/api/v1/bots", json={"name": "web", "url": local_http_bot,
+                                               "games": [game]})
+    assert refused.status_code == 422, refused.json  # a loopback URL: this service refuses it
+    greedy = next(b["id"] for b in anon.get("/api/v1/bots").json["items"]
+                  if b["name"] == "greedy")
+    with serving(app) as url:
+        bridge = subprocess.Popen(
+            [sys.executable, "-c", "from cli import main; main()", "bot", "connect", url,
+             "--register", "laptop", "--game", game, local_http_bot],
+            env={**os.environ, "REFEREE_TOKEN": alice.token}, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        try:
+            bot_id = wait_connected(alice, bridge)
+            made = alice.post("/api/v1/challenges", json={"game": game, "games": 2,
+                                                          "bots": [bot_id, greedy]})
+            assert made.status_code == 202, made.json
+            assert drain(app) == ["finished", "finished"]
+        finally:
+            bridge.send_signal(signal.SIGINT)
+            out, _ = bridge.communicate(timeout=30)
+    assert bridge.returncode == 0, out
+    for match_id in made.json["match_ids"]:
+        log = anon.get(f"/api/v1/matches/{match_id}/log")
+        assert log.status_code == 200 and log.json["result"]["end"] == "normal"
+        seat = next(p["seat"] for p in log.json["players"] if p["name"] == "laptop")
+        assert {d["status"] for d in log.json["decisions"] if d["seat"] == seat} == {"ok"}
+    assert out.count(" over: rank ") == 2 and "connected as laptop" in out, out
+
+
+def wait_connected(owner: Any, bridge: subprocess.Popen[str]) -> int:
+    """The id of ``owner``'s pull bot ``laptop`` once the bridge polls for it."""
+    give_up = time.monotonic() + 60
+    while True:
+        assert bridge.poll() is None, bridge.communicate()[0]
+        assert time.monotonic() < give_up, "the bridge never connected"
+        bots = [b for b in owner.get("/api/v1/me").json["bots"] if b["name"] == "laptop"]
+        if bots and api.relays.process_relay().connected(str(bots[0]["id"])):
+            return int(bots[0]["id"])
+        time.sleep(0.1)

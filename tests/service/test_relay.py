@@ -101,6 +101,51 @@ def test_a_fault_found_on_the_way_is_passed_on(relay, pool):
     assert reply.fault == too_big and reply.body is None
 
 
+def test_a_reconnected_bot_is_handed_again_what_it_had_not_answered(relay, pool):
+    """The connection dropped after the hand-over: a poll with ``resume`` (the bot says it
+    reconnected) gets the request again, its clock running on, and the answer counts."""
+    import json
+
+    asked = ask(pool, relay, "7", "m1:0:0", deadline_ms=5000)
+    [first] = relay.take("7", 5)
+    assert relay.take("7", 0.2) == []  # polling again while it computes: never twice
+    time.sleep(0.1)
+    [again] = relay.take("7", 5, resume=True)
+    env = json.loads(again)
+    assert env["request_id"] == "m1:0:0" and env["resent"] is True
+    assert env["body"] == json.loads(first)["body"] == {"n": 1}
+    assert 0 < env["deadline_ms"] <= 4900  # the time left, not a fresh deadline
+    assert relay.take("7", 0.1) == []  # handed again once per resume, not on every poll
+    assert relay.answer("7", "m1:0:0", b'{"choice":"a"}')[0] is Delivered.ACCEPTED
+    reply = asked.result(10)
+    assert reply.fault is None and reply.body == b'{"choice":"a"}' and reply.ms >= 100
+    assert relay.take("7", 0.1, resume=True) == []  # answered: nothing to hand again
+
+
+def test_a_bot_reconnected_after_the_deadline_has_the_timeout_strike(relay, pool):
+    asked = ask(pool, relay, "7", "m1:0:0", deadline_ms=300)
+    [_] = relay.take("7", 5)
+    reply = asked.result(10)
+    assert reply.fault.reason == "timeout"
+    assert relay.take("7", 0.1, resume=True) == []  # its deadline passed: not handed again
+    assert relay.answer("7", "m1:0:0", b'{"choice":"a"}')[0] is Delivered.LATE
+
+
+def test_resume_hands_again_before_what_is_queued(relay, pool):
+    first = ask(pool, relay, "7", "m1:0:0", deadline_ms=5000)
+    [_] = relay.take("7", 5)
+    second = ask(pool, relay, "7", "m2:0:0", deadline_ms=5000)
+    got: list[bytes] = []
+    give_up = time.monotonic() + 30
+    while len(got) < 2:  # the second request may reach the queue a little later
+        assert time.monotonic() < give_up, "the second request never came"
+        got += relay.take("7", 1, resume=not got)
+    assert [b'"resent":true' in env for env in got] == [True, False]
+    for rid in ("m1:0:0", "m2:0:0"):
+        assert relay.answer("7", rid, b"{}")[0] is Delivered.ACCEPTED
+    assert first.result(10).fault is None and second.result(10).fault is None
+
+
 def test_a_newer_connection_replaces_a_waiting_one(relay, pool):
     older = pool.submit(relay.take, "7", 20)
     give_up = time.monotonic() + 30  # the older poll has taken its turn (the bot's connection)

@@ -160,3 +160,63 @@ def test_match_settings_default_to_the_referees_and_fill_in_what_a_row_lacks():
     assert (fast.time_ms, fast.strikes, dict(fast.options)) == (250, DEFAULT_STRIKES,
                                                                 {"variant": "x"})
     assert MatchSettings.from_json(fast.to_json()) == fast
+
+
+def test_the_tick_after_a_match_runs_only_when_the_match_freed_something_of_a_ladder(engine):
+    """A challenge between bots on no ladder frees nothing the matchmaker hands out: the
+    runner's tick after it is one indexed read, not a tick over every ladder."""
+    from dataclasses import replace
+
+    from sqlalchemy import delete, insert
+
+    from api.scheduling import after_match
+    from ladder.matchmaking import MatchmakerConfig, TickResult
+    from ladder.models import LadderEntry, SoloEntry
+    from ladder.work import may_reschedule
+
+    class Sent:
+        def __init__(self) -> None:
+            self.ids: list[int] = []
+
+        def enqueue(self, ids: Any) -> None:
+            self.ids += ids
+
+        def enqueue_checks(self, ids: Any) -> None:
+            raise AssertionError("no checks here")
+
+    [pk] = schedule(engine, "toy-race", [([1, 4], 21, None)], rated=False)
+    held = claim(engine, pk, "w1", lease_s=30)
+    assert held is not None and held.round_id is None
+    after = after_match(engine, MatchmakerConfig(), Sent())
+    assert may_reschedule(engine, held) is False and after(held) is None
+    assert may_reschedule(engine, replace(held, round_id=7)) is True  # a ladder round's
+    with engine.begin() as conn:  # bot 1 enters a solo ladder: its waiting games need a slot
+        conn.execute(insert(SoloEntry).values(bot_id=1, game="tokaido-duo", level=1,
+                                              active=True, joined_at=now_utc()))
+    assert may_reschedule(engine, held) is True
+    with engine.begin() as conn:
+        conn.execute(delete(SoloEntry))
+    assert may_reschedule(engine, held) is False
+    with engine.begin() as conn:  # bot 4 joins a ladder: its freed slot may start a fixture
+        conn.execute(insert(LadderEntry).values(bot_id=4, game="toy-race", active=True,
+                                                placement_remaining=0, joined_at=now_utc()))
+    assert may_reschedule(engine, held) is True and isinstance(after(held), TickResult)
+
+
+def test_rated_matches_are_numbered_in_the_order_they_finished(engine):
+    """The fold's order is the finishing order, drawn under the ladder's lock (one number
+    each, whatever their ids), so that a recompute replays the ratings as they were made."""
+    first, second, unrated = schedule(engine, "toy-race", [([1, 4], 31, None),
+                                                           ([4, 1], 32, None)], rated=True
+                                      ) + schedule(engine, "toy-race", [([1, 4], 33, None)],
+                                                   rated=False)
+    for pk in (second, unrated, first):
+        held = claim(engine, pk, "w1", lease_s=30)
+        assert held is not None and finish(engine, held, play(held)) is True
+    with engine.connect() as conn:
+        seqs = dict(conn.execute(select(Match.id, Match.rating_seq)
+                                 .where(Match.id.in_([first, second, unrated]))).all())
+        before = conn.execute(select(func.max(Match.rating_seq))
+                              .where(Match.id.not_in([first, second, unrated]))).scalar_one()
+    base = before or 0
+    assert seqs == {second: base + 1, first: base + 2, unrated: None}

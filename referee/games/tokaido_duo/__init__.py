@@ -27,6 +27,8 @@ class TokaidoDuoGame(Game):
     title = "Tokaido Duo"
     rules_version = RULES_VERSION
     player_counts = (1, 2)
+    solo_option = "automa"
+    solo_levels = tuple(range(1, 7))
 
     def board_from_data(self, data: Mapping[str, Any]) -> Board:
         return Board(data)
@@ -39,7 +41,7 @@ class TokaidoDuoGame(Game):
             raise GameOptionsError(f"tokaido-duo: unknown option(s) {unknown}; known: automa")
         if "automa" in options:
             level = options["automa"]
-            if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 6:
+            if not isinstance(level, int) or isinstance(level, bool) or level not in self.solo_levels:
                 raise GameOptionsError(f"tokaido-duo: automa must be a level 1-6, got {level!r}")
         return options
 
