@@ -37,7 +37,7 @@ from api.context import service
 from ladder.db import reader, translate_errors
 from ladder.models import (
     RUNNING, SCHEDULED, VOIDED, Bot, Challenge, Fixture, HealthCheck, Ladder, LadderEntry,
-    LadderPause, Match, MatchSeat, Owner, Rating, Round,
+    LadderPause, Match, MatchSeat, Owner, Rating, Round, SoloEntry, SoloGame, SoloRound,
 )
 
 SCOPES = {
@@ -152,7 +152,8 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     Every scope covers the names shown (bots, owners) and the rating settings.  ``match``: the
     match's own row and whether a match sharing its seed is still open (its log's fate).
     ``bot``: the ladder, and the bot's matches by state.  ``ladder``: rating steps (the
-    largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes.
+    largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes, the
+    solo ladders' entries and rounds (their games are matches).
     ``results``: the ladder, the largest match id and how many matches are not over.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
@@ -225,14 +226,23 @@ def ladder() -> list[Any]:
         *aggregates(func.max(Round.id), func.count(Round.closed_at), func.max(Fixture.id)),
         *aggregates(func.count(Fixture.id), func.sum(Fixture.id), func.sum(Fixture.made),
                     where=Fixture.state.in_(("planned", "dispatched"))),
-        *aggregates(func.max(HealthCheck.id))]
+        *aggregates(func.max(HealthCheck.id)),
+        *aggregates(func.count(SoloEntry.bot_id),
+                    func.sum(case((SoloEntry.active.is_(True), 1), else_=0))),
+        *aggregates(func.max(SoloRound.id), func.count(SoloRound.closed_at))]
 
 
 def bot_matches(bot_id: Any) -> list[Any]:
+    """The bot's matches by state, and every solo game's: its solo standing ranks it among
+    the other bots of the level, whose games move it too."""
     mine = select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot_id)
+    solo = select(SoloGame.match_pk)
     return [*aggregates(func.max(MatchSeat.match_pk), where=MatchSeat.bot_id == bot_id),
             *aggregates(func.count(), func.coalesce(func.sum(Match.id), 0),
-                        where=Match.id.in_(mine) & Match.state.in_(OPEN))]
+                        where=Match.id.in_(mine) & Match.state.in_(OPEN)),
+            *aggregates(func.max(SoloGame.match_pk)),
+            *aggregates(func.count(), func.coalesce(func.sum(Match.id), 0),
+                        where=Match.id.in_(solo) & Match.state.in_(OPEN))]
 
 
 def results() -> list[Any]:

@@ -193,3 +193,19 @@ def test_an_admin_void_refolds_and_the_next_anonymous_reads_show_it(app, anon):
     assert anon.get(f"/api/v1/matches/{ids[-1]}").json["seats"] != later["seats"]
     assert anon.get(f"/api/v1/bots/{bots[0]}/ratings?game={GAME}").json != ratings
     assert anon.get(f"/api/v1/matches/{ids[3]}").json["state"] == "voided"
+
+
+def test_a_bots_solo_standing_follows_the_other_bots_games(app, anon, bot_url, second_bot_url):
+    """A bot's page ranks it on its solo ladder among the others: their games move it."""
+    from service.test_api_solo import DUO, play_until, put, register
+
+    alice = anon.owner("alice")
+    weak, strong = register(alice, bot_url, "weak"), register(alice, second_bot_url, "strong")
+    assert put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1",
+               json={"active": True}).status_code == 200
+    play_until(app, closed=1)  # the weak bot alone
+    assert "</strong> of 1" in anon.get(f"/bots/{weak}").get_data(as_text=True)
+    assert put(alice, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
+               json={"active": True}).status_code == 200
+    play_until(app, closed=3)
+    assert "</strong> of 2" in anon.get(f"/bots/{weak}").get_data(as_text=True)
