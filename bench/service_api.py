@@ -12,8 +12,8 @@ system time of gunicorn's processes (``/proc/PID/stat``, the master and its work
 those requests, divided by their count.  The endpoints are measured in turn, ``--rounds``
 times, in a new random order each round; the figure is the median [min-max] of the rounds.
 
-``throughput`` mode: a Celery worker (``-c 2``) plays Tokaido Duo matches between two HTTP
-``random`` bots, ``--tp-matches`` a run, alternately without and with ``--readers`` reader
+``throughput`` mode: a Celery worker (``-c 2``) plays unrated Tokaido Duo matches between two
+HTTP ``random`` bots, ``--tp-matches`` a run, alternately without and with ``--readers`` reader
 threads, each reading a random endpoint of the list then waiting ``--pace`` seconds (a
 person reading pages, not a flood); the figure is the paired ratio (with / without) per run,
 median [min-max].  The readers run on the same machine and take CPU too: the ratio counts
@@ -149,9 +149,27 @@ def readers(base: str, paths: list[str], count: int, pace: float,
     return threads
 
 
+def worker_rate(engine: Any, bots: list[int], queue: str, matches: int) -> float:
+    """Matches per minute of ``matches`` unrated matches (a challenge's) on the worker."""
+    from service_matches import wait_all
+
+    from api.dispatch import CeleryDispatcher
+    from ladder.work import rotations, schedule
+
+    ids = schedule(engine, GAME, rotations(bots, matches, f"w{secrets.token_hex(2)}"),
+                   rated=False)
+    dispatcher = CeleryDispatcher(REDIS, queue)
+    began = time.perf_counter()
+    dispatcher.enqueue(ids)
+    wait_all(engine, ids)
+    elapsed = time.perf_counter() - began
+    dispatcher.close()
+    return matches / elapsed * 60
+
+
 def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args: Any,
                        folder: Path, pg_url: str) -> None:
-    from service_matches import setup_bots, worker_rate
+    from service_matches import setup_bots
 
     bot_procs = [start_bot(GAME, s) for s in (1, 2)]
     queue = f"bench-{secrets.token_hex(4)}"
