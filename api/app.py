@@ -18,7 +18,7 @@ from flask_limiter import Limiter
 from sqlalchemy import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from api import errors, guards, observability, relays
+from api import caching, errors, guards, observability, relays
 from api.auth import rate_key
 from api.config import ServiceConfig
 from api.context import EXTENSION, Service
@@ -76,6 +76,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     observability.register(app)  # first: the request id exists before a guard refuses
     limiter.exempt(observability.metrics_view)
     guards.register(app)
+    caching.register(app)  # after the guards and the limiter: they see every request
     from api.pages import register as register_pages
     from api.routes import register
     register(app, api, limiter)

@@ -219,13 +219,20 @@ class LiveCache:
         self._docs: OrderedDict[int, tuple[tuple[int, int], dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, match_pk: int, found: Snapshot) -> dict[str, Any]:
-        version = (found.attempt, len(found.log_json))
+    def built(self, match_pk: int, stamp: tuple[int, int]) -> dict[str, Any] | None:
+        """The document built from the snapshot of that stamp, if it is the one kept."""
         with self._lock:
             cached = self._docs.get(match_pk)
-            if cached is not None and cached[0] == version:
-                self._docs.move_to_end(match_pk)
-                return cached[1]
+            if cached is None or cached[0] != stamp:
+                return None
+            self._docs.move_to_end(match_pk)
+            return cached[1]
+
+    def get(self, match_pk: int, found: Snapshot) -> dict[str, Any]:
+        version = found.stamp
+        kept = self.built(match_pk, version)
+        if kept is not None:
+            return kept
         try:
             doc = build_live(json.loads(found.log_json))
         except (LogError, ValueError, KeyError, TypeError) as exc:
@@ -261,7 +268,12 @@ def live(engine: Engine, match_pk: int, mode: str) -> Live:
         reason = unavailable(mode)
     if reason is not None or status.state != RUNNING:
         return Live(status, reason, None)
-    found = process_progress().latest(match_pk)
+    progress = process_progress()
+    stamp = progress.stamp(match_pk)  # a few bytes: the snapshot only when it is new here
+    doc = None if stamp is None or stamp[0] != status.attempt else LIVE.built(match_pk, stamp)
+    if doc is not None:
+        return Live(status, None, doc)
+    found = progress.latest(match_pk)
     if found is None or found.attempt != status.attempt:
         return Live(status, None, None)  # the attempt has just begun
     return Live(status, None, LIVE.get(match_pk, found))

@@ -1,127 +1,288 @@
-"""API read latency under 64 concurrent clients: gunicorn + PostgreSQL vs the embedded server.
+"""What a read costs the web processes, per endpoint and page, and what readers cost the matches.
 
-Both servers hold the same data (finished Tokaido Duo matches between house bots, played by the
-real runner).  64 client threads, each with a keep-alive session, alternate
-``GET /api/v1/leaderboards/tokaido-duo`` and ``GET /api/v1/matches/{id}``.  The two setups are
-measured in alternation, ``--rounds`` times each, and the figures are the median (and spread) of
-the per-round p50 and p99 latencies and of the throughput.  The load generator runs on the same
-machine and takes CPU from the servers: compare the setups with each other, not with figures
-from elsewhere.
+The production layout: ``referee serve --broker`` (gunicorn, its default 2 processes x 16
+threads) on PostgreSQL, holding ``--bots`` bots and ``--matches`` finished rated Tokaido Duo
+matches (:mod:`service_seed`: a few played by the real runner, copied in bulk, ratings by the
+ladder's recompute).
 
-Usage: python bench/service_api.py [--clients 64] [--requests 20] [--rounds 3] [--matches 60]
+``cpu`` mode: for each public read of the API and each page, ``--requests`` GETs (4 client
+threads, keep-alive), anonymous, cycling over ``--ids`` different bots or matches (the newest
+matches, the bots of the top of the board: what is read most); the web CPU is the user +
+system time of gunicorn's processes (``/proc/PID/stat``, the master and its workers) over
+those requests, divided by their count.  The endpoints are measured in turn, ``--rounds``
+times, in a new random order each round; the figure is the median [min-max] of the rounds.
+
+``throughput`` mode: a Celery worker (``-c 2``) plays unrated Tokaido Duo matches between two
+HTTP ``random`` bots, ``--tp-matches`` a run, alternately without and with ``--readers`` reader
+threads, each reading a random endpoint of the list then waiting ``--pace`` seconds (a
+person reading pages, not a flood); the figure is the paired ratio (with / without) per run,
+median [min-max].  The readers run on the same machine and take CPU too: the ratio counts
+their cost as well as the server's.
+
+Usage: python bench/service_api.py [cpu|throughput|both] [--bots 63] [--matches 10000]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import secrets
 import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import requests
-from service_support import (
-    REDIS, free_port, migrate, percentile, pg_schema, sqlite_url, start, stop, wait_http,
-)
+from service_seed import GAME, seed
+from service_support import REDIS, free_port, migrate, pg_schema, start, start_bot, stop, wait_http
+
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def seed_data(url: str, matches: int) -> list[int]:
-    """Finished matches played by the real runner (house random vs another random)."""
-    from api.execution import play
-    from ladder.identity import claim_names
-    from ladder.registry import ensure_house_bots
-    from ladder.store import open_db
-    from ladder.work import claim, finish, rotations, schedule
-    from referee.netpolicy import UrlPolicy
+def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
+    """Each public read, as the paths its measure cycles over (data as data)."""
+    bots, matches = data["top_bots"][:ids], data["matches"][-ids:][::-1]
+    g = GAME
+    per_bot = {
+        "API bot": "/api/v1/bots/{}", "API bot's matches": "/api/v1/bots/{}/matches",
+        "API bot's ratings": "/api/v1/bots/{}/ratings?game=" + g,
+        "API head-to-head": "/api/v1/bots/{}/head-to-head?game=" + g,
+        "page: bot": "/bots/{}"}
+    per_match = {
+        "API match": "/api/v1/matches/{}", "API match log": "/api/v1/matches/{}/log",
+        "API match frames": "/api/v1/matches/{}/frames", "page: match": "/matches/{}"}
+    out = {"API games": ["/api/v1/games"], "API leaderboard": [f"/api/v1/leaderboards/{g}"],
+           "API bots": ["/api/v1/bots"], "API matches": ["/api/v1/matches"],
+           "API matches, page 40": ["/api/v1/matches?page=40"],
+           "API matches of a game": [f"/api/v1/matches?game={g}&state=finished"],
+           "API rounds": [f"/api/v1/rounds?game={g}"],
+           "API challenge": [f"/api/v1/challenges/{data['challenge']}"],
+           "API export": [f"/api/v1/export/matches?game={g}"],
+           "page: home": ["/"], "page: leaderboard": [f"/leaderboards/{g}"],
+           "page: matches": ["/matches"], "page: matches, page 40": ["/matches?page=40"],
+           "page: challenge": [f"/challenges/{data['challenge']}"], "page: docs": ["/docs"]}
+    out.update({k: [v.format(b) for b in bots] for k, v in per_bot.items()})
+    out.update({k: [v.format(m) for m in matches] for k, v in per_match.items()})
+    return out
 
-    engine = open_db(url)
-    ensure_house_bots(engine)
-    claim_names(engine, {"random-b": "random"})
-    ids = schedule(engine, "tokaido-duo", rotations([1, 4], matches, "bench"), rated=True)
-    for pk in ids:
-        held = claim(engine, pk, "bench", 60)
-        assert held is not None
-        finish(engine, held, play(held, UrlPolicy()))
-    engine.dispose()
-    return ids
+
+def group_cpu(pgid: int) -> float:
+    """User + system seconds of every live process of the process group ``pgid``."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # pgrp
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / TICKS
 
 
-def load(base: str, ids: list[int], clients: int, per_client: int) -> tuple[list[float], float]:
-    latencies: list[float] = []
-    lock = threading.Lock()
-    barrier = threading.Barrier(clients + 1)
+def burst(base: str, paths: list[str], count: int, clients: int = 4) -> None:
+    """``count`` GETs over ``paths``, in ``clients`` threads; any answer but 200 stops it."""
+    failed: list[str] = []
 
     def client(n: int) -> None:
-        rng = random.Random(n)
         session = requests.Session()
-        mine = []
-        barrier.wait()
-        for i in range(per_client):
-            path = ("/api/v1/leaderboards/tokaido-duo" if i % 2 == 0 else
-                    f"/api/v1/matches/{rng.choice(ids)}")
-            began = time.perf_counter()
-            answer = session.get(base + path, timeout=60)
-            mine.append((time.perf_counter() - began) * 1000)
+        session.headers["Accept-Encoding"] = "gzip"
+        for i in range(n, count, clients):
+            path = paths[i % len(paths)]
+            answer = session.get(base + path, timeout=120)
             if answer.status_code != 200:
-                raise SystemExit(f"{path}: {answer.status_code} {answer.text[:200]}")
-        with lock:
-            latencies.extend(mine)
+                failed.append(f"{path}: {answer.status_code} {answer.text[:200]}")
+                return
 
     threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
     for t in threads:
         t.start()
-    barrier.wait()
-    began = time.perf_counter()
     for t in threads:
         t.join()
-    return latencies, time.perf_counter() - began
+    if failed:
+        raise SystemExit(failed[0])
+
+
+def measure_cpu(base: str, pgid: int, reads: dict[str, list[str]], count: int,
+                rounds: int, title: str, warm: bool = True) -> None:
+    """``count`` requests per endpoint per round (0: each of its paths once)."""
+    if warm:
+        for paths in reads.values():  # every process has loaded what it reads
+            burst(base, paths, max(8, len(paths) * 2))
+    figures: dict[str, list[float]] = {name: [] for name in reads}
+    for r in range(rounds):
+        order = list(reads)
+        random.Random(r).shuffle(order)
+        for name in order:
+            paths = reads[name] if count else reads[name][r::rounds]
+            n = count or len(paths)
+            before = group_cpu(pgid)
+            burst(base, paths, n)
+            figures[name].append((group_cpu(pgid) - before) / n * 1000)
+    print(f"{title}: web CPU per request (ms), {count or 'each path once'} per endpoint per "
+          f"round, {rounds} rounds (median [min-max])")
+    for name, values in figures.items():
+        print(f"  {name:<26} {statistics.median(values):7.2f} "
+              f"[{min(values):.2f}-{max(values):.2f}]")
+
+
+def readers(base: str, paths: list[str], count: int, pace: float,
+            stop_flag: threading.Event, done: list[int]) -> list[threading.Thread]:
+    def reader(n: int) -> None:
+        rng, session = random.Random(n), requests.Session()
+        while not stop_flag.is_set():
+            try:
+                session.get(base + rng.choice(paths), timeout=120)
+                done.append(1)
+            except requests.RequestException:
+                pass
+            stop_flag.wait(pace)
+
+    threads = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(count)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def worker_rate(engine: Any, bots: list[int], queue: str, matches: int) -> float:
+    """Matches per minute of ``matches`` unrated matches (a challenge's) on the worker."""
+    from service_matches import wait_all
+
+    from api.dispatch import CeleryDispatcher
+    from ladder.work import rotations, schedule
+
+    ids = schedule(engine, GAME, rotations(bots, matches, f"w{secrets.token_hex(2)}"),
+                   rated=False)
+    dispatcher = CeleryDispatcher(REDIS, queue)
+    began = time.perf_counter()
+    dispatcher.enqueue(ids)
+    wait_all(engine, ids)
+    elapsed = time.perf_counter() - began
+    dispatcher.close()
+    return matches / elapsed * 60
+
+
+def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args: Any,
+                       folder: Path, pg_url: str) -> None:
+    from service_matches import setup_bots
+
+    bot_procs = [start_bot(GAME, s) for s in (1, 2)]
+    queue = f"bench-{secrets.token_hex(4)}"
+    worker = start(["worker", "-c", "2", "-l", "warning"],
+                   {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_QUEUE": queue,
+                    "REFEREE_ALLOW_NETWORKS": "127.0.0.0/8"}, folder / "worker.log")
+    try:
+        bots = setup_bots(engine, [url for _, url in bot_procs])
+        worker_rate(engine, bots, queue, 2)  # warm up: the worker, and each web process's
+        burst(base, paths, 4 * len(paths), clients=8)  # reads (a site in steady state)
+        pairs: list[tuple[float, float]] = []
+        costs: list[tuple[float, float, float]] = []
+        for _ in range(args.reps):
+            alone = worker_rate(engine, bots, queue, args.tp_matches)
+            flag, done = threading.Event(), []
+            web, mine, began = group_cpu(pgid), time.process_time(), time.perf_counter()
+            threads = readers(base, paths, args.readers, args.pace, flag, done)
+            read = worker_rate(engine, bots, queue, args.tp_matches)
+            flag.set()
+            for t in threads:
+                t.join()
+            n = max(1, len(done))
+            costs.append((n / (time.perf_counter() - began), (group_cpu(pgid) - web) / n * 1000,
+                          (time.process_time() - mine) / n * 1000))
+            pairs.append((alone, read))
+        ratios = [b / a for a, b in pairs]
+        print(f"matches/min, {args.tp_matches} a run, {args.reps} paired runs, "
+              f"{args.readers} readers pacing {args.pace} s (median [min-max])")
+        for label, col in (("without readers", [a for a, _ in pairs]),
+                           ("with readers", [b for _, b in pairs]), ("ratio", ratios)):
+            print(f"  {label:<16} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
+        for label, col in zip(("reads/s", "web CPU ms/read", "readers' CPU ms/read"),
+                              zip(*costs)):
+            print(f"  {label:<21} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
+    finally:
+        stop(worker)
+        for proc, _ in bot_procs:
+            proc.terminate()
+            proc.wait()
+
+
+def prepare(engine: Any, args: Any) -> dict[str, Any]:
+    """Seed, then what the reads name: the top of the board, a challenge of finished games."""
+    from sqlalchemy import select, update
+
+    from ladder.models import Bot, Match
+    from ladder.reads import leaderboard_page
+    from ladder.work import create_challenge
+
+    began = time.perf_counter()
+    data = seed(engine, args.bots, args.matches)
+    board = leaderboard_page(engine, GAME)
+    data["top_bots"] = [r["bot"]["id"] for r in board["items"] + board["provisional"]]
+    with engine.connect() as conn:  # the bench owner owns the copied bots
+        owner = conn.execute(select(Bot.owner_id).where(Bot.id == data["bots"][0])).scalar_one()
+    challenge, _ = create_challenge(engine, owner, GAME, data["bots"][:2], 10)
+    with engine.begin() as conn:  # a challenge whose games are over: ten of the copies
+        conn.execute(update(Match).where(Match.challenge_id == challenge)
+                     .values(state="voided", void_reason="bench"))
+        conn.execute(update(Match).where(Match.id.in_(data["matches"][:10]))
+                     .values(challenge_id=challenge))
+    data["challenge"] = challenge
+    print(f"seeded {args.bots} bots and {args.matches} matches in "
+          f"{time.perf_counter() - began:.0f} s")
+    return data
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--clients", type=int, default=64)
-    parser.add_argument("--requests", type=int, default=20, help="per client per round")
+    parser.add_argument("mode", nargs="?", default="both", choices=("cpu", "throughput", "both"))
+    parser.add_argument("--bots", type=int, default=63)
+    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=100, help="per endpoint per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--matches", type=int, default=60)
+    parser.add_argument("--ids", type=int, default=10, help="bots or matches cycled over")
+    parser.add_argument("--readers", type=int, default=64)
+    parser.add_argument("--pace", type=float, default=0.5, help="a reader's wait between reads")
+    parser.add_argument("--tp-matches", type=int, default=20, help="matches per run")
+    parser.add_argument("--reps", type=int, default=3, help="paired throughput runs")
     args = parser.parse_args()
-    logs = Path(tempfile.mkdtemp(prefix="referee-bench-logs-"))
+    from ladder.store import open_db
+
+    folder = Path(tempfile.mkdtemp(prefix="referee-bench-"))
     pg_url, drop = pg_schema()
-    lite = sqlite_url()
-    procs = []
+    engine, web = None, None
     try:
         migrate(pg_url)
-        ids = seed_data(pg_url, args.matches)
-        seed_data(lite, args.matches)
-        common = {"REFEREE_RATELIMIT": "0"}
-        gport, eport = free_port(), free_port()
-        procs.append(start(["serve", "--port", str(gport), "--workers", "4", "--threads", "8"],
-                           {**common, "REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS,
-                            "REFEREE_QUEUE": "bench-unused"}, logs / "gunicorn.log"))
-        procs.append(start(["serve", "--port", str(eport), "--threads", "64"],
-                           {**common, "REFEREE_DB": lite}, logs / "embedded.log"))
-        setups = {"gunicorn (4 procs x 8 threads) + PostgreSQL": f"http://127.0.0.1:{gport}",
-                  "embedded (waitress, 64 threads) + SQLite": f"http://127.0.0.1:{eport}"}
-        for base in setups.values():
-            wait_http(base + "/healthz")
-            load(base, ids, 8, 4)  # warm up
-        figures: dict[str, list[tuple[float, float, float]]] = {k: [] for k in setups}
-        for _ in range(args.rounds):
-            for name, base in setups.items():
-                lat, wall = load(base, ids, args.clients, args.requests)
-                figures[name].append((percentile(lat, 50), percentile(lat, 99), len(lat) / wall))
-        print(f"{args.clients} clients, {args.requests} requests each per round, "
-              f"{args.rounds} rounds (median [min-max] of the rounds)")
-        for name, rows in figures.items():
-            cols = list(zip(*rows))
-            text = "  ".join(
-                f"{label} {statistics.median(c):7.1f} [{min(c):.1f}-{max(c):.1f}]{unit}"
-                for label, c, unit in zip(("p50", "p99", "rate"), cols, (" ms", " ms", " req/s")))
-            print(f"  {name:<46} {text}")
+        engine = open_db(pg_url)
+        data = prepare(engine, args)
+        port = free_port()
+        web = start(["serve", "--port", str(port)],
+                    {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_RATELIMIT": "0",
+                     "REFEREE_QUEUE": f"bench-{secrets.token_hex(4)}"}, folder / "web.log")
+        base = f"http://127.0.0.1:{port}"
+        wait_http(base + "/healthz")
+        reads = endpoints(data, args.ids)
+        if args.mode in ("cpu", "both"):
+            measure_cpu(base, web.pid, reads, args.requests, args.rounds,
+                        f"read again ({args.ids} bots or matches cycled over)")
+            others = {**data, "top_bots": data["top_bots"][args.ids:],
+                      "matches": data["matches"][:-args.ids]}  # none of those read above
+            first = {k: v for k, v in endpoints(others, args.bots).items() if len(v) > 1}
+            measure_cpu(base, web.pid, first, 0, args.rounds,
+                        "read first (every bot, or the newest matches, once: nothing kept)",
+                        warm=False)
+        if args.mode in ("throughput", "both"):
+            paths = [p for ps in reads.values() for p in ps]
+            measure_throughput(engine, base, web.pid, paths, args, folder, pg_url)
     finally:
-        for proc in procs:
-            stop(proc)
+        if web is not None:
+            stop(web)
+        if engine is not None:
+            engine.dispose()
         drop()
 
 

@@ -35,6 +35,12 @@ class Snapshot:
     attempt: int
     log_json: bytes
 
+    @property
+    def stamp(self) -> tuple[int, int]:
+        """What tells two snapshots apart: the attempt, and the length of its log so far (a
+        log only grows)."""
+        return self.attempt, len(self.log_json)
+
 
 class Progress:
     """Where snapshots are kept: the last one per match."""
@@ -48,6 +54,12 @@ class Progress:
     def drop(self, match_pk: int, attempt: int) -> None:
         """Forget the match's snapshot if it is still this attempt's."""
         raise NotImplementedError
+
+    def stamp(self, match_pk: int) -> tuple[int, int] | None:
+        """The latest snapshot's :attr:`Snapshot.stamp`, read without the snapshot where the
+        store can (a poll whose document is built already reads a few bytes, not the log)."""
+        found = self.latest(match_pk)
+        return None if found is None else found.stamp
 
 
 class MemoryProgress(Progress):
@@ -73,8 +85,9 @@ class MemoryProgress(Progress):
 
 
 class RedisProgress(Progress):
-    """Snapshots in Redis, ``<prefix>:<match>`` = ``ATTEMPT\\nLOG_JSON``, expiring after
-    :data:`TTL_S`.  A Redis error is a :class:`~ladder.LadderError` (the API's 503)."""
+    """Snapshots in Redis, ``<prefix>:<match>`` = ``ATTEMPT\\nLOG_JSON`` and, beside it,
+    ``<prefix>:<match>:stamp`` = ``ATTEMPT:LENGTH``, both expiring after :data:`TTL_S`.  A
+    Redis error is a :class:`~ladder.LadderError` (the API's 503)."""
 
     def __init__(self, url: str, prefix: str = "referee:live") -> None:
         import redis
@@ -88,8 +101,12 @@ class RedisProgress(Progress):
 
     def publish(self, match_pk: int, snapshot: Snapshot) -> None:
         value = str(snapshot.attempt).encode() + b"\n" + snapshot.log_json
+        stamp = "%d:%d" % snapshot.stamp
         try:
-            self._redis.set(self._key(match_pk), value, ex=TTL_S)
+            with self._redis.pipeline(transaction=True) as both:  # never one without the other
+                both.set(self._key(match_pk), value, ex=TTL_S)
+                both.set(self._key(match_pk) + ":stamp", stamp, ex=TTL_S)
+                both.execute()
         except self._errors as exc:
             raise LadderError(f"live progress store: {type(exc).__name__}: {exc}") from exc
 
@@ -103,11 +120,21 @@ class RedisProgress(Progress):
         attempt, _, log_json = bytes(value).partition(b"\n")
         return Snapshot(int(attempt), log_json)
 
+    def stamp(self, match_pk: int) -> tuple[int, int] | None:
+        try:
+            value = self._redis.get(self._key(match_pk) + ":stamp")
+        except self._errors as exc:
+            raise LadderError(f"live progress store: {type(exc).__name__}: {exc}") from exc
+        if value is None:  # none published, or by a worker that wrote no stamp
+            return super().stamp(match_pk)
+        attempt, _, size = bytes(value).partition(b":")
+        return int(attempt), int(size)
+
     def drop(self, match_pk: int, attempt: int) -> None:
         found = self.latest(match_pk)
         if found is not None and found.attempt == attempt:
             try:
-                self._redis.delete(self._key(match_pk))
+                self._redis.delete(self._key(match_pk), self._key(match_pk) + ":stamp")
             except self._errors as exc:
                 raise LadderError(f"live progress store: {type(exc).__name__}: {exc}") from exc
 

@@ -10,7 +10,7 @@ from sqlalchemy import Engine, func, select
 
 from ladder.accounts import utc
 from ladder.db import reader, translate_errors
-from ladder.models import FINISHED, Challenge, Match, MatchSeat
+from ladder.models import ACTIVE, FINISHED, Bot, Challenge, Match, MatchSeat
 
 
 def latest_strikes(engine: Engine, bot_ids: Sequence[int], limit: int = 5
@@ -44,3 +44,14 @@ def challenge_ids(engine: Engine, owner_id: int, limit: int = 5) -> list[int]:
     with translate_errors(engine), reader(engine) as conn:
         return list(conn.execute(select(Challenge.id).where(Challenge.owner_id == owner_id)
                                  .order_by(Challenge.id.desc()).limit(limit)).scalars())
+
+
+def opponents(engine: Engine) -> list[dict[str, Any]]:
+    """The bots a challenge may name (active, an owner's or the house's: not the CLI's), by
+    id: their ids, names and games, in one query (a form lists them all; their profiles,
+    ratings and probes are not needed there)."""
+    with translate_errors(engine), reader(engine) as conn:
+        rows = conn.execute(select(Bot.id, Bot.name, Bot.games).where(
+            Bot.status == ACTIVE, (Bot.owner_id.is_not(None)) | Bot.house.is_(True))
+            .order_by(Bot.id)).all()
+    return [{"id": r.id, "name": r.name, "games": list(r.games or [])} for r in rows]

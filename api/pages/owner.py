@@ -32,7 +32,7 @@ from api.pages.query import query, whole
 from api.schemas import ID_MAX, ID_RULE as ID, TokenCreate, challenge_create_schema
 from ladder import ConflictError, InvalidError, accounts, checks, owner_reads, reads, registry
 from ladder.health import alerts
-from ladder.models import ACTIVE, RETIRED
+from ladder.models import RETIRED
 
 LADDER_ACTIONS = {"join": {"active": True}, "leave": {"active": False},
                   "pause": {"paused": True}, "resume": {"paused": False}}
@@ -93,14 +93,13 @@ def home(owner_id: int) -> dict[str, Any]:
         b["last_check"] = found[0] if found else None
     strikes = owner_reads.latest_strikes(engine, [b["id"] for b in bots])
     shown, total = alerts(engine, owner_id, per_page=ALERTS_SHOWN)
-    active, _ = registry.list_bots(engine, status=ACTIVE, per_page=10_000)
     return {"bots": [b for b in bots if b["status"] != RETIRED],
             "retired": [b for b in bots if b["status"] == RETIRED],
             "strikes": strikes, "alerts": shown, "alerts_total": total,
             "tokens": accounts.tokens(engine, owner_id), "max_tokens": accounts.MAX_TOKENS,
             "challenges": [reads.challenge_detail(engine, c)
                            for c in owner_reads.challenge_ids(engine, owner_id)],
-            "opponents": [b for b in active if b["owner"] or b["house"]],  # not the CLI's
+            "opponents": owner_reads.opponents(engine),
             "seats": SEATS, "limits": actions.LIMITS}
 
 

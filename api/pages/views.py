@@ -18,6 +18,7 @@ from flask_limiter import Limiter
 from werkzeug.exceptions import BadRequest, NotFound
 from werkzeug.wrappers import Response
 
+from api import caching
 from api.context import service
 from api.live import live as live_now
 from api.pages import board as boards, session as login
@@ -186,6 +187,7 @@ def match(match_id: int) -> str:
     detail = reads.match_detail(engine, match_id)
     replay, problem, plies, doc, now = None, None, {}, None, None
     if detail["state"] == RUNNING:  # live where the seed-sharing rule allows (api.live)
+        caching.not_stored()  # its frames come from the worker's snapshot, not the database
         now = live_now(engine, match_id, service().mode)
         if now.doc is not None:
             replay = render_fragment(

@@ -19,7 +19,7 @@ from api.schemas import (
     RatingPage, bot_create_schema, bot_filter_schema, bot_matches_args_schema, bot_update_schema,
     check_args_schema, head_to_head_args_schema, rating_args_schema,
 )
-from ladder import checks, matchmaking, pages_reads as more, reads, registry
+from ladder import NotFoundError, checks, matchmaking, pages_reads as more, reads, registry
 from ladder.models import ACTIVE, PULL, UNVERIFIED
 from referee.netpolicy import BlockedUrl
 
@@ -214,7 +214,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         """The bot's matches, newest first, each with its outcome for the bot; filter by
         game, opponent, result, rated, state, since and round."""
         engine = service().engine
-        registry.bot_detail(engine, bot_id)  # 404 for an unknown bot
+        if bot_id not in more.bot_names(engine, [bot_id]):  # its name only: not its profile
+            raise NotFoundError(f"no bot {bot_id}")
         if "since" in filters:
             filters["since"] = as_utc(filters["since"])
         items, total = reads.list_matches(engine, bot=bot_id, page=page, per_page=per_page,

@@ -112,6 +112,20 @@ def test_the_nav_links_a_logged_in_owner_to_their_home_which_no_cache_keeps(home
 
 # -- ladders ----------------------------------------------------------------------------------
 
+def test_the_challenge_form_offers_the_active_bots_of_owners_and_the_house(home):
+    """Not a retired bot, nor a bot the CLI recorded (it has no owner and is no house bot)."""
+    from ladder.identity import claim_names
+    from ladder.registry import retire_bot
+
+    claim_names(home.engine, {"cli-bot": "random"})
+    retire_bot(home.engine, home.owners["bob"], home.bots["badger"])
+    html = page(home.logged_in("alice"), "/me")
+    form = html[html.index('name="opponent1"'):]
+    offered = re.findall(r'<option value="\d+"[^>]*>([^ <]+) \(', form[:form.index("</select>")])
+    assert {"kite", "owl", "hawk", "emu", "random", "greedy"} <= set(offered)
+    assert "badger" not in offered and "cli-bot" not in offered
+
+
 def test_resume_then_pause_then_leave_and_join_again(home):
     alice = home.logged_in("alice")
     hawk = home.bots["hawk"]

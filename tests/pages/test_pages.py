@@ -304,6 +304,7 @@ def test_a_wrong_method_is_a_405_page_with_allow(site):
 
 
 def test_a_storage_failure_is_a_503_page(site, monkeypatch):
+    from api import caching
     from api.pages import views
     from ladder import LadderError
 
@@ -311,6 +312,7 @@ def test_a_storage_failure_is_a_503_page(site, monkeypatch):
         raise LadderError("database x: connection refused")
 
     monkeypatch.setattr(views.reads, "list_matches", broken)
+    monkeypatch.setattr(caching, "data_version", broken)  # a kept copy is not asked for either
     html = page(site.client(), "/matches", 503)
     assert "cannot be reached" in html and "connection refused" not in html
 

@@ -311,3 +311,50 @@ def test_the_cache_keeps_one_document_per_match_built_once_per_snapshot(monkeypa
     for pk in range(100, 110):
         cache.get(pk, first)
     assert len(cache._docs) == 8 and 7 not in cache._docs  # the oldest match left
+
+
+def test_a_poll_whose_document_is_built_reads_the_stamp_not_the_snapshot(monkeypatch):
+    """Redis holds the snapshot and its stamp; a poll finding the stamp of the document it
+    built already reads nothing more; a new snapshot (a new stamp) is read and built."""
+    progress = redis_progress()
+    built: list[int] = []
+    monkeypatch.setattr(live, "build_live", lambda log: built.append(len(log)) or {"n": len(log)})
+    cache = live.LiveCache(items=8)
+    first, longer = Snapshot(1, b'{"a": 1}'), Snapshot(1, b'{"a": 1, "b": 2}')
+    progress.publish(5, first)
+    assert progress.stamp(5) == first.stamp and progress.stamp(6) is None
+    assert cache.get(5, progress.latest(5)) == {"n": 1}
+    assert cache.built(5, progress.stamp(5)) == {"n": 1}
+    progress.publish(5, longer)
+    assert progress.stamp(5) == (1, len(longer.log_json))
+    assert cache.built(5, progress.stamp(5)) is None  # a new snapshot: read and build it
+    assert cache.get(5, progress.latest(5)) == {"n": 2} and built == [1, 2]
+    progress.drop(5, 1)
+    assert progress.stamp(5) is None and progress.latest(5) is None
+
+
+def test_a_repeated_poll_reads_no_snapshot_from_redis(app, monkeypatch):
+    """``live()`` on a running match: the first poll reads the snapshot and builds it; the
+    next ones, the snapshot unchanged, read only its stamp."""
+    from ladder.work import claim
+
+    progress = redis_progress()
+    monkeypatch.setattr(live, "build_live", lambda log: {"frames": [log]})
+    monkeypatch.setattr(live, "LIVE", live.LiveCache())
+    live.use(progress)
+    try:
+        engine = app.extensions["referee"].engine
+        [pk] = schedule(engine, "tokaido-duo", [([1, 2], 5, None)], rated=False)
+        held = claim(engine, pk, "w", 30)
+        assert held is not None
+        progress.publish(pk, Snapshot(held.attempt, b'{"a": 1}'))
+        assert live.live(engine, pk, "embedded").doc == {"frames": [{"a": 1}]}
+        reads: list[int] = []
+        latest = progress.latest
+        monkeypatch.setattr(progress, "latest", lambda k: reads.append(k) or latest(k))
+        assert live.live(engine, pk, "embedded").doc == {"frames": [{"a": 1}]} and reads == []
+        progress.publish(pk, Snapshot(held.attempt, b'{"a": 1, "b": 2}'))
+        assert live.live(engine, pk, "embedded").doc == {"frames": [{"a": 1, "b": 2}]}
+        assert reads == [pk]
+    finally:
+        live.use(None)
