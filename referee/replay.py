@@ -15,7 +15,10 @@ What no replay can check is a choice a bot really made: any offered option is a 
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -79,7 +82,7 @@ def replay(log: Any) -> ReplayOutcome:
 
 def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     game = find_game(log["game"])
-    board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
+    board = log_board(game, log)
     seats = len(log["players"])
     seed = int(log["seed"])
     state = start_state(log, game, board)
@@ -149,6 +152,38 @@ _ABSENT = object()
 
 def _shown(value: Any) -> str:
     return "(absent)" if value is _ABSENT else repr(value)
+
+
+BOARDS_KEPT = 8
+"""Boards built from logs' board data kept per process (a service plays one or a few)."""
+
+_boards: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_boards_lock = threading.Lock()
+
+
+def log_board(game: Game, log: Mapping[str, Any]) -> Any:
+    """The validated board of ``log`` (its ``board`` data; none: the packaged board), the
+    same object for the same data while kept. Every log carries its board, and validating it
+    and deriving the tables its states read (Tokaido Duo's move tables) cost 30 ms, several
+    times what replaying a whole game does; a board is read-only once built (its caches only
+    ever hold what it derives), so one object serves every log played on it.
+
+    Bad board data raises what ``game.board_from_data`` raises (nothing is kept)."""
+    data = log.get("board")
+    if not data:
+        return game.load_board()
+    key = (game.name, json.dumps(data, sort_keys=True, separators=(",", ":")))
+    with _boards_lock:
+        board = _boards.get(key)
+        if board is not None:
+            _boards.move_to_end(key)
+            return board
+    board = game.board_from_data(data)
+    with _boards_lock:
+        board = _boards.setdefault(key, board)
+        while len(_boards) > BOARDS_KEPT:
+            _boards.popitem(last=False)
+    return board
 
 
 def start_state(log: Mapping[str, Any], game: Game, board: Any) -> State:

@@ -35,7 +35,7 @@ from referee.core import Decision, Game, RulesError, State, UnknownGameError
 from referee.frames.kits import Cast, kit_for
 from referee.games import find_game
 from referee.matchlog import FORFEITED, OK, LogError
-from referee.replay import replay, start_state
+from referee.replay import log_board, replay, start_state
 
 FRAMES_FORMAT = "referee-frames"
 FRAMES_VERSION = 1
@@ -111,7 +111,7 @@ def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
     """The game, its first state, and the kit bound to this match's seats and board."""
     try:
         game = find_game(log["game"])
-        board = game.board_from_data(log["board"]) if log.get("board") else game.load_board()
+        board = log_board(game, log)
         state = start_state(log, game, board)
     except LogError:
         raise
