@@ -60,13 +60,14 @@ def logs(name: str, matches: int) -> list[bytes]:
 
 def frames_read(gz: bytes) -> Frames:
     """What ``GET /api/v1/matches/{id}/frames`` builds on a first read."""
-    return Frames(_build(1, gz), "")
+    return Frames(_build(1, gz)[0], "")
 
 
 def page_read(gz: bytes) -> Any:
     """What the match page builds from the log on a first read (``api.pages.views.match``):
-    the frames, the document, the steps' plies, frame 0 as text, the game's length."""
-    doc = frames_read(gz).document()
+    the frames (kept for the API), the steps' plies, frame 0 as text, the game's length."""
+    zipped, doc = _build(1, gz)
+    Frames(zipped, "")
     plies = {f["step"]: f["ply"] for f in doc["frames"] if f["step"] is not None}
     html = render_fragment(doc, 0, frames_url="/frames", link=lambda n: f"?ply={n}")
     return plies, html, game_length({"result": doc["match"]["result"], "game": ""}, doc)

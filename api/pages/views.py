@@ -195,7 +195,8 @@ def match(match_id: int) -> str:
                 link=lambda n: url_for(".match", match_id=match_id, ply=n))
     elif detail["log_available"]:
         try:
-            doc = FRAMES.get(engine, match_id).document()
+            frames, doc = FRAMES.read(engine, match_id)
+            doc = doc if doc is not None else frames.document()
         except ConflictError as exc:
             problem = str(exc)
         else:

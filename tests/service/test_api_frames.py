@@ -115,7 +115,7 @@ def test_the_cache_keeps_the_most_recently_used_within_its_budget(monkeypatch):
     sizes = {4: 300}
     monkeypatch.setattr(replays, "match_log", lambda engine, pk: (b"", f"sha{pk}"))
     monkeypatch.setattr(replays, "_build", lambda pk, gz: built.append(pk) or
-                        b"x" * sizes.get(pk, 100))
+                        (b"x" * sizes.get(pk, 100), {}))
     cache, db = FramesCache(max_bytes=250), SimpleNamespace(url="db")
     for pk in (0, 1, 2):
         cache.get(db, pk)
