@@ -230,6 +230,12 @@ class State(ABC):
         """What ``seat`` may see (``None``: a spectator), JSON-ready, with ``events`` since that
         seat last decided. The only way information leaves a state."""
 
+    def events_since(self, seat: int) -> list[Any]:
+        """The events ``seat``'s view shows (``view(seat)["events"]``: those since it last
+        decided), without building the rest of the view: after each step of a replay, that
+        step's events (:mod:`referee.frames`). An engine may answer it more cheaply."""
+        return list(self.view(seat).get("events", []))
+
     @abstractmethod
     def result(self) -> Result | None:
         """The result once over, else ``None``."""

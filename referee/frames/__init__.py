@@ -169,7 +169,7 @@ def _frames(log: Mapping[str, Any], state: State, cast: Cast, notes: bool = Fals
         except RulesError as exc:
             raise LogError(f"step {step}: {exc}") from exc
         # A decider's events since it decided are exactly this step's, and events are public.
-        events = state.view(pending[0].seat).get("events", [])
+        events = state.events_since(pending[0].seat)
         frame = _frame(ply, step, turn, state, cast, decisions, events, strikes, [])
         yield frame
 

@@ -188,6 +188,9 @@ class DoubletrackState(State):
     def view(self, seat: int | None) -> dict[str, Any]:
         return build_view(self, seat)
 
+    def events_since(self, seat: int) -> list[dict[str, Any]]:
+        return self.events[self.seen[seat]:]
+
     def result(self) -> Result | None:
         if self.ended is None:
             return None

@@ -26,7 +26,7 @@ from .board import CHARACTERS, Board
 from .moves import ARTIST, MERCHANT, MOVE_KEYS, PILGRIM
 from .options import HOT_SPRING_KEYS, PROMPTS, USE_EFFECT, Key, option_for
 from .tables import move_tables
-from .views import build_view
+from .views import build_view, render_event
 
 DUO_COLOURS = (0, 1)
 """Two seats: seat 0 purple, seat 1 green."""
@@ -180,6 +180,9 @@ class TokaidoState(State):
 
     def view(self, seat: int | None) -> dict[str, Any]:
         return build_view(self, seat)
+
+    def events_since(self, seat: int) -> list[dict[str, Any]]:
+        return [render_event(e) for e in self.events[self.seen[seat]:]]
 
     def result(self) -> Result | None:
         return scoring.result(self) if self.over else None
