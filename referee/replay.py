@@ -19,7 +19,7 @@ import json
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,18 +56,25 @@ class _Tally:
             self.forfeited[seat] = True
 
 
-def replay(log: Any) -> ReplayOutcome:
+Watch = Callable[[State, Sequence[Decision] | None], None]
+"""Shown the state before the first step (``None``), then after each step with the decisions
+that step answered: what :mod:`referee.frames` builds its frames from, in the same pass."""
+
+
+def replay(log: Any, watch: Watch | None = None) -> ReplayOutcome:
     """Re-run the game with the logged seed, board, options and choices; check every step.
 
     ``log`` is whatever a file held: anything that is not a match log raises :class:`LogError`
-    with a readable message (no ``repr`` of an exception), never another exception.
+    with a readable message (no ``repr`` of an exception), never another exception (those of
+    ``watch`` included: it is called on each step that checked, so that what follows one log
+    is derived while it is checked, not by a second replay).
     """
     if not isinstance(log, Mapping):
         raise LogError(f"not a match log: a JSON {type(log).__name__}, not an object")
     if log.get("format") != LOG_FORMAT:
         raise LogError(f"not a match log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     try:
-        return _replay(log)
+        return _replay(log, watch)
     except UnknownGameError as exc:
         raise LogError(f"match log of an unknown game: {exc}") from exc
     except KeyError as exc:
@@ -80,7 +87,7 @@ def replay(log: Any) -> ReplayOutcome:
         raise LogError(f"malformed match log: {exc}") from exc
 
 
-def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
+def _replay(log: Mapping[str, Any], watch: Watch | None) -> ReplayOutcome:
     game = find_game(log["game"])
     board = log_board(game, log)
     seats = len(log["players"])
@@ -95,10 +102,15 @@ def _replay(log: Mapping[str, Any]) -> ReplayOutcome:
     differences: list[str] = []
     expected_faults = [f for f in faults if f[0] is None and f[2] in LIFECYCLE_STRIKES]
     fallback = random.Random(f"{seed}:fallback")
+    if watch is not None:
+        watch(state, None)
     for step, entries in enumerate(steps):
-        problem = _check_step(state, step, entries, fallback, tally, expected_faults)
+        pending = state.pending()
+        problem = _check_step(state, pending, step, entries, fallback, tally, expected_faults)
         if problem:
             return ReplayOutcome(None, False, (problem,))
+        if watch is not None:
+            watch(state, pending)
     if log.get("unfinished") is not None:  # no results to compare: the rest as far as it goes
         differences += _check_faults(log, faults, expected_faults, tally)
         return ReplayOutcome(None, not differences, tuple(differences))
@@ -218,11 +230,11 @@ def _steps(decisions: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any
     return steps
 
 
-def _check_step(state: State, step: int, entries: list[Mapping[str, Any]],
-                fallback: random.Random, tally: _Tally,
+def _check_step(state: State, pending: Sequence[Decision], step: int,
+                entries: list[Mapping[str, Any]], fallback: random.Random, tally: _Tally,
                 expected_faults: list[tuple[Any, ...]]) -> str | None:
-    """Compare one step with what the engine asks, apply it; the difference, or ``None``."""
-    pending = state.pending()
+    """Compare one step with what the engine asks (``pending``), apply it; the difference, or
+    ``None``."""
     if not pending:
         return f"step {step}: the game is already over, but the log goes on"
     asked = [(d.seat, d.kind, len(d.options)) for d in pending]

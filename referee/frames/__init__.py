@@ -54,15 +54,25 @@ def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
     a match log, or whose choices do not reach its recorded result, raises :class:`LogError`
     with the reason, so a viewer never shows a game the log does not prove.
     """
-    outcome = replay(log)
+    built: list[_Builder] = []
+
+    def watch(state: State, pending: Sequence[Decision] | None) -> None:
+        if pending is None:  # the first state: frame 0
+            built.append(_Builder(log, _cast(log, game_of(log), state), notes))
+            built[0].first(state)
+        else:  # the replay checked this step's choices: they are offered, the seats asked
+            step = built[0].next_step()
+            built[0].after(step, state, pending, built[0].decide(step, pending))
+
+    outcome = replay(log, watch)  # the frames are built in the same pass as the check
     if not outcome.matches:
         raise LogError("the log does not replay to its recorded result: "
                        + "; ".join(outcome.differences))
     if log.get("unfinished") is not None:
         raise LogError(f"the log of an unfinished match ({log['unfinished']}, after "
                        f"{len(log['decisions'])} decisions): it has no result to show")
-    game, state, cast = _start(log)
-    frames = list(_frames(log, state, cast, notes))
+    game, builder = game_of(log), built[0]
+    cast, frames = builder.cast, builder.frames
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
                              if f.get("step") is None and f.get("kind") != "start"]
     return {
@@ -121,9 +131,19 @@ def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
         raise LogError(f"malformed match log: no {exc.args[0]!r}") from exc
     except (AttributeError, TypeError, ValueError) as exc:
         raise LogError(f"malformed match log: {exc}") from exc
+    return game, state, _cast(log, game, state)
+
+
+def game_of(log: Mapping[str, Any]) -> Game:
+    """The game of a log that replayed (so a known one)."""
+    return find_game(log["game"])
+
+
+def _cast(log: Mapping[str, Any], game: Game, state: State) -> Cast:
     kit = kit_for(game.name)
-    return game, state, Cast(kit, kit.seats(log, state.view(None)),
-                             kit.board_facts(board, log.get("options") or {}))
+    board = log_board(game, log)
+    return Cast(kit, kit.seats(log, state.view(None)),
+                kit.board_facts(board, log.get("options") or {}))
 
 
 def frame_count(log: Mapping[str, Any]) -> int:
@@ -133,45 +153,76 @@ def frame_count(log: Mapping[str, Any]) -> int:
 
 def _frames(log: Mapping[str, Any], state: State, cast: Cast, notes: bool = False
             ) -> Iterator[dict[str, Any]]:
-    """Frame 0, then replay step by step. ``/start`` faults are strikes (the runner's rule)
-    shown on frame 0; ``/end`` faults come after the result (added to the last frame)."""
-    steps: dict[int, dict[int, Mapping[str, Any]]] = {}
-    for d in log["decisions"]:
-        steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d
-    faults = {(f["step"], f["seat"]): f for f in log.get("faults", [])
-              if f.get("step") is not None}
-    started = [f for f in log.get("faults", [])
-               if f.get("step") is None and f.get("kind") == "start"]
-    strikes = [0] * len(cast.seats)
-    for f in started:
-        strikes[int(f["seat"])] += 1
-    frame = _frame(0, None, None, state, cast, [], state.view(None).get("events", []), strikes,
-                   started)
-    frame["turn"] = frame["turn_now"]
-    yield frame
-    for ply, step in enumerate(sorted(steps), 1):
-        turn = frame["turn_now"]  # the turn the decision is taken in
+    """Frame 0, then replay step by step (unchecked: a live match's log, a prefix)."""
+    builder = _Builder(log, cast, notes)
+    yield builder.first(state)
+    for step in sorted(builder.steps):
         pending = state.pending()
-        if {d.seat for d in pending} != set(steps[step]):
-            raise LogError(f"step {step}: the log answers seats {sorted(steps[step])}, "
+        if {d.seat for d in pending} != set(builder.steps[step]):
+            raise LogError(f"step {step}: the log answers seats {sorted(builder.steps[step])}, "
                            f"the game asks {sorted(d.seat for d in pending)}")
-        decisions = []
-        for d in pending:
-            entry = steps[step][d.seat]
-            if entry["status"] not in (OK, FORFEITED):
-                strikes[d.seat] += 1
-            decision = _decision(d, entry, faults.get((step, d.seat)), cast, strikes[d.seat])
-            if notes:
-                decision.update(bot_notes(entry))
-            decisions.append(decision)
+        decisions = builder.decide(step, pending)
         try:
-            state.apply({seat: e["choice"] for seat, e in steps[step].items()})
+            state.apply({seat: e["choice"] for seat, e in builder.steps[step].items()})
         except RulesError as exc:
             raise LogError(f"step {step}: {exc}") from exc
+        yield builder.after(step, state, pending, decisions)
+
+
+class _Builder:
+    """The frames of one log, a step at a time: its own replay (:func:`_frames`) or the checked
+    one's (:func:`build_frames`) applies each step. ``/start`` faults are strikes (the runner's
+    rule) shown on frame 0; ``/end`` faults come after the result (added to the last frame)."""
+
+    def __init__(self, log: Mapping[str, Any], cast: Cast, notes: bool) -> None:
+        self.cast, self.notes = cast, notes
+        self.steps: dict[int, dict[int, Mapping[str, Any]]] = {}
+        for d in log["decisions"]:
+            self.steps.setdefault(int(d["step"]), {})[int(d["seat"])] = d
+        self.faults = {(f["step"], f["seat"]): f for f in log.get("faults", [])
+                       if f.get("step") is not None}
+        self.started = [f for f in log.get("faults", [])
+                        if f.get("step") is None and f.get("kind") == "start"]
+        self.strikes = [0] * len(cast.seats)
+        for f in self.started:
+            self.strikes[int(f["seat"])] += 1
+        self.frames: list[dict[str, Any]] = []
+        self._order = iter(sorted(self.steps))
+
+    def next_step(self) -> int:
+        return next(self._order)
+
+    def first(self, state: State) -> dict[str, Any]:
+        frame = _frame(0, None, None, state, self.cast, [], state.view(None).get("events", []),
+                       self.strikes, self.started)
+        frame["turn"] = frame["turn_now"]
+        self.frames.append(frame)
+        return frame
+
+    def decide(self, step: int, pending: Sequence[Decision]) -> list[dict[str, Any]]:
+        """What each seat decided at ``step``, counting strikes (before the step is applied)."""
+        decisions = []
+        for d in pending:
+            entry = self.steps[step][d.seat]
+            if entry["status"] not in (OK, FORFEITED):
+                self.strikes[d.seat] += 1
+            decision = _decision(d, entry, self.faults.get((step, d.seat)), self.cast,
+                                 self.strikes[d.seat])
+            if self.notes:
+                decision.update(bot_notes(entry))
+            decisions.append(decision)
+        return decisions
+
+    def after(self, step: int, state: State, pending: Sequence[Decision],
+              decisions: list[dict[str, Any]]) -> dict[str, Any]:
+        """The frame of ``step``, once applied to ``state``."""
+        turn = self.frames[-1]["turn_now"]  # the turn the decision is taken in
         # A decider's events since it decided are exactly this step's, and events are public.
         events = state.events_since(pending[0].seat)
-        frame = _frame(ply, step, turn, state, cast, decisions, events, strikes, [])
-        yield frame
+        frame = _frame(len(self.frames), step, turn, state, self.cast, decisions, events,
+                       self.strikes, [])
+        self.frames.append(frame)
+        return frame
 
 
 def _frame(ply: int, step: int | None, turn: int | None, state: State, cast: Cast,
@@ -265,8 +316,13 @@ def _match_header(log: Mapping[str, Any], game: Game, cast: Cast) -> dict[str, A
     }
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _json(value: Any) -> Any:
     """Option data as plain JSON (engines may hold tuples in it)."""
+    if type(value) in _SCALARS:  # most of it: checked first, as a Mapping check is slow
+        return value
     if isinstance(value, Mapping):
         return {str(k): _json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
