@@ -16,7 +16,7 @@ from cli import main
 from referee.core import Decision
 from referee.match import Runner
 from referee.players import Bot, InProcessPlayer
-from referee.replay import replay
+from referee.replay import log_board, replay
 
 from support.cli import assert_clean_error
 from support.matches import play_bots
@@ -153,3 +153,19 @@ def test_deep_nesting_in_a_log_is_one_line(tmp_path):
     text = json.dumps(log).replace('"x"', "[" * 900 + "]" * 900)
     path.write_text(text)
     assert_clean_error(CliRunner().invoke(main, ["replay", str(path)]), 1, "malformed match log")
+
+
+def test_a_logs_board_is_built_once_for_the_same_data(faulty_log):
+    """Every log carries its board; equal data (another log, keys in another order) gives the
+    board already built, other data another board, and a log without one the packaged board."""
+    from referee.games import find_game
+
+    game = find_game(faulty_log["game"])
+    board = log_board(game, faulty_log)
+    reordered = dict(reversed(list(copy.deepcopy(faulty_log["board"]).items())))
+    assert log_board(game, {**faulty_log, "board": reordered}) is board
+    other = copy.deepcopy(faulty_log["board"])
+    other["version"] = "another"
+    assert log_board(game, {**faulty_log, "board": other}) is not board
+    tokaido = find_game("tokaido-duo")
+    assert log_board(tokaido, {"board": None}) is tokaido.load_board()

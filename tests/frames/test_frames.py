@@ -310,3 +310,15 @@ def test_turn_now_is_the_views_turn_and_turn_the_one_its_decision_was_taken_in()
             seen_jump |= frame["turn_now"] - frame["turn"] >= 2
         assert frames[0]["turn"] == frames[0]["turn_now"]
     assert seen_jump  # Doubletrack's turns that ask nothing pass within a step
+
+
+def test_each_seats_events_since_it_decided_are_those_its_view_shows():
+    """``State.events_since`` is how a frame gets its step's events without a second view:
+    for every seat, at every step of games of both engines, what the seat's view shows."""
+    checked = 0
+    for log, _ in random_cases(12):
+        for state in states_along(log):
+            for seat in range(len(log["players"])):
+                assert state.events_since(seat) == state.view(seat).get("events", [])
+                checked += 1
+    assert checked > 1000

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from api.replays import FRAMES, FramesCache
+from api.replays import FRAMES, FramesCache, encode
 from referee.frames import build_frames
 from referee.replay import replay
 
@@ -125,3 +125,23 @@ def test_the_cache_keeps_the_most_recently_used_within_its_budget(monkeypatch):
     assert [k[1] for k in cache._items] == [1, 3] and built == [0, 1, 2, 3]
     assert cache.get(db, 4).gz == b"x" * 300  # served, but over the whole budget: not kept
     assert [k[1] for k in cache._items] == [1, 3] and cache._bytes == 200
+
+
+@pytest.mark.parametrize("value", [0.4, 12.345, 0.0, 1e-05, 5e-07, 0.0001, 1e16, 2 ** 70,
+                                   float("nan"), "face-down 3e-", "\u2028\x1f<&>"])
+def test_frames_are_written_as_the_standard_encoder_writes_them(value):
+    """The frames' bytes are those of ``json.dumps`` (compact, UTF-8), whichever encoder wrote
+    them: floats under 1e-4 and NaN (which orjson writes otherwise), integers past 64 bits
+    (which it refuses) and strings that look like them included."""
+    doc = build_frames(play_log())
+    doc["frames"][1]["decisions"][0]["ms"] = value
+    doc["match"]["options"] = {1: value, "s": [value]}
+    log_text = json.dumps({"ms": value}).encode()
+    assert encode(doc, log_text) == json.dumps(doc, separators=(",", ":"),
+                                               ensure_ascii=False).encode()
+
+
+def play_log():
+    from referee import play
+
+    return play("tokaido-duo", ["random", "random"], seed=3).log
