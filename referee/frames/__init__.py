@@ -58,7 +58,7 @@ def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
 
     def watch(state: State, pending: Sequence[Decision] | None) -> None:
         if pending is None:  # the first state: frame 0
-            built.append(_Builder(log, _cast(log, game_of(log), state), notes))
+            built.append(_Builder(log, _cast(log, find_game(log["game"]), state), notes))
             built[0].first(state)
         else:  # the replay checked this step's choices: they are offered, the seats asked
             step = built[0].next_step()
@@ -71,7 +71,7 @@ def build_frames(log: Any, *, notes: bool = False) -> dict[str, Any]:
     if log.get("unfinished") is not None:
         raise LogError(f"the log of an unfinished match ({log['unfinished']}, after "
                        f"{len(log['decisions'])} decisions): it has no result to show")
-    game, builder = game_of(log), built[0]
+    game, builder = find_game(log["game"]), built[0]
     cast, frames = builder.cast, builder.frames
     frames[-1]["faults"] += [_fault(f) for f in log.get("faults", [])
                              if f.get("step") is None and f.get("kind") != "start"]
@@ -134,12 +134,8 @@ def _start(log: Mapping[str, Any]) -> tuple[Game, State, Cast]:
     return game, state, _cast(log, game, state)
 
 
-def game_of(log: Mapping[str, Any]) -> Game:
-    """The game of a log that replayed (so a known one)."""
-    return find_game(log["game"])
-
-
 def _cast(log: Mapping[str, Any], game: Game, state: State) -> Cast:
+    """The kit bound to this match's seats (read from its first state) and board."""
     kit = kit_for(game.name)
     board = log_board(game, log)
     return Cast(kit, kit.seats(log, state.view(None)),
