@@ -33,6 +33,7 @@ from flask import Flask, Response, current_app, g, request, session
 from sqlalchemy import Engine, Integer, bindparam, case, create_engine, func, select
 from sqlalchemy.exc import DBAPIError
 
+from api.config import ANSWER_FRESH_S, ANSWER_MAX_AGE_S
 from api.context import service
 from ladder.db import reader, translate_errors
 from ladder.models import (
@@ -59,8 +60,13 @@ which read nothing that changes (asking the fingerprint would cost more than the
 OWN_LIMITS = frozenset({"export.export_matches"})
 """Reads with a rate limit of their own, checked when the view is called: their views ask for
 the kept answer themselves (:func:`kept`), after the limit."""
-MAX_AGE_S = 5
+MAX_AGE_S = ANSWER_MAX_AGE_S
 """How long a browser or a shared cache may reuse an anonymous answer without asking."""
+FRESH_S = ANSWER_FRESH_S
+"""How long a web process takes a fingerprint it read as current (``REFEREE_ANSWER_FRESH_S``
+from the environment; 0 in a config built in code): within it, every thread's anonymous read
+of that scope is answered without a round trip, so a read of a kept answer costs no database
+work at all.  Its staleness is within what ``max-age`` already grants every browser."""
 MAX_KEPT_S = 300
 """A kept answer is rendered again at least this often, whatever the fingerprint says."""
 MAX_BYTES = 64 * 1024 * 1024
@@ -85,11 +91,14 @@ class Kept:
 class AnswerCache:
     """The kept answers of one process, least recently read dropped first past a size."""
 
-    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, max_bytes: int = MAX_BYTES, fresh_s: float = 0.0) -> None:
         self._items: OrderedDict[str, Kept] = OrderedDict()
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
+        self.fresh_s = fresh_s
+        self._seen: dict[tuple[str, int | None], tuple[str, float]] = {}
+        self._asking: dict[tuple[str, int | None], threading.Lock] = {}
         self._probe: Engine | None = None
         self._probe_of: Engine | None = None
 
@@ -128,15 +137,50 @@ class AnswerCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+            self._seen.clear()
+
+    def version(self, engine: Engine, scope: str, ident: int | None) -> str:
+        """The fingerprint of ``scope``: the one read less than :attr:`fresh_s` ago, else
+        read now, by one thread per scope while the others wait for it (16 threads finding it
+        stale at once ask once, not 16 times)."""
+        if self.fresh_s <= 0:
+            return data_version(engine, scope, ident)
+        key = (scope, ident)
+        found = self._fresh(key)
+        if found is not None:
+            return found
+        with self._lock:
+            asking = self._asking.setdefault(key, threading.Lock())
+        with asking:
+            found = self._fresh(key)
+            if found is None:
+                found = data_version(engine, scope, ident)
+                with self._lock:
+                    if len(self._seen) > 4096:  # one per bot and match read: bounded
+                        self._seen.clear()
+                        self._asking.clear()
+                    self._seen[key] = (found, time.monotonic())
+            return found
+
+    def _fresh(self, key: tuple[str, int | None]) -> str | None:
+        seen = self._seen.get(key)
+        if seen is None or time.monotonic() - seen[1] >= self.fresh_s:
+            return None
+        return seen[0]
+
+    def forget_versions(self) -> None:
+        """A write went through this process: its own next reads ask the database again."""
+        with self._lock:
+            self._seen.clear()
 
 
 EXTENSION = "referee_answers"
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, fresh_s: float = 0.0) -> None:
     """Each app keeps its own answers (two apps may read two databases); the hooks run after
     the guards and the rate limiter, which still see every request."""
-    app.extensions[EXTENSION] = AnswerCache()
+    app.extensions[EXTENSION] = AnswerCache(fresh_s=fresh_s)
     app.before_request(serve_kept)
     app.after_request(keep)
 
@@ -304,7 +348,7 @@ def serve_kept() -> Response | None:
         return None
     args = request.view_args or {}
     ident = args.get("match_id") if scope == "match" else args.get("bot_id")
-    version, key = data_version(service().engine, scope, ident), answer_key()
+    version, key = answers().version(service().engine, scope, ident), answer_key()
     g.answer_slot = (key, version, tag_for(version, key))
     return None if request.endpoint in OWN_LIMITS else kept()
 
@@ -331,6 +375,8 @@ def public_headers(etag: str) -> dict[str, str]:
 
 def keep(response: Response) -> Response:
     """Headers saying who may reuse the answer; a fresh public 200 kept for the next reader."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        answers().forget_versions()  # whoever wrote reads it back at once, here at least
     if g.get("answer_private"):
         response.headers["Cache-Control"] = "private, no-cache"
         response.vary.update(("Authorization", "Cookie"))

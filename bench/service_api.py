@@ -71,18 +71,31 @@ def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
 
 def group_cpu(pgid: int) -> float:
     """User + system seconds of every live process of the process group ``pgid``."""
+    return cpu_by(lambda comm, pgrp: pgrp == pgid)
+
+
+def cpu_by(chosen: Any) -> float:
+    """User + system seconds of every live process for which ``chosen(comm, pgrp)`` holds."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+                head, tail = f.read().rsplit(")", 1)
         except OSError:
             continue
-        if int(fields[2]) == pgid:  # pgrp
+        fields = tail.split()
+        if chosen(head.split("(", 1)[1], int(fields[2])):  # comm, pgrp
             total += int(fields[11]) + int(fields[12])  # utime, stime
     return total / TICKS
+
+
+def cpu_split(web: int, worker: int) -> tuple[float, ...]:
+    """CPU seconds so far of the web, the worker, PostgreSQL's processes and Redis (the
+    database's and Redis's include whatever else uses them on this machine)."""
+    return (group_cpu(web), group_cpu(worker), cpu_by(lambda c, _: c == "postgres"),
+            cpu_by(lambda c, _: c.startswith("redis-server")))
 
 
 def burst(base: str, paths: list[str], count: int, clients: int = 4) -> None:
@@ -181,7 +194,8 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
         worker_rate(engine, bots, queue, 2)  # warm up: the worker, and each web process's
         burst(base, paths, 4 * len(paths), clients=8)  # reads (a site in steady state)
         pairs: list[tuple[float, float]] = []
-        costs: list[tuple[float, float, float]] = []
+        costs: list[tuple[float, ...]] = []
+        shares: dict[str, list[list[float]]] = {"without": [], "with": []}
         for _ in range(args.reps):
             alone = worker_rate(engine, bots, queue, args.tp_matches)
             flag, done = threading.Event(), []
@@ -195,6 +209,9 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
             costs.append((n / (time.perf_counter() - began), (group_cpu(pgid) - web) / n * 1000,
                           (time.process_time() - mine) / n * 1000))
             pairs.append((alone, read))
+            for phase, with_readers in (("without", False), ("with", True)):
+                shares[phase].append(phase_cpu(engine, bots, queue, args, pgid, worker.pid,
+                                               base, paths, with_readers))
         ratios = [b / a for a, b in pairs]
         print(f"matches/min, {args.tp_matches} a run, {args.reps} paired runs, "
               f"{args.readers} readers pacing {args.pace} s (median [min-max])")
@@ -204,11 +221,43 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
         for label, col in zip(("reads/s", "web CPU ms/read", "readers' CPU ms/read"),
                               zip(*costs)):
             print(f"  {label:<21} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
+        print("CPU per match (ms), a run of each after the pair (median [min-max])")
+        for phase, rows in shares.items():
+            for label, col in zip(SPLIT, zip(*rows)):
+                print(f"  {phase} readers, {label:<12} {statistics.median(col):7.1f} "
+                      f"[{min(col):.1f}-{max(col):.1f}]")
     finally:
         stop(worker)
         for proc, _ in bot_procs:
             proc.terminate()
             proc.wait()
+
+
+SPLIT = ("web", "worker", "PostgreSQL", "Redis", "readers", "machine")
+
+
+def phase_cpu(engine: Any, bots: list[int], queue: str, args: Any, web: int, worker: int,
+              base: str, paths: list[str], with_readers: bool) -> list[float]:
+    """Where the CPU goes while ``--tp-matches`` matches play, with or without the readers:
+    each part's CPU ms per match, and the whole machine's busy time (``/proc/stat``)."""
+    flag, done = threading.Event(), []
+    before, mine, busy = cpu_split(web, worker), time.process_time(), machine_busy()
+    threads = readers(base, paths, args.readers, args.pace, flag, done) if with_readers else []
+    worker_rate(engine, bots, queue, args.tp_matches)
+    flag.set()
+    for t in threads:
+        t.join()
+    after = cpu_split(web, worker)
+    parts = [b - a for a, b in zip(before, after)]
+    parts += [time.process_time() - mine, machine_busy() - busy]
+    return [p / args.tp_matches * 1000 for p in parts]
+
+
+def machine_busy() -> float:
+    """Seconds every core of this machine spent not idle (``/proc/stat``, all of its users)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / TICKS  # less idle and iowait
 
 
 def prepare(engine: Any, args: Any) -> dict[str, Any]:

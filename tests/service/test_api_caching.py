@@ -209,3 +209,75 @@ def test_a_bots_solo_standing_follows_the_other_bots_games(app, anon, bot_url, s
                json={"active": True}).status_code == 200
     play_until(app, closed=3)
     assert "</strong> of 2" in anon.get(f"/bots/{weak}").get_data(as_text=True)
+
+
+class Clock:
+    """The caching module's clock, moved by hand (a freshness window with no sleeping)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def windowed(make_service, db_url, monkeypatch):
+    """An app whose processes take a fingerprint as current for 1 s, on a hand-moved clock,
+    and the count of fingerprints read from the database."""
+    import api.caching as caching
+
+    clock, asked = Clock(), []
+    real = caching.data_version
+    monkeypatch.setattr(caching, "time", clock)
+    monkeypatch.setattr(caching, "data_version",
+                        lambda *a, **k: asked.append(a[1:]) or real(*a, **k))
+    return make_service(db_url, answer_fresh_s=1.0), clock, asked
+
+
+def test_within_the_window_a_kept_read_asks_the_database_nothing(windowed):
+    from sqlalchemy import update
+
+    from ladder.models import Bot
+
+    app, clock, asked = windowed
+    anon = Client(app)
+    first = anon.get("/api/v1/bots/1")
+    assert first.status_code == 200 and len(asked) == 1
+    with app.extensions["referee"].engine.begin() as conn:  # a change made elsewhere
+        conn.execute(update(Bot).where(Bot.id == 1).values(version=Bot.version + 1))
+    clock.now += 0.9
+    assert [anon.get("/api/v1/bots/1").headers["ETag"] for _ in range(3)] == \
+        [first.headers["ETag"]] * 3
+    assert len(asked) == 1  # one fingerprint for every read of the scope in the window
+    assert anon.get("/api/v1/bots/2").status_code == 200 and len(asked) == 2  # its own
+    clock.now += 0.1
+    moved = anon.get("/api/v1/bots/1", headers={"If-None-Match": first.headers["ETag"]})
+    assert moved.status_code == 200 and moved.headers["ETag"] != first.headers["ETag"]
+    assert len(asked) == 3
+
+
+def test_a_write_through_this_process_shows_at_once_within_the_window(windowed, bot_url):
+    app, clock, asked = windowed
+    anon = Client(app)
+    assert anon.get("/api/v1/bots").json["items"] and len(asked) == 1
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    assert made in [b["id"] for b in anon.get("/api/v1/bots").json["items"]]
+    assert len(asked) == 2  # asked again, though the clock has not moved
+
+
+def test_the_window_setting_is_read_and_bounded_by_max_age(monkeypatch):
+    from api.config import ServiceConfig
+
+    assert ServiceConfig().answer_fresh_s == 0  # built in code: every read asks
+    monkeypatch.delenv("REFEREE_ANSWER_FRESH_S", raising=False)
+    assert ServiceConfig.from_env().answer_fresh_s == 1.0
+    monkeypatch.setenv("REFEREE_ANSWER_FRESH_S", "0")
+    assert ServiceConfig.from_env().answer_fresh_s == 0
+    for bad, message in (("6", "must be 0 to 5 seconds, not 6"), ("-1", "not -1"),
+                         ("soon", "must be a number of seconds")):
+        monkeypatch.setenv("REFEREE_ANSWER_FRESH_S", bad)
+        with pytest.raises(ValueError, match=message):
+            ServiceConfig.from_env()
