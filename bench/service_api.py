@@ -74,9 +74,9 @@ def group_cpu(pgid: int) -> float:
     return cpu_by(lambda comm, pgrp: pgrp == pgid)
 
 
-def cpu_by(chosen: Any) -> float:
-    """User + system seconds of every live process for which ``chosen(comm, pgrp)`` holds."""
-    total = 0
+def processes() -> list[tuple[int, str, int, int, int]]:
+    """Every live process: pid, comm, parent, process group, user + system ticks."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -86,15 +86,34 @@ def cpu_by(chosen: Any) -> float:
         except OSError:
             continue
         fields = tail.split()
-        if chosen(head.split("(", 1)[1], int(fields[2])):  # comm, pgrp
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+        found.append((int(entry), head.split("(", 1)[1], int(fields[1]), int(fields[2]),
+                      int(fields[11]) + int(fields[12])))
+    return found
+
+
+def cpu_by(chosen: Any) -> float:
+    """User + system seconds of every live process for which ``chosen(comm, pgrp)`` holds."""
+    return sum(t for _, comm, _, pgrp, t in processes() if chosen(comm, pgrp)) / TICKS
+
+
+def tree_cpu(root: int) -> float:
+    """User + system seconds of ``root`` and its live descendants (a supervised worker runs
+    in a process group of its own)."""
+    table = processes()
+    mine, total, grew = {root}, 0, True
+    while grew:
+        more = {pid for pid, _, ppid, _, _ in table if ppid in mine} - mine
+        mine |= more
+        grew = bool(more)
+    for pid, _, _, _, ticks in table:
+        total += ticks if pid in mine else 0
     return total / TICKS
 
 
-def cpu_split(web: int, worker: int) -> tuple[float, ...]:
-    """CPU seconds so far of the web, the worker, PostgreSQL's processes and Redis (the
-    database's and Redis's include whatever else uses them on this machine)."""
-    return (group_cpu(web), group_cpu(worker), cpu_by(lambda c, _: c == "postgres"),
+def cpu_split(web: int, worker: int, bots: list[int]) -> tuple[float, ...]:
+    """CPU seconds so far of the web, the worker, the bots, PostgreSQL's processes and Redis
+    (the database's and Redis's include whatever else uses them on this machine)."""
+    return (group_cpu(web), tree_cpu(worker), sum(map(tree_cpu, bots)), cpu_by(lambda c, _: c == "postgres"),
             cpu_by(lambda c, _: c.startswith("redis-server")))
 
 
@@ -210,8 +229,9 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
                           (time.process_time() - mine) / n * 1000))
             pairs.append((alone, read))
             for phase, with_readers in (("without", False), ("with", True)):
-                shares[phase].append(phase_cpu(engine, bots, queue, args, pgid, worker.pid,
-                                               base, paths, with_readers))
+                pids = (pgid, worker.pid, [p.pid for p, _ in bot_procs])
+                shares[phase].append(phase_cpu(engine, bots, queue, args, pids, base, paths,
+                                               with_readers))
         ratios = [b / a for a, b in pairs]
         print(f"matches/min, {args.tp_matches} a run, {args.reps} paired runs, "
               f"{args.readers} readers pacing {args.pace} s (median [min-max])")
@@ -223,9 +243,9 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
             print(f"  {label:<21} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
         print("CPU per match (ms), a run of each after the pair (median [min-max])")
         for phase, rows in shares.items():
-            for label, col in zip(SPLIT, zip(*rows)):
-                print(f"  {phase} readers, {label:<12} {statistics.median(col):7.1f} "
-                      f"[{min(col):.1f}-{max(col):.1f}]")
+            for label, part in zip(SPLIT, zip(*rows)):
+                print(f"  {phase} readers, {label:<12} {statistics.median(part):7.1f} "
+                      f"[{min(part):.1f}-{max(part):.1f}]")
     finally:
         stop(worker)
         for proc, _ in bot_procs:
@@ -233,21 +253,22 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
             proc.wait()
 
 
-SPLIT = ("web", "worker", "PostgreSQL", "Redis", "readers", "machine")
+SPLIT = ("web", "worker", "bots", "PostgreSQL", "Redis", "readers", "machine")
 
 
-def phase_cpu(engine: Any, bots: list[int], queue: str, args: Any, web: int, worker: int,
-              base: str, paths: list[str], with_readers: bool) -> list[float]:
+def phase_cpu(engine: Any, bots: list[int], queue: str, args: Any,
+              pids: tuple[int, int, list[int]], base: str, paths: list[str],
+              with_readers: bool) -> list[float]:
     """Where the CPU goes while ``--tp-matches`` matches play, with or without the readers:
     each part's CPU ms per match, and the whole machine's busy time (``/proc/stat``)."""
-    flag, done = threading.Event(), []
-    before, mine, busy = cpu_split(web, worker), time.process_time(), machine_busy()
+    flag, done = threading.Event(), list[int]()
+    before, mine, busy = cpu_split(*pids), time.process_time(), machine_busy()
     threads = readers(base, paths, args.readers, args.pace, flag, done) if with_readers else []
     worker_rate(engine, bots, queue, args.tp_matches)
     flag.set()
     for t in threads:
         t.join()
-    after = cpu_split(web, worker)
+    after = cpu_split(*pids)
     parts = [b - a for a, b in zip(before, after)]
     parts += [time.process_time() - mine, machine_busy() - busy]
     return [p / args.tp_matches * 1000 for p in parts]
@@ -298,6 +319,7 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.5, help="a reader's wait between reads")
     parser.add_argument("--tp-matches", type=int, default=20, help="matches per run")
     parser.add_argument("--reps", type=int, default=3, help="paired throughput runs")
+    parser.add_argument("--fresh-s", help="the web's REFEREE_ANSWER_FRESH_S (unset: its default)")
     args = parser.parse_args()
     from ladder.store import open_db
 
@@ -311,7 +333,9 @@ def main() -> None:
         port = free_port()
         web = start(["serve", "--port", str(port)],
                     {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_RATELIMIT": "0",
-                     "REFEREE_QUEUE": f"bench-{secrets.token_hex(4)}"}, folder / "web.log")
+                     "REFEREE_QUEUE": f"bench-{secrets.token_hex(4)}",
+                     **({"REFEREE_ANSWER_FRESH_S": args.fresh_s} if args.fresh_s else {})},
+                    folder / "web.log")
         base = f"http://127.0.0.1:{port}"
         wait_http(base + "/healthz")
         reads = endpoints(data, args.ids)
