@@ -96,25 +96,31 @@ def cpu_by(chosen: Any) -> float:
     return sum(t for _, comm, _, pgrp, t in processes() if chosen(comm, pgrp)) / TICKS
 
 
-def tree_cpu(root: int) -> float:
-    """User + system seconds of ``root`` and its live descendants (a supervised worker runs
-    in a process group of its own)."""
-    table = processes()
-    mine, total, grew = {root}, 0, True
+def descendants(table: list[tuple[int, str, int, int, int]], roots: list[int]) -> set[int]:
+    """``roots`` and every process below them (a supervised worker runs in a process group
+    of its own)."""
+    mine, grew = set(roots), True
     while grew:
         more = {pid for pid, _, ppid, _, _ in table if ppid in mine} - mine
         mine |= more
         grew = bool(more)
-    for pid, _, _, _, ticks in table:
-        total += ticks if pid in mine else 0
-    return total / TICKS
+    return mine
 
 
-def cpu_split(web: int, worker: int, bots: list[int]) -> tuple[float, ...]:
-    """CPU seconds so far of the web, the worker, the bots, PostgreSQL's processes and Redis
-    (the database's and Redis's include whatever else uses them on this machine)."""
-    return (group_cpu(web), tree_cpu(worker), sum(map(tree_cpu, bots)), cpu_by(lambda c, _: c == "postgres"),
-            cpu_by(lambda c, _: c.startswith("redis-server")))
+def cpu_split(before: dict[int, int], web: int, worker: int,
+              bots: list[int]) -> tuple[dict[int, int], list[float]]:
+    """CPU seconds, since ``before`` (ticks by pid), of the web, the worker, the bots,
+    PostgreSQL's processes and Redis, counting the processes alive now (a database backend
+    that ended in between takes its time with it; PostgreSQL's and Redis's figures include
+    whatever else on this machine uses them); and the ticks by pid, for the next call."""
+    table = processes()
+    ticks = {pid: t for pid, _, _, _, t in table}
+    spent = {pid: t - before.get(pid, 0) for pid, t in ticks.items()}
+    worker_tree, bot_trees = descendants(table, [worker]), descendants(table, bots)
+    parts = [{pid for pid, _, _, pgrp, _ in table if pgrp == web}, worker_tree, bot_trees,
+             {pid for pid, comm, _, _, _ in table if comm == "postgres"},
+             {pid for pid, comm, _, _, _ in table if comm.startswith("redis-server")}]
+    return ticks, [sum(spent[pid] for pid in part) / TICKS for part in parts]
 
 
 def burst(base: str, paths: list[str], count: int, clients: int = 4) -> None:
@@ -262,14 +268,14 @@ def phase_cpu(engine: Any, bots: list[int], queue: str, args: Any,
     """Where the CPU goes while ``--tp-matches`` matches play, with or without the readers:
     each part's CPU ms per match, and the whole machine's busy time (``/proc/stat``)."""
     flag, done = threading.Event(), list[int]()
-    before, mine, busy = cpu_split(*pids), time.process_time(), machine_busy()
+    ticks, _ = cpu_split({}, *pids)
+    mine, busy = time.process_time(), machine_busy()
     threads = readers(base, paths, args.readers, args.pace, flag, done) if with_readers else []
     worker_rate(engine, bots, queue, args.tp_matches)
     flag.set()
     for t in threads:
         t.join()
-    after = cpu_split(*pids)
-    parts = [b - a for a, b in zip(before, after)]
+    _, parts = cpu_split(ticks, *pids)
     parts += [time.process_time() - mine, machine_busy() - busy]
     return [p / args.tp_matches * 1000 for p in parts]
 
