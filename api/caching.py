@@ -67,6 +67,10 @@ FRESH_S = ANSWER_FRESH_S
 from the environment; 0 in a config built in code): within it, every thread's anonymous read
 of that scope is answered without a round trip, so a read of a kept answer costs no database
 work at all.  Its staleness is within what ``max-age`` already grants every browser."""
+LIST_SCOPES = frozenset({"all", "results"})
+"""Scopes that move with every match that starts or ends, several times a second on a busy
+site: their window is ``REFEREE_LIST_FRESH_S`` (default 5 s), else each read of a match
+list, the home page or a challenge would build its answer again."""
 MAX_KEPT_S = 300
 """A kept answer is rendered again at least this often, whatever the fingerprint says."""
 MAX_BYTES = 64 * 1024 * 1024
@@ -91,12 +95,13 @@ class Kept:
 class AnswerCache:
     """The kept answers of one process, least recently read dropped first past a size."""
 
-    def __init__(self, max_bytes: int = MAX_BYTES, fresh_s: float = 0.0) -> None:
+    def __init__(self, max_bytes: int = MAX_BYTES, fresh_s: float = 0.0,
+                 list_fresh_s: float = 0.0) -> None:
         self._items: OrderedDict[str, Kept] = OrderedDict()
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
-        self.fresh_s = fresh_s
+        self.fresh_s, self.list_fresh_s = fresh_s, list_fresh_s
         self._seen: dict[tuple[str, int | None], tuple[str, float]] = {}
         self._asking: dict[tuple[str, int | None], threading.Lock] = {}
         self._probe: Engine | None = None
@@ -140,19 +145,20 @@ class AnswerCache:
             self._seen.clear()
 
     def version(self, engine: Engine, scope: str, ident: int | None) -> str:
-        """The fingerprint of ``scope``: the one read less than :attr:`fresh_s` ago, else
-        read now, by one thread per scope while the others wait for it (16 threads finding it
-        stale at once ask once, not 16 times)."""
-        if self.fresh_s <= 0:
+        """The fingerprint of ``scope``: the one read less than its window ago (:attr:`fresh_s`,
+        :attr:`list_fresh_s` for :data:`LIST_SCOPES`), else read now, by one thread per scope
+        while the others wait for it (16 threads finding it stale ask once, not 16 times)."""
+        window = self.list_fresh_s if scope in LIST_SCOPES else self.fresh_s
+        if window <= 0:
             return data_version(engine, scope, ident)
         key = (scope, ident)
-        found = self._fresh(key)
+        found = self._fresh(key, window)
         if found is not None:
             return found
         with self._lock:
             asking = self._asking.setdefault(key, threading.Lock())
         with asking:
-            found = self._fresh(key)
+            found = self._fresh(key, window)
             if found is None:
                 found = data_version(engine, scope, ident)
                 with self._lock:
@@ -162,9 +168,9 @@ class AnswerCache:
                     self._seen[key] = (found, time.monotonic())
             return found
 
-    def _fresh(self, key: tuple[str, int | None]) -> str | None:
+    def _fresh(self, key: tuple[str, int | None], window: float) -> str | None:
         seen = self._seen.get(key)
-        if seen is None or time.monotonic() - seen[1] >= self.fresh_s:
+        if seen is None or time.monotonic() - seen[1] >= window:
             return None
         return seen[0]
 
@@ -177,10 +183,10 @@ class AnswerCache:
 EXTENSION = "referee_answers"
 
 
-def register(app: Flask, fresh_s: float = 0.0) -> None:
+def register(app: Flask, fresh_s: float = 0.0, list_fresh_s: float = 0.0) -> None:
     """Each app keeps its own answers (two apps may read two databases); the hooks run after
     the guards and the rate limiter, which still see every request."""
-    app.extensions[EXTENSION] = AnswerCache(fresh_s=fresh_s)
+    app.extensions[EXTENSION] = AnswerCache(fresh_s=fresh_s, list_fresh_s=list_fresh_s)
     app.before_request(serve_kept)
     app.after_request(keep)
 

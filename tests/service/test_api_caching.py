@@ -223,8 +223,8 @@ class Clock:
 
 @pytest.fixture
 def windowed(make_service, db_url, monkeypatch):
-    """An app whose processes take a fingerprint as current for 1 s, on a hand-moved clock,
-    and the count of fingerprints read from the database."""
+    """An app whose processes take a fingerprint as current for 1 s (the lists' for 5 s), on
+    a hand-moved clock, and the fingerprints read from the database."""
     import api.caching as caching
 
     clock, asked = Clock(), []
@@ -232,7 +232,7 @@ def windowed(make_service, db_url, monkeypatch):
     monkeypatch.setattr(caching, "time", clock)
     monkeypatch.setattr(caching, "data_version",
                         lambda *a, **k: asked.append(a[1:]) or real(*a, **k))
-    return make_service(db_url, answer_fresh_s=1.0), clock, asked
+    return make_service(db_url, answer_fresh_s=1.0, list_fresh_s=5.0), clock, asked
 
 
 def test_within_the_window_a_kept_read_asks_the_database_nothing(windowed):
@@ -257,6 +257,24 @@ def test_within_the_window_a_kept_read_asks_the_database_nothing(windowed):
     assert len(asked) == 3
 
 
+def test_the_lists_of_matches_keep_their_fingerprint_for_their_own_window(windowed):
+    """A match list moves with every start and end: its fingerprint is taken for 5 s."""
+    from ladder.work import rotations, schedule
+
+    app, clock, asked = windowed
+    anon = Client(app)
+    assert anon.get("/api/v1/matches").json["items"] == [] and asked == [("all", None)]
+    schedule(app.extensions["referee"].engine, "toy-race", rotations([1, 2], 2, "t"),
+             rated=False)
+    clock.now += 4.9
+    assert anon.get("/api/v1/matches").json["items"] == []
+    assert anon.get("/api/v1/bots/1").status_code == 200  # its own window, 1 s
+    assert asked == [("all", None), ("bot", 1)]
+    clock.now += 0.1
+    assert len(anon.get("/api/v1/matches").json["items"]) == 2
+    assert asked[-1] == ("all", None) and len(asked) == 3
+
+
 def test_a_write_through_this_process_shows_at_once_within_the_window(windowed, bot_url):
     app, clock, asked = windowed
     anon = Client(app)
@@ -271,13 +289,20 @@ def test_a_write_through_this_process_shows_at_once_within_the_window(windowed, 
 def test_the_window_setting_is_read_and_bounded_by_max_age(monkeypatch):
     from api.config import ServiceConfig
 
-    assert ServiceConfig().answer_fresh_s == 0  # built in code: every read asks
-    monkeypatch.delenv("REFEREE_ANSWER_FRESH_S", raising=False)
-    assert ServiceConfig.from_env().answer_fresh_s == 1.0
+    built = ServiceConfig()  # built in code: every read asks
+    assert built.answer_fresh_s == built.list_fresh_s == 0
+    for name in ("REFEREE_ANSWER_FRESH_S", "REFEREE_LIST_FRESH_S"):
+        monkeypatch.delenv(name, raising=False)
+    read = ServiceConfig.from_env()
+    assert (read.answer_fresh_s, read.list_fresh_s) == (1.0, 5.0)
     monkeypatch.setenv("REFEREE_ANSWER_FRESH_S", "0")
-    assert ServiceConfig.from_env().answer_fresh_s == 0
-    for bad, message in (("6", "must be 0 to 5 seconds, not 6"), ("-1", "not -1"),
-                         ("soon", "must be a number of seconds")):
-        monkeypatch.setenv("REFEREE_ANSWER_FRESH_S", bad)
-        with pytest.raises(ValueError, match=message):
-            ServiceConfig.from_env()
+    monkeypatch.setenv("REFEREE_LIST_FRESH_S", "2.5")
+    read = ServiceConfig.from_env()
+    assert (read.answer_fresh_s, read.list_fresh_s) == (0, 2.5)
+    for name in ("REFEREE_ANSWER_FRESH_S", "REFEREE_LIST_FRESH_S"):
+        for bad, message in (("6", f"{name} must be 0 to 5 seconds, not 6"), ("-1", "not -1"),
+                             ("soon", "must be a number of seconds")):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(ValueError, match=message):
+                ServiceConfig.from_env()
+        monkeypatch.setenv(name, "1")
