@@ -49,15 +49,19 @@ SCOPES = {
     "rounds.get_rounds": "all",
     "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "results",
     "pages.home": "all", "pages.leaderboard": "results", "pages.matches": "all",
-    "pages.round": "all", "pages.challenge": "all",
+    "pages.round": "all", "pages.challenge": "all", "matches.get_log": "match",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
 what its answer depends on: one match, one bot, the ladder, the ladder and the matches'
 results (not when a match starts), or all of the matches' states too.  A
-match's log and frames are not here: they never change once public, and keep their own
-content hashes as ETags and an immutable ``Cache-Control``; nor are the games and the docs,
-which read nothing that changes (asking the fingerprint would cost more than they do)."""
-OWN_LIMITS = frozenset({"export.export_matches"})
+match's log is kept too, under its match (three queries and a blob from the database
+otherwise), with its own content hash as its ETag and an immutable ``Cache-Control``; its
+frames are not (:mod:`api.replays` keeps them); nor are the games and the docs, which read
+nothing that changes (asking the fingerprint would cost more than they do)."""
+SAME_FOR_ALL = frozenset({"matches.get_log"})
+"""Reads whose answer is the same for an owner as for anyone (a public log): kept and served
+whoever asks, with the view's own headers."""
+OWN_LIMITS = frozenset({"export.export_matches", "matches.get_log"})
 """Reads with a rate limit of their own, checked when the view is called: their views ask for
 the kept answer themselves (:func:`kept`), after the limit."""
 MAX_AGE_S = ANSWER_MAX_AGE_S
@@ -349,7 +353,7 @@ def serve_kept() -> Response | None:
     scope = SCOPES.get(request.endpoint or "")
     if request.method not in ("GET", "HEAD") or scope is None:
         return None
-    if not anonymous():
+    if not anonymous() and request.endpoint not in SAME_FOR_ALL:
         g.answer_private = True
         return None
     args = request.view_args or {}
@@ -371,7 +375,11 @@ def kept() -> Response | None:
     if found is None:
         return None
     g.answer_kept = True
-    return Response(found.body, status=found.status, headers=dict(found.headers))
+    headers = dict(found.headers)
+    if matches_tag(headers.get("ETag")):  # the view's own tag (a log's content hash)
+        return Response(status=304, headers={k: v for k, v in headers.items() if k in (
+            "ETag", "Cache-Control", "Vary")})
+    return Response(found.body, status=found.status, headers=headers)
 
 
 def public_headers(etag: str) -> dict[str, str]:

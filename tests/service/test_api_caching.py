@@ -132,6 +132,32 @@ def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, an
     assert cached.status_code == 304
 
 
+def test_a_log_read_again_asks_for_no_blob_and_is_the_same_for_its_owner(app, anon, bot_url,
+                                                                         monkeypatch):
+    import api.routes.matches as route
+
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                "games": 2}).json["match_ids"][0]
+    drain(app)
+    first = anon.get(f"/api/v1/matches/{pk}/log")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the log was read again although its match did not change")
+
+    monkeypatch.setattr(route.reads, "match_log", refuse)
+    for reader in (anon, alice):
+        again = reader.get(f"/api/v1/matches/{pk}/log")
+        assert again.status_code == 200 and again.data == first.data
+        assert again.headers["ETag"] == first.headers["ETag"]
+        assert "immutable" in again.headers["Cache-Control"]
+        cached = reader.get(f"/api/v1/matches/{pk}/log",
+                            headers={"If-None-Match": first.headers["ETag"]})
+        assert cached.status_code == 304 and cached.headers["ETag"] == first.headers["ETag"]
+
+
 def test_an_error_is_never_kept_and_a_new_row_shows_at_once(app, anon, bot_url):
     assert anon.get("/api/v1/bots/4").status_code == 404
     missing = anon.get("/api/v1/bots/4/matches")
