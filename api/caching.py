@@ -50,18 +50,19 @@ SCOPES = {
     "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "results",
     "pages.home": "all", "pages.leaderboard": "results", "pages.matches": "all",
     "pages.round": "all", "pages.challenge": "all", "matches.get_log": "match",
+    "frames.get_frames": "match",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
 what its answer depends on: one match, one bot, the ladder, the ladder and the matches'
 results (not when a match starts), or all of the matches' states too.  A
-match's log is kept too, under its match (three queries and a blob from the database
-otherwise), with its own content hash as its ETag and an immutable ``Cache-Control``; its
-frames are not (:mod:`api.replays` keeps them); nor are the games and the docs, which read
-nothing that changes (asking the fingerprint would cost more than they do)."""
-SAME_FOR_ALL = frozenset({"matches.get_log"})
+match's log and frames are kept too, under their match (otherwise three queries and the
+log's blob from the database on every read, the frames' too), with their own content hashes
+as ETags and an immutable ``Cache-Control``; not the games and the docs, which read nothing
+that changes (asking the fingerprint would cost more than they do)."""
+SAME_FOR_ALL = frozenset({"matches.get_log", "frames.get_frames"})
 """Reads whose answer is the same for an owner as for anyone (a public log): kept and served
 whoever asks, with the view's own headers."""
-OWN_LIMITS = frozenset({"export.export_matches", "matches.get_log"})
+OWN_LIMITS = frozenset({"export.export_matches", "matches.get_log", "frames.get_frames"})
 """Reads with a rate limit of their own, checked when the view is called: their views ask for
 the kept answer themselves (:func:`kept`), after the limit."""
 MAX_AGE_S = ANSWER_MAX_AGE_S

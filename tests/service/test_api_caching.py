@@ -134,6 +134,8 @@ def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, an
 
 def test_a_log_read_again_asks_for_no_blob_and_is_the_same_for_its_owner(app, anon, bot_url,
                                                                          monkeypatch):
+    """A log and its frames: no query, the same for their owner, 304 on their own tags."""
+    import api.replays as replays
     import api.routes.matches as route
 
     alice = anon.owner("alice")
@@ -147,15 +149,18 @@ def test_a_log_read_again_asks_for_no_blob_and_is_the_same_for_its_owner(app, an
     def refuse(*args, **kwargs):
         raise AssertionError("the log was read again although its match did not change")
 
+    frames = anon.get(f"/api/v1/matches/{pk}/frames")
     monkeypatch.setattr(route.reads, "match_log", refuse)
+    monkeypatch.setattr(replays, "match_log", refuse)  # the frames read the log too
     for reader in (anon, alice):
-        again = reader.get(f"/api/v1/matches/{pk}/log")
-        assert again.status_code == 200 and again.data == first.data
-        assert again.headers["ETag"] == first.headers["ETag"]
-        assert "immutable" in again.headers["Cache-Control"]
-        cached = reader.get(f"/api/v1/matches/{pk}/log",
-                            headers={"If-None-Match": first.headers["ETag"]})
-        assert cached.status_code == 304 and cached.headers["ETag"] == first.headers["ETag"]
+        for path, was in (("log", first), ("frames", frames)):
+            again = reader.get(f"/api/v1/matches/{pk}/{path}")
+            assert again.status_code == 200 and again.data == was.data
+            assert again.headers["ETag"] == was.headers["ETag"]
+            assert "immutable" in again.headers["Cache-Control"]
+            cached = reader.get(f"/api/v1/matches/{pk}/{path}",
+                                headers={"If-None-Match": was.headers["ETag"]})
+            assert cached.status_code == 304 and cached.headers["ETag"] == was.headers["ETag"]
 
 
 def test_an_error_is_never_kept_and_a_new_row_shows_at_once(app, anon, bot_url):
