@@ -207,25 +207,27 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     Every scope covers the names shown (bots, owners) and the rating settings.  ``match``: the
     match's own row and whether a match sharing its seed is still open (its log's fate).
     ``bot``: the ladder, and the bot's matches by state.  ``ladder``: rating steps (the
-    largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes, the
+    largest ``rating_seq`` of each game), ladder entries, pauses, ratings, rounds and fixtures, probes, the
     solo ladders' entries and rounds (their games are matches).
     ``results``: the ladder, the largest match id and how many matches are not over.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
-    row = fingerprint(engine, statement(scope), {"ident": ident or 0})
+    query = statement(scope, tuple(service().games))
+    row = fingerprint(engine, query, {"ident": ident or 0})
     return f"{scope}:{ident}:" + hashlib.sha1(repr(tuple(row)).encode()).hexdigest()[:20]
 
 
 @cache
-def statement(scope: str) -> Any:
+def statement(scope: str, games: tuple[str, ...]) -> Any:
     """The fingerprint's query of ``scope``, built once (building it costs more than the
-    database takes to answer it); the bot's or match's id is its parameter ``ident``."""
+    database takes to answer it); the bot's or match's id is its parameter ``ident``;
+    ``games``, the server's (each game's rating steps are numbered apart)."""
     ident = bindparam("ident", type_=Integer)
     columns = names()
     if scope == "match":
         columns += one_match(ident)
     else:
-        columns += ladder()
+        columns += ladder(games)
         columns += bot_matches(ident) if scope == "bot" else []
         columns += all_matches() if scope == "all" else []
         columns += results() if scope == "results" else []
@@ -270,9 +272,12 @@ def one_match(pk: Any) -> list[Any]:
             *aggregates(func.count(), where=(Match.pair_key == pair) & Match.state.in_(OPEN))]
 
 
-def ladder() -> list[Any]:
+def ladder(games: tuple[str, ...]) -> list[Any]:
+    """The largest rating step of each game, from the fold's index (of every game at once
+    it would read every match)."""
     return [
-        *aggregates(func.max(Match.rating_seq)),
+        *(c for game in games for c in aggregates(func.max(Match.rating_seq),
+                                                  where=Match.game == game)),
         *aggregates(func.count(LadderEntry.bot_id), func.sum(LadderEntry.placement_remaining),
                     func.sum(case((LadderEntry.active.is_(True), 1), else_=0)),
                     func.sum(LadderEntry.byes), func.max(LadderEntry.paused_at)),
