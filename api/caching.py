@@ -207,8 +207,8 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     Every scope covers the names shown (bots, owners) and the rating settings.  ``match``: the
     match's own row and whether a match sharing its seed is still open (its log's fate).
     ``bot``: the ladder, and the bot's matches by state.  ``ladder``: rating steps (the
-    largest ``rating_seq`` of each game), ladder entries, pauses, ratings, rounds and fixtures, probes, the
-    solo ladders' entries and rounds (their games are matches).
+    largest ``rating_seq`` of each game), ladder entries, pauses, ratings, rounds and
+    fixtures, probes, the solo ladders' entries and rounds (their games are matches).
     ``results``: the ladder, the largest match id and how many matches are not over.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
