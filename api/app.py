@@ -76,7 +76,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     observability.register(app)  # first: the request id exists before a guard refuses
     limiter.exempt(observability.metrics_view)
     guards.register(app)
-    caching.register(app)  # after the guards and the limiter: they see every request
+    caching.register(app, config.answer_fresh_s, config.list_fresh_s)  # after the guards
     from api.pages import register as register_pages
     from api.routes import register
     register(app, api, limiter)

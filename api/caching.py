@@ -33,6 +33,7 @@ from flask import Flask, Response, current_app, g, request, session
 from sqlalchemy import Engine, Integer, bindparam, case, create_engine, func, select
 from sqlalchemy.exc import DBAPIError
 
+from api.config import ANSWER_FRESH_S, ANSWER_MAX_AGE_S
 from api.context import service
 from ladder.db import reader, translate_errors
 from ladder.models import (
@@ -48,19 +49,33 @@ SCOPES = {
     "rounds.get_rounds": "all",
     "rounds.get_round": "all", "challenges.get": "all", "export.export_matches": "results",
     "pages.home": "all", "pages.leaderboard": "results", "pages.matches": "all",
-    "pages.round": "all", "pages.challenge": "all",
+    "pages.round": "all", "pages.challenge": "all", "matches.get_log": "match",
+    "frames.get_frames": "match",
 }
 """The public reads (endpoint names: the same answer for every anonymous reader), each with
 what its answer depends on: one match, one bot, the ladder, the ladder and the matches'
 results (not when a match starts), or all of the matches' states too.  A
-match's log and frames are not here: they never change once public, and keep their own
-content hashes as ETags and an immutable ``Cache-Control``; nor are the games and the docs,
-which read nothing that changes (asking the fingerprint would cost more than they do)."""
-OWN_LIMITS = frozenset({"export.export_matches"})
+match's log and frames are kept too, under their match (otherwise three queries and the
+log's blob from the database on every read, the frames' too), with their own content hashes
+as ETags and an immutable ``Cache-Control``; not the games and the docs, which read nothing
+that changes (asking the fingerprint would cost more than they do)."""
+SAME_FOR_ALL = frozenset({"matches.get_log", "frames.get_frames"})
+"""Reads whose answer is the same for an owner as for anyone (a public log): kept and served
+whoever asks, with the view's own headers."""
+OWN_LIMITS = frozenset({"export.export_matches", "matches.get_log", "frames.get_frames"})
 """Reads with a rate limit of their own, checked when the view is called: their views ask for
 the kept answer themselves (:func:`kept`), after the limit."""
-MAX_AGE_S = 5
+MAX_AGE_S = ANSWER_MAX_AGE_S
 """How long a browser or a shared cache may reuse an anonymous answer without asking."""
+FRESH_S = ANSWER_FRESH_S
+"""How long a web process takes a fingerprint it read as current (``REFEREE_ANSWER_FRESH_S``
+from the environment; 0 in a config built in code): within it, every thread's anonymous read
+of that scope is answered without a round trip, so a read of a kept answer costs no database
+work at all.  Its staleness is within what ``max-age`` already grants every browser."""
+LIST_SCOPES = frozenset({"all", "results"})
+"""Scopes that move with every match that starts or ends, several times a second on a busy
+site: their window is ``REFEREE_LIST_FRESH_S`` (default 5 s), else each read of a match
+list, the home page or a challenge would build its answer again."""
 MAX_KEPT_S = 300
 """A kept answer is rendered again at least this often, whatever the fingerprint says."""
 MAX_BYTES = 64 * 1024 * 1024
@@ -85,11 +100,15 @@ class Kept:
 class AnswerCache:
     """The kept answers of one process, least recently read dropped first past a size."""
 
-    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(self, max_bytes: int = MAX_BYTES, fresh_s: float = 0.0,
+                 list_fresh_s: float = 0.0) -> None:
         self._items: OrderedDict[str, Kept] = OrderedDict()
         self._bytes = 0
         self._max = max_bytes
         self._lock = threading.Lock()
+        self.fresh_s, self.list_fresh_s = fresh_s, list_fresh_s
+        self._seen: dict[tuple[str, int | None], tuple[str, float]] = {}
+        self._asking: dict[tuple[str, int | None], threading.Lock] = {}
         self._probe: Engine | None = None
         self._probe_of: Engine | None = None
 
@@ -128,15 +147,51 @@ class AnswerCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+            self._seen.clear()
+
+    def version(self, engine: Engine, scope: str, ident: int | None) -> str:
+        """The fingerprint of ``scope``: the one read less than its window ago (:attr:`fresh_s`,
+        :attr:`list_fresh_s` for :data:`LIST_SCOPES`), else read now, by one thread per scope
+        while the others wait for it (16 threads finding it stale ask once, not 16 times)."""
+        window = self.list_fresh_s if scope in LIST_SCOPES else self.fresh_s
+        if window <= 0:
+            return data_version(engine, scope, ident)
+        key = (scope, ident)
+        found = self._fresh(key, window)
+        if found is not None:
+            return found
+        with self._lock:
+            asking = self._asking.setdefault(key, threading.Lock())
+        with asking:
+            found = self._fresh(key, window)
+            if found is None:
+                found = data_version(engine, scope, ident)
+                with self._lock:
+                    if len(self._seen) > 4096:  # one per bot and match read: bounded
+                        self._seen.clear()
+                        self._asking.clear()
+                    self._seen[key] = (found, time.monotonic())
+            return found
+
+    def _fresh(self, key: tuple[str, int | None], window: float) -> str | None:
+        seen = self._seen.get(key)
+        if seen is None or time.monotonic() - seen[1] >= window:
+            return None
+        return seen[0]
+
+    def forget_versions(self) -> None:
+        """A write went through this process: its own next reads ask the database again."""
+        with self._lock:
+            self._seen.clear()
 
 
 EXTENSION = "referee_answers"
 
 
-def register(app: Flask) -> None:
+def register(app: Flask, fresh_s: float = 0.0, list_fresh_s: float = 0.0) -> None:
     """Each app keeps its own answers (two apps may read two databases); the hooks run after
     the guards and the rate limiter, which still see every request."""
-    app.extensions[EXTENSION] = AnswerCache()
+    app.extensions[EXTENSION] = AnswerCache(fresh_s=fresh_s, list_fresh_s=list_fresh_s)
     app.before_request(serve_kept)
     app.after_request(keep)
 
@@ -152,25 +207,27 @@ def data_version(engine: Engine, scope: str = "all", ident: int | None = None) -
     Every scope covers the names shown (bots, owners) and the rating settings.  ``match``: the
     match's own row and whether a match sharing its seed is still open (its log's fate).
     ``bot``: the ladder, and the bot's matches by state.  ``ladder``: rating steps (the
-    largest ``rating_seq``), ladder entries, pauses, ratings, rounds and fixtures, probes, the
-    solo ladders' entries and rounds (their games are matches).
+    largest ``rating_seq`` of each game), ladder entries, pauses, ratings, rounds and
+    fixtures, probes, the solo ladders' entries and rounds (their games are matches).
     ``results``: the ladder, the largest match id and how many matches are not over.
     ``all``: the ladder and every match by state (a new one moves the largest id; each move
     between states moves the count and the sum of ids of the open or voided ones)."""
-    row = fingerprint(engine, statement(scope), {"ident": ident or 0})
+    query = statement(scope, tuple(service().games))
+    row = fingerprint(engine, query, {"ident": ident or 0})
     return f"{scope}:{ident}:" + hashlib.sha1(repr(tuple(row)).encode()).hexdigest()[:20]
 
 
 @cache
-def statement(scope: str) -> Any:
+def statement(scope: str, games: tuple[str, ...]) -> Any:
     """The fingerprint's query of ``scope``, built once (building it costs more than the
-    database takes to answer it); the bot's or match's id is its parameter ``ident``."""
+    database takes to answer it); the bot's or match's id is its parameter ``ident``;
+    ``games``, the server's (each game's rating steps are numbered apart)."""
     ident = bindparam("ident", type_=Integer)
     columns = names()
     if scope == "match":
         columns += one_match(ident)
     else:
-        columns += ladder()
+        columns += ladder(games)
         columns += bot_matches(ident) if scope == "bot" else []
         columns += all_matches() if scope == "all" else []
         columns += results() if scope == "results" else []
@@ -215,9 +272,12 @@ def one_match(pk: Any) -> list[Any]:
             *aggregates(func.count(), where=(Match.pair_key == pair) & Match.state.in_(OPEN))]
 
 
-def ladder() -> list[Any]:
+def ladder(games: tuple[str, ...]) -> list[Any]:
+    """The largest rating step of each game, from the fold's index (of every game at once
+    it would read every match)."""
     return [
-        *aggregates(func.max(Match.rating_seq)),
+        *(c for game in games for c in aggregates(func.max(Match.rating_seq),
+                                                  where=Match.game == game)),
         *aggregates(func.count(LadderEntry.bot_id), func.sum(LadderEntry.placement_remaining),
                     func.sum(case((LadderEntry.active.is_(True), 1), else_=0)),
                     func.sum(LadderEntry.byes), func.max(LadderEntry.paused_at)),
@@ -299,12 +359,12 @@ def serve_kept() -> Response | None:
     scope = SCOPES.get(request.endpoint or "")
     if request.method not in ("GET", "HEAD") or scope is None:
         return None
-    if not anonymous():
+    if not anonymous() and request.endpoint not in SAME_FOR_ALL:
         g.answer_private = True
         return None
     args = request.view_args or {}
     ident = args.get("match_id") if scope == "match" else args.get("bot_id")
-    version, key = data_version(service().engine, scope, ident), answer_key()
+    version, key = answers().version(service().engine, scope, ident), answer_key()
     g.answer_slot = (key, version, tag_for(version, key))
     return None if request.endpoint in OWN_LIMITS else kept()
 
@@ -321,7 +381,11 @@ def kept() -> Response | None:
     if found is None:
         return None
     g.answer_kept = True
-    return Response(found.body, status=found.status, headers=dict(found.headers))
+    headers = dict(found.headers)
+    if matches_tag(headers.get("ETag")):  # the view's own tag (a log's content hash)
+        return Response(status=304, headers={k: v for k, v in headers.items() if k in (
+            "ETag", "Cache-Control", "Vary")})
+    return Response(found.body, status=found.status, headers=headers)
 
 
 def public_headers(etag: str) -> dict[str, str]:
@@ -331,6 +395,8 @@ def public_headers(etag: str) -> dict[str, str]:
 
 def keep(response: Response) -> Response:
     """Headers saying who may reuse the answer; a fresh public 200 kept for the next reader."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        answers().forget_versions()  # whoever wrote reads it back at once, here at least
     if g.get("answer_private"):
         response.headers["Cache-Control"] = "private, no-cache"
         response.vary.update(("Authorization", "Cookie"))

@@ -25,7 +25,10 @@ day), ``REFEREE_HOUSE_LADDERS`` (the house bots that join every living ladder an
 is on, comma-separated; default ``random,greedy``; empty: none),
 ``REFEREE_METRICS_TOKEN`` (a bearer token that opens ``/metrics`` from anywhere; without it,
 only loopback and ``REFEREE_METRICS_NETWORKS`` may read it), ``REFEREE_METRICS_NETWORKS``
-(ranges, comma-separated, that may read ``/metrics`` without the token).
+(ranges, comma-separated, that may read ``/metrics`` without the token),
+``REFEREE_ANSWER_FRESH_S`` (how long a web process takes the data behind public reads as
+current, default 1 s; 0: every anonymous read asks the database), ``REFEREE_LIST_FRESH_S``
+(the same for the lists of matches and results, default 5 s).
 """
 
 from __future__ import annotations
@@ -45,6 +48,16 @@ if TYPE_CHECKING:  # the ladder's modules load when a runner asks for them, not 
     from ladder.work import SweepPolicy
 
 
+ANSWER_MAX_AGE_S = 5
+"""How long a browser or a shared cache may reuse an anonymous public answer (``max-age``)."""
+ANSWER_FRESH_S = 1.0
+"""A web process's default freshness window for the data behind public reads of one match,
+one bot or the ladder (see :mod:`api.caching`)."""
+LIST_FRESH_S = 5.0
+"""Its default for the lists of matches and results, which move with every match that
+starts or ends (the browsers' own ``max-age``)."""
+
+
 def _env_float(name: str, default: float) -> float:
     raw = os.environ.get(name, "").strip()
     try:
@@ -60,6 +73,15 @@ def _count(name: str, default: int) -> int:
     if not raw.isdigit():
         raise ValueError(f"{name} must be a whole number, 0 or more, not {raw!r}")
     return int(raw)
+
+
+def _fresh_s(name: str, default: float) -> float:
+    """A freshness window: seconds, 0 up to the answers' ``max-age`` (a browser may already
+    reuse them that long; longer would serve older data than the headers promise)."""
+    value = _env_float(name, default)
+    if not 0 <= value <= ANSWER_MAX_AGE_S:
+        raise ValueError(f"{name} must be 0 to {ANSWER_MAX_AGE_S} seconds, not {value:g}")
+    return value
 
 
 def _switch(name: str) -> bool | None:
@@ -132,6 +154,14 @@ class ServiceConfig:
     """A bearer token that opens ``/metrics`` (and a worker's metrics port) from anywhere."""
     metrics_networks: str = ""
     """Ranges that may read the metrics without the token (loopback always may)."""
+    answer_fresh_s: float = 0.0
+    """How long a web process takes a public read's data fingerprint as current
+    (:data:`api.caching.FRESH_S`): 0, every anonymous read asks the database (a config built
+    in code: a test reads what it just wrote); ``REFEREE_ANSWER_FRESH_S``, default 1 s."""
+    list_fresh_s: float = 0.0
+    """The same for the lists of matches and results (``REFEREE_LIST_FRESH_S``, default 5 s):
+    they move with every match that starts or ends, so with a shorter window nearly every
+    read of them would be built again, in each web process."""
 
     @classmethod
     def from_env(cls, **overrides: Any) -> ServiceConfig:
@@ -161,6 +191,8 @@ class ServiceConfig:
             house_ladders=_names(env.get("REFEREE_HOUSE_LADDERS", "random,greedy")),
             metrics_token=env.get("REFEREE_METRICS_TOKEN", "").strip() or None,
             metrics_networks=env.get("REFEREE_METRICS_NETWORKS", ""),
+            answer_fresh_s=_fresh_s("REFEREE_ANSWER_FRESH_S", ANSWER_FRESH_S),
+            list_fresh_s=_fresh_s("REFEREE_LIST_FRESH_S", LIST_FRESH_S),
         )
         config.metrics_nets()  # a bad range is refused at start, not at the first scrape
         return replace(config, **{k: v for k, v in overrides.items() if v is not None})

@@ -71,18 +71,56 @@ def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
 
 def group_cpu(pgid: int) -> float:
     """User + system seconds of every live process of the process group ``pgid``."""
-    total = 0
+    return cpu_by(lambda comm, pgrp: pgrp == pgid)
+
+
+def processes() -> list[tuple[int, str, int, int, int]]:
+    """Every live process: pid, comm, parent, process group, user + system ticks."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+                head, tail = f.read().rsplit(")", 1)
         except OSError:
             continue
-        if int(fields[2]) == pgid:  # pgrp
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICKS
+        fields = tail.split()
+        found.append((int(entry), head.split("(", 1)[1], int(fields[1]), int(fields[2]),
+                      int(fields[11]) + int(fields[12])))
+    return found
+
+
+def cpu_by(chosen: Any) -> float:
+    """User + system seconds of every live process for which ``chosen(comm, pgrp)`` holds."""
+    return sum(t for _, comm, _, pgrp, t in processes() if chosen(comm, pgrp)) / TICKS
+
+
+def descendants(table: list[tuple[int, str, int, int, int]], roots: list[int]) -> set[int]:
+    """``roots`` and every process below them (a supervised worker runs in a process group
+    of its own)."""
+    mine, grew = set(roots), True
+    while grew:
+        more = {pid for pid, _, ppid, _, _ in table if ppid in mine} - mine
+        mine |= more
+        grew = bool(more)
+    return mine
+
+
+def cpu_split(before: dict[int, int], web: int, worker: int,
+              bots: list[int]) -> tuple[dict[int, int], list[float]]:
+    """CPU seconds, since ``before`` (ticks by pid), of the web, the worker, the bots,
+    PostgreSQL's processes and Redis, counting the processes alive now (a database backend
+    that ended in between takes its time with it; PostgreSQL's and Redis's figures include
+    whatever else on this machine uses them); and the ticks by pid, for the next call."""
+    table = processes()
+    ticks = {pid: t for pid, _, _, _, t in table}
+    spent = {pid: t - before.get(pid, 0) for pid, t in ticks.items()}
+    worker_tree, bot_trees = descendants(table, [worker]), descendants(table, bots)
+    parts = [{pid for pid, _, _, pgrp, _ in table if pgrp == web}, worker_tree, bot_trees,
+             {pid for pid, comm, _, _, _ in table if comm == "postgres"},
+             {pid for pid, comm, _, _, _ in table if comm.startswith("redis-server")}]
+    return ticks, [sum(spent[pid] for pid in part) / TICKS for part in parts]
 
 
 def burst(base: str, paths: list[str], count: int, clients: int = 4) -> None:
@@ -181,7 +219,8 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
         worker_rate(engine, bots, queue, 2)  # warm up: the worker, and each web process's
         burst(base, paths, 4 * len(paths), clients=8)  # reads (a site in steady state)
         pairs: list[tuple[float, float]] = []
-        costs: list[tuple[float, float, float]] = []
+        costs: list[tuple[float, ...]] = []
+        shares: dict[str, list[list[float]]] = {"without": [], "with": []}
         for _ in range(args.reps):
             alone = worker_rate(engine, bots, queue, args.tp_matches)
             flag, done = threading.Event(), []
@@ -195,6 +234,10 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
             costs.append((n / (time.perf_counter() - began), (group_cpu(pgid) - web) / n * 1000,
                           (time.process_time() - mine) / n * 1000))
             pairs.append((alone, read))
+            for phase, with_readers in (("without", False), ("with", True)):
+                pids = (pgid, worker.pid, [p.pid for p, _ in bot_procs])
+                shares[phase].append(phase_cpu(engine, bots, queue, args, pids, base, paths,
+                                               with_readers))
         ratios = [b / a for a, b in pairs]
         print(f"matches/min, {args.tp_matches} a run, {args.reps} paired runs, "
               f"{args.readers} readers pacing {args.pace} s (median [min-max])")
@@ -204,11 +247,44 @@ def measure_throughput(engine: Any, base: str, pgid: int, paths: list[str], args
         for label, col in zip(("reads/s", "web CPU ms/read", "readers' CPU ms/read"),
                               zip(*costs)):
             print(f"  {label:<21} {statistics.median(col):7.2f} [{min(col):.2f}-{max(col):.2f}]")
+        print("CPU per match (ms), a run of each after the pair (median [min-max])")
+        for phase, rows in shares.items():
+            for label, part in zip(SPLIT, zip(*rows)):
+                print(f"  {phase} readers, {label:<12} {statistics.median(part):7.1f} "
+                      f"[{min(part):.1f}-{max(part):.1f}]")
     finally:
         stop(worker)
         for proc, _ in bot_procs:
             proc.terminate()
             proc.wait()
+
+
+SPLIT = ("web", "worker", "bots", "PostgreSQL", "Redis", "readers", "machine")
+
+
+def phase_cpu(engine: Any, bots: list[int], queue: str, args: Any,
+              pids: tuple[int, int, list[int]], base: str, paths: list[str],
+              with_readers: bool) -> list[float]:
+    """Where the CPU goes while ``--tp-matches`` matches play, with or without the readers:
+    each part's CPU ms per match, and the whole machine's busy time (``/proc/stat``)."""
+    flag, done = threading.Event(), list[int]()
+    ticks, _ = cpu_split({}, *pids)
+    mine, busy = time.process_time(), machine_busy()
+    threads = readers(base, paths, args.readers, args.pace, flag, done) if with_readers else []
+    worker_rate(engine, bots, queue, args.tp_matches)
+    flag.set()
+    for t in threads:
+        t.join()
+    _, parts = cpu_split(ticks, *pids)
+    parts += [time.process_time() - mine, machine_busy() - busy]
+    return [p / args.tp_matches * 1000 for p in parts]
+
+
+def machine_busy() -> float:
+    """Seconds every core of this machine spent not idle (``/proc/stat``, all of its users)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / TICKS  # less idle and iowait
 
 
 def prepare(engine: Any, args: Any) -> dict[str, Any]:
@@ -249,6 +325,7 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=0.5, help="a reader's wait between reads")
     parser.add_argument("--tp-matches", type=int, default=20, help="matches per run")
     parser.add_argument("--reps", type=int, default=3, help="paired throughput runs")
+    parser.add_argument("--fresh-s", help="the web's REFEREE_ANSWER_FRESH_S (unset: its default)")
     args = parser.parse_args()
     from ladder.store import open_db
 
@@ -262,7 +339,9 @@ def main() -> None:
         port = free_port()
         web = start(["serve", "--port", str(port)],
                     {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_RATELIMIT": "0",
-                     "REFEREE_QUEUE": f"bench-{secrets.token_hex(4)}"}, folder / "web.log")
+                     "REFEREE_QUEUE": f"bench-{secrets.token_hex(4)}",
+                     **({"REFEREE_ANSWER_FRESH_S": args.fresh_s} if args.fresh_s else {})},
+                    folder / "web.log")
         base = f"http://127.0.0.1:{port}"
         wait_http(base + "/healthz")
         reads = endpoints(data, args.ids)

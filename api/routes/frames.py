@@ -14,6 +14,7 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
+from api import caching
 from api.context import service
 from api.live import live_document
 from api.replays import FRAMES
@@ -39,6 +40,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     def get_frames(match_id: int) -> Any:
         """The spectator frames of a finished match: 409 while it (or a match sharing its
         seed) runs, or if its log cannot be replayed by this server's rules."""
+        answer = caching.kept()  # after this route's own rate limit
+        if answer is not None:
+            return answer
         frames = FRAMES.get(service().engine, match_id)
         headers = {"ETag": frames.etag, "Cache-Control": "public, max-age=31536000, immutable",
                    "Vary": "Accept-Encoding"}

@@ -10,6 +10,7 @@ from flask import Response, request
 from flask_limiter import Limiter
 from flask_smorest import Blueprint
 
+from api import caching
 from api.auth import BEARER, owner_required, require_owner
 from api.context import service
 from api.schemas import ID_RULE as ID, MatchOut, MatchPage, SeatLogOut, match_filter_schema
@@ -49,6 +50,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.doc(responses=LOG_DOC)
     def get_log(match_id: int) -> Any:
         """The log of a finished match: 409 while it (or a match sharing its seed) runs."""
+        answer = caching.kept()  # after this route's own rate limit
+        if answer is not None:
+            return answer
         gz, sha = reads.match_log(service().engine, match_id)
         etag = f'"{sha}"'
         headers = {"ETag": etag, "Cache-Control": "public, max-age=31536000, immutable",

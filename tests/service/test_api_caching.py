@@ -132,6 +132,37 @@ def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, an
     assert cached.status_code == 304
 
 
+def test_a_log_read_again_asks_for_no_blob_and_is_the_same_for_its_owner(app, anon, bot_url,
+                                                                         monkeypatch):
+    """A log and its frames: no query, the same for their owner, 304 on their own tags."""
+    import api.replays as replays
+    import api.routes.matches as route
+
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                "games": 2}).json["match_ids"][0]
+    drain(app)
+    first = anon.get(f"/api/v1/matches/{pk}/log")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the log was read again although its match did not change")
+
+    frames = anon.get(f"/api/v1/matches/{pk}/frames")
+    monkeypatch.setattr(route.reads, "match_log", refuse)
+    monkeypatch.setattr(replays, "match_log", refuse)  # the frames read the log too
+    for reader in (anon, alice):
+        for path, was in (("log", first), ("frames", frames)):
+            again = reader.get(f"/api/v1/matches/{pk}/{path}")
+            assert again.status_code == 200 and again.data == was.data
+            assert again.headers["ETag"] == was.headers["ETag"]
+            assert "immutable" in again.headers["Cache-Control"]
+            cached = reader.get(f"/api/v1/matches/{pk}/{path}",
+                                headers={"If-None-Match": was.headers["ETag"]})
+            assert cached.status_code == 304 and cached.headers["ETag"] == was.headers["ETag"]
+
+
 def test_an_error_is_never_kept_and_a_new_row_shows_at_once(app, anon, bot_url):
     assert anon.get("/api/v1/bots/4").status_code == 404
     missing = anon.get("/api/v1/bots/4/matches")
@@ -209,3 +240,100 @@ def test_a_bots_solo_standing_follows_the_other_bots_games(app, anon, bot_url, s
                json={"active": True}).status_code == 200
     play_until(app, closed=3)
     assert "</strong> of 2" in anon.get(f"/bots/{weak}").get_data(as_text=True)
+
+
+class Clock:
+    """The caching module's clock, moved by hand (a freshness window with no sleeping)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def windowed(make_service, db_url, monkeypatch):
+    """An app whose processes take a fingerprint as current for 1 s (the lists' for 5 s), on
+    a hand-moved clock, and the fingerprints read from the database."""
+    import api.caching as caching
+
+    clock, asked = Clock(), []
+    real = caching.data_version
+    monkeypatch.setattr(caching, "time", clock)
+    monkeypatch.setattr(caching, "data_version",
+                        lambda *a, **k: asked.append(a[1:]) or real(*a, **k))
+    return make_service(db_url, answer_fresh_s=1.0, list_fresh_s=5.0), clock, asked
+
+
+def test_within_the_window_a_kept_read_asks_the_database_nothing(windowed):
+    from sqlalchemy import update
+
+    from ladder.models import Bot
+
+    app, clock, asked = windowed
+    anon = Client(app)
+    first = anon.get("/api/v1/bots/1")
+    assert first.status_code == 200 and len(asked) == 1
+    with app.extensions["referee"].engine.begin() as conn:  # a change made elsewhere
+        conn.execute(update(Bot).where(Bot.id == 1).values(version=Bot.version + 1))
+    clock.now += 0.9
+    assert [anon.get("/api/v1/bots/1").headers["ETag"] for _ in range(3)] == \
+        [first.headers["ETag"]] * 3
+    assert len(asked) == 1  # one fingerprint for every read of the scope in the window
+    assert anon.get("/api/v1/bots/2").status_code == 200 and len(asked) == 2  # its own
+    clock.now += 0.1
+    moved = anon.get("/api/v1/bots/1", headers={"If-None-Match": first.headers["ETag"]})
+    assert moved.status_code == 200 and moved.headers["ETag"] != first.headers["ETag"]
+    assert len(asked) == 3
+
+
+def test_the_lists_of_matches_keep_their_fingerprint_for_their_own_window(windowed):
+    """A match list moves with every start and end: its fingerprint is taken for 5 s."""
+    from ladder.work import rotations, schedule
+
+    app, clock, asked = windowed
+    anon = Client(app)
+    assert anon.get("/api/v1/matches").json["items"] == [] and asked == [("all", None)]
+    schedule(app.extensions["referee"].engine, "toy-race", rotations([1, 2], 2, "t"),
+             rated=False)
+    clock.now += 4.9
+    assert anon.get("/api/v1/matches").json["items"] == []
+    assert anon.get("/api/v1/bots/1").status_code == 200  # its own window, 1 s
+    assert asked == [("all", None), ("bot", 1)]
+    clock.now += 0.1
+    assert len(anon.get("/api/v1/matches").json["items"]) == 2
+    assert asked[-1] == ("all", None) and len(asked) == 3
+
+
+def test_a_write_through_this_process_shows_at_once_within_the_window(windowed, bot_url):
+    app, clock, asked = windowed
+    anon = Client(app)
+    assert anon.get("/api/v1/bots").json["items"] and len(asked) == 1
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    assert made in [b["id"] for b in anon.get("/api/v1/bots").json["items"]]
+    assert len(asked) == 2  # asked again, though the clock has not moved
+
+
+def test_the_window_setting_is_read_and_bounded_by_max_age(monkeypatch):
+    from api.config import ServiceConfig
+
+    built = ServiceConfig()  # built in code: every read asks
+    assert built.answer_fresh_s == built.list_fresh_s == 0
+    for name in ("REFEREE_ANSWER_FRESH_S", "REFEREE_LIST_FRESH_S"):
+        monkeypatch.delenv(name, raising=False)
+    read = ServiceConfig.from_env()
+    assert (read.answer_fresh_s, read.list_fresh_s) == (1.0, 5.0)
+    monkeypatch.setenv("REFEREE_ANSWER_FRESH_S", "0")
+    monkeypatch.setenv("REFEREE_LIST_FRESH_S", "2.5")
+    read = ServiceConfig.from_env()
+    assert (read.answer_fresh_s, read.list_fresh_s) == (0, 2.5)
+    for name in ("REFEREE_ANSWER_FRESH_S", "REFEREE_LIST_FRESH_S"):
+        for bad, message in (("6", f"{name} must be 0 to 5 seconds, not 6"), ("-1", "not -1"),
+                             ("soon", "must be a number of seconds")):
+            monkeypatch.setenv(name, bad)
+            with pytest.raises(ValueError, match=message):
+                ServiceConfig.from_env()
+        monkeypatch.setenv(name, "1")
