@@ -26,12 +26,10 @@ Usage: python bench/pull_relay.py [--game tokaido-duo] [--rounds 5] [--concurren
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,7 +37,7 @@ from typing import Any
 
 import requests
 from service_support import (
-    REDIS, free_port, percentile, sqlite_url, start, start_bot, stop, wait_http,
+    REDIS, free_port, group_cpu, percentile, sqlite_url, start, start_bot, stop, wait_http,
 )
 
 from referee.games import find_game
@@ -61,23 +59,6 @@ def timed(player: Player, into: list[float]) -> Player:
 
     player.decide = timing  # type: ignore[method-assign]
     return player
-
-
-def group_cpu_s(pgid: int) -> float:
-    """CPU seconds (user and system) the live processes of process group ``pgid`` have
-    used, from ``/proc`` (Linux); 0.0 where there is none."""
-    total, tick = 0, os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[2]) == pgid:  # fields from the state on: pgrp is the 3rd
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / tick
 
 
 def play(game: str, first: Player, bot_url: str, seed: int) -> int:
@@ -145,12 +126,12 @@ def main() -> None:
         for rnd in range(args.rounds):
             for arm in (("push", "pull") if rnd % 2 == 0 else ("pull", "push")):
                 got: list[float] = []
-                before = group_cpu_s(web.pid), group_cpu_s(bridge_pid)
+                before = group_cpu(web.pid), group_cpu(bridge_pid)
                 for m in range(args.matches):
                     play(args.game, timed(arms[arm](), got), bot_url, rnd * 100 + m)
                 if arm == "pull":
-                    cpu["web"] += group_cpu_s(web.pid) - before[0]
-                    cpu["bridge"] += group_cpu_s(bridge_pid) - before[1]
+                    cpu["web"] += group_cpu(web.pid) - before[0]
+                    cpu["bridge"] += group_cpu(bridge_pid) - before[1]
                 times[arm] += got
                 medians[arm].append(statistics.median(got))
         for arm in ("push", "pull"):
@@ -165,13 +146,13 @@ def main() -> None:
               f"bridge {cpu['bridge'] * 1000 / decisions:.2f} ms (over {decisions} decisions)")
 
         relayed: list[float] = []  # list.append is atomic: the threads share it
-        web_before = group_cpu_s(web.pid)
+        web_before = group_cpu(web.pid)
         began = time.perf_counter()
         with ThreadPoolExecutor(args.concurrent) as pool:
             list(pool.map(lambda s: play(args.game, timed(pull_player(), relayed), bot_url, s),
                           range(args.concurrent * 2)))
         seconds = time.perf_counter() - began
-        web_ms = (group_cpu_s(web.pid) - web_before) * 1000 / len(relayed)
+        web_ms = (group_cpu(web.pid) - web_before) * 1000 / len(relayed)
         print(f"{args.concurrent} pull matches at once: {len(relayed) / seconds:.0f} pull "
               f"decisions per second relayed by {args.web_workers} web process(es), /decide "
               f"median {statistics.median(relayed):.2f} ms, web server CPU {web_ms:.2f} ms "

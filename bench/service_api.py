@@ -25,7 +25,6 @@ Usage: python bench/service_api.py [cpu|throughput|both] [--bots 63] [--matches 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import secrets
 import statistics
@@ -37,9 +36,10 @@ from typing import Any
 
 import requests
 from service_seed import GAME, seed
-from service_support import REDIS, free_port, migrate, pg_schema, start, start_bot, stop, wait_http
-
-TICKS = os.sysconf("SC_CLK_TCK")
+from service_support import (
+    REDIS, TICKS, Proc, free_port, group_cpu, migrate, pg_schema, processes, start, start_bot, stop,
+    wait_http,
+)
 
 
 def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
@@ -69,39 +69,12 @@ def endpoints(data: dict[str, Any], ids: int) -> dict[str, list[str]]:
     return out
 
 
-def group_cpu(pgid: int) -> float:
-    """User + system seconds of every live process of the process group ``pgid``."""
-    return cpu_by(lambda comm, pgrp: pgrp == pgid)
-
-
-def processes() -> list[tuple[int, str, int, int, int]]:
-    """Every live process: pid, comm, parent, process group, user + system ticks."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                head, tail = f.read().rsplit(")", 1)
-        except OSError:
-            continue
-        fields = tail.split()
-        found.append((int(entry), head.split("(", 1)[1], int(fields[1]), int(fields[2]),
-                      int(fields[11]) + int(fields[12])))
-    return found
-
-
-def cpu_by(chosen: Any) -> float:
-    """User + system seconds of every live process for which ``chosen(comm, pgrp)`` holds."""
-    return sum(t for _, comm, _, pgrp, t in processes() if chosen(comm, pgrp)) / TICKS
-
-
-def descendants(table: list[tuple[int, str, int, int, int]], roots: list[int]) -> set[int]:
+def descendants(table: list[Proc], roots: list[int]) -> set[int]:
     """``roots`` and every process below them (a supervised worker runs in a process group
     of its own)."""
     mine, grew = set(roots), True
     while grew:
-        more = {pid for pid, _, ppid, _, _ in table if ppid in mine} - mine
+        more = {p.pid for p in table if p.ppid in mine} - mine
         mine |= more
         grew = bool(more)
     return mine
@@ -114,12 +87,12 @@ def cpu_split(before: dict[int, int], web: int, worker: int,
     that ended in between takes its time with it; PostgreSQL's and Redis's figures include
     whatever else on this machine uses them); and the ticks by pid, for the next call."""
     table = processes()
-    ticks = {pid: t for pid, _, _, _, t in table}
+    ticks = {p.pid: p.ticks for p in table}
     spent = {pid: t - before.get(pid, 0) for pid, t in ticks.items()}
     worker_tree, bot_trees = descendants(table, [worker]), descendants(table, bots)
-    parts = [{pid for pid, _, _, pgrp, _ in table if pgrp == web}, worker_tree, bot_trees,
-             {pid for pid, comm, _, _, _ in table if comm == "postgres"},
-             {pid for pid, comm, _, _, _ in table if comm.startswith("redis-server")}]
+    parts = [{p.pid for p in table if p.pgrp == web}, worker_tree, bot_trees,
+             {p.pid for p in table if p.comm == "postgres"},
+             {p.pid for p in table if p.comm.startswith("redis-server")}]
     return ticks, [sum(spent[pid] for pid in part) / TICKS for part in parts]
 
 

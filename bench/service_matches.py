@@ -50,10 +50,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from service_support import REDIS, migrate, pg_schema, start, start_bot, stop
+from service_support import REDIS, TICKS, migrate, pg_schema, processes, start, start_bot, stop
 
 GAME = "tokaido-duo"
-TICK = os.sysconf("SC_CLK_TCK")
 DEPTH = 16
 """The matchmaker's depth under a broker's workers (its default)."""
 
@@ -61,21 +60,9 @@ DEPTH = 16
 def tree_cpu(root: int) -> float:
     """CPU seconds (user + system) of every process of ``root``'s session, and of the
     children it reaped (a pool process replaced meanwhile)."""
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        if int(fields[3]) != root:  # the session id (field 6 of stat)
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-        if int(entry) == root:
-            total += int(fields[13]) + int(fields[14])  # cutime, cstime
-    return total / TICK
+    mine = [p for p in processes() if p.session == root]
+    return (sum(p.ticks for p in mine) + sum(p.reaped_ticks for p in mine if p.pid == root)
+            ) / TICKS
 
 
 def tournament_run(urls: list[str], matches: int, folder: Path) -> tuple[float, float]:

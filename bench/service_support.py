@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from sqlalchemy.engine import make_url
 
 PG = os.environ.get("REFEREE_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("REFEREE_BENCH_REDIS", "redis://127.0.0.1:6379/0")
+TICKS = os.sysconf("SC_CLK_TCK")
+"""Clock ticks a second: the unit of ``/proc/PID/stat``'s CPU times."""
 BOT_SERVER = ("import sys; from bots.server import BotApp, BotServer; "
               "s = BotServer(BotApp('random', sys.argv[1], seed=int(sys.argv[2])), port=0, "
               "threads=32); print(s.url, flush=True); s.serve_forever()")
@@ -102,3 +105,41 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered)) - 1))]
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One live process as ``/proc/PID/stat`` tells it (Linux); CPU times in clock ticks."""
+
+    pid: int
+    comm: str
+    ppid: int
+    pgrp: int
+    session: int
+    ticks: int
+    """user + system time"""
+    reaped_ticks: int
+    """user + system time of the children it waited for (a pool process replaced)"""
+
+
+def processes() -> list[Proc]:
+    """Every live process (one that ends while being read is left out)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                head, tail = f.read().rsplit(")", 1)
+        except OSError:  # gone meanwhile
+            continue
+        fields = tail.split()  # from the state on: ppid is the 2nd, pgrp 3rd, session 4th
+        found.append(Proc(int(entry), head.split("(", 1)[1], int(fields[1]), int(fields[2]),
+                          int(fields[3]), int(fields[11]) + int(fields[12]),
+                          int(fields[13]) + int(fields[14])))
+    return found
+
+
+def group_cpu(pgid: int) -> float:
+    """CPU seconds (user + system) of the live processes of process group ``pgid``."""
+    return sum(p.ticks for p in processes() if p.pgrp == pgid) / TICKS
