@@ -281,6 +281,9 @@ def challenge_detail(engine: Engine, challenge_id: int) -> dict[str, Any]:
     states = {s: sum(1 for m in matches if m.state == s)
               for s in (SCHEDULED, RUNNING, FINISHED, VOIDED)}
     tallies = _tally(seats, c.bot_ids)
+    if solo is not None:  # its first places are against the Automa, whose seat is not a bot's
+        tallies[0].update(firsts=solo["wins"] + solo["draws"],
+                          points=solo["wins"] + solo["draws"] / 2)
     done = states[SCHEDULED] == states[RUNNING] == 0
     return {"id": c.id, "game": c.game, "owner_id": c.owner_id, "bot_ids": c.bot_ids,
             "games": c.games, "created_at": utc(c.created_at),

@@ -39,6 +39,10 @@ def test_a_solo_challenge_plays_against_the_automa_and_says_how_it_went(app, ano
     assert done["status"] == "finished"
     solo = done["solo"]
     assert solo["games"] == 3 and solo["wins"] + solo["draws"] + solo["losses"] == 3
+    # the challenge's own tally says the same: a first place is one against the Automa
+    [tally] = done["results"]
+    assert tally["games"] == 3 and tally["firsts"] == solo["wins"] + solo["draws"]
+    assert tally["points"] == solo["wins"] + solo["draws"] / 2
     seeds = set()
     for game in solo["matches"]:
         match = anon.get(f"/api/v1/matches/{game['match_id']}").json
