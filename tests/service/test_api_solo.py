@@ -68,8 +68,14 @@ def test_a_solo_challenge_plays_against_the_automa_and_says_how_it_went(app, ano
     low, high = solo["win_interval"]
     assert 0 <= low <= solo["win_rate"] <= high <= 1 and solo["margin_interval"] > 0
     # the match page shows it like any match; the challenge page, how it went
-    shown = anon.get(f"/matches/{solo['matches'][0]['match_id']}")
+    first = solo["matches"][0]
+    shown = anon.get(f"/matches/{first['match_id']}")
     assert shown.status_code == 200 and b"solo-bot" in shown.data
+    page = shown.get_data(as_text=True)  # the Automa has a row of its own, with its score
+    automa_row = page[page.index("the Automa</td>"):].split("</tr>")[0]
+    assert f">{first['automa_score']:.0f}" in automa_row.replace(" ", "")
+    listed = anon.get("/matches").get_data(as_text=True)  # lists call it solo, not 2nd of 1
+    assert "against the Automa" in listed
     text = anon.get(f"/challenges/{doc['id']}").get_data(as_text=True)
     assert "Solo against the Automa, level 2" in text
     assert f"{solo['mean_margin']:+.1f}" in text and f"{solo['wins']} won" in text
