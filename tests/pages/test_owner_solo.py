@@ -131,15 +131,36 @@ def test_a_solo_challenge_from_the_page_plays_the_automa_at_its_level(home):
 
 
 @pytest.mark.parametrize("data, says", [
-    ({"automa_level": "9"}, "9"),
+    ({"automa_level": "9"}, "tokaido-duo's solo opponent has levels 1-6"),
     ({"automa_level": "2", "opponent1": "BADGER"}, "bots: 1:"),
-    ({"game": "doubletrack", "automa_level": "1"}, "doubletrack"),
+    ({"automa_level": "2", "opponent1": "{badger}"}, "automa_level is for a solo challenge"),
+    ({"game": "doubletrack", "automa_level": "1"}, "doubletrack has no solo mode"),
     ({"automa_level": "high"}, "automa_level: Not a valid integer."),
 ])
 def test_a_refused_solo_challenge_says_why(home, data, says):
     alice = home.logged_in("alice")
-    form = {"game": DUO, "bot": home.bots["kite"], **data}
+    form = {"game": DUO, "bot": home.bots["kite"],
+            **{k: v.format(**home.bots) for k, v in data.items()}}
     answer = post(alice, "/me/challenges", form)
     assert answer.status_code == 422, text(answer.get_data(as_text=True))[:400]
     assert says in text(answer.get_data(as_text=True))
     assert not home.dispatcher.sent
+
+
+def test_the_entry_form_counts_against_the_apis_own_allowance(built, tmp_path):
+    """30 solo entries a minute per owner, whichever door: after 30 through the API, the
+    form is a 429 page."""
+    made, path = built
+    shutil.copyfile(path, tmp_path / "home.sqlite3")
+    home = reopen(made, f"sqlite:///{tmp_path / 'home.sqlite3'}", ratelimit=True)
+    api = home.app.test_client()
+    headers = {"Authorization": f"Bearer {home.tokens['alice']}"}
+    for _ in range(30):
+        assert api.put(f"/api/v1/bots/{home.bots['kite']}/solo-ladders/{DUO}/1",
+                       json={"active": True}, headers=headers).status_code == 200
+    alice = home.logged_in("alice")
+    answer = post(alice, f"/me/bots/{home.bots['kite']}/solo-ladders/{DUO}",
+                  {"action": "withdraw", "level": "1"})
+    assert answer.status_code == 429 and answer.mimetype == "text/html"
+    assert entered(home, "kite") == [(1, True)]
+    home.engine.dispose()
