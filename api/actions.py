@@ -16,7 +16,9 @@ from werkzeug.exceptions import ServiceUnavailable
 
 from api.context import service
 from api.relays import pull_check_refusal
-from ladder import ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo
+from ladder import (
+    ConflictError, InvalidError, NotFoundError, checks, matchmaking, registry, solo, solo_ladder,
+)
 from ladder.models import PULL
 from ladder.reads import challenge_detail
 from ladder.work import create_challenge
@@ -29,6 +31,7 @@ LIMITS = {
     "bot_ladders.set_entry": "30 per minute",
     "challenges.create": "20 per day",
     "owners.mint_token": "30 per hour",
+    "solo.set_entry": "30 per minute",
 }
 """Per owner, by the API endpoint that counts them (its Flask endpoint name, which is the
 limiter's bucket: a page's form shares the bucket of the endpoint it does the work of)."""
@@ -57,6 +60,41 @@ def set_ladder_entry(owner_id: int, bot_id: int, game: str, *, active: bool | No
     except NotFoundError as exc:  # the bot exists: it is the entry that does not
         raise ConflictError(f"{exc}: join it first") from None
     return registry.ladder_entries(svc.engine, bot_id, game)[0]
+
+
+def known_solo_ladder(game: str, level: int) -> None:
+    """NotFoundError for a game this service does not play, or a level its Automa lacks."""
+    from referee.games import find_game
+
+    games = service().games
+    if game not in games:
+        raise NotFoundError(f"no game {game!r}; games: {', '.join(games)}")
+    levels = find_game(game).solo_levels
+    if not levels:
+        raise NotFoundError(f"{game} has no solo mode, so no solo ladder")
+    if level not in levels:
+        raise NotFoundError(f"no solo ladder {game} level {level}: its Automa has levels "
+                            f"{levels[0]}-{levels[-1]}")
+
+
+def set_solo_entry(owner_id: int, bot_id: int, game: str, level: int, active: bool
+                   ) -> dict[str, Any]:
+    """Enter (``active``) or withdraw the owner's bot on the solo ladder of ``game`` at
+    ``level``; the entry.  Entering opens a round at once where the ladder has none open, so
+    the bot does not wait for the next beat."""
+    svc = service()
+    bot = registry.owned_bot(svc.engine, owner_id, bot_id)
+    known_solo_ladder(game, level)
+    if game not in bot["games"]:
+        raise ConflictError(f"bot {bot_id} does not play {game} (it plays "
+                            f"{', '.join(bot['games'])}): add it with PATCH /bots/{bot_id}")
+    entry = solo_ladder.set_entry(svc.engine, bot_id, game, level, active)
+    if active:
+        try:
+            svc.dispatcher.enqueue(solo_ladder.tick(svc.engine))
+        except Exception:  # the broker is down: the sweeper enqueues them later
+            log.exception("opening a solo round of %s level %s", game, level)
+    return entry
 
 
 def request_check(owner_id: int, bot_id: int, game: str | None = None

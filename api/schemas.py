@@ -619,6 +619,10 @@ class GameOut(ma.Schema):
     rules_version = fields.String(required=True)
     time_control = fields.Dict(required=True)
     leaderboard = fields.String(required=True)
+    solo_levels = fields.List(fields.Integer(), required=True, metadata={
+        "description": "the levels of the game's Automa, one solo ladder each (`/solo-ladders/"
+                       "{game}/{level}`) and the `automa_level` of a solo challenge; empty "
+                       "for a game with no solo mode"})
 
 
 class GamesOut(ma.Schema):

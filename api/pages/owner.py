@@ -1,6 +1,7 @@
 """The owner's home, ``/me``: their bots on each ladder (placement, pauses and what lifts them),
 latest strikes, alerts and checks; and the forms that act on them (pause, resume, leave or
-join a ladder; check a bot; challenge; mint and revoke tokens).
+join a ladder; enter or withdraw from a solo ladder; check a bot; challenge, solo or not; mint
+and revoke tokens).
 
 Every form works without JavaScript and posts this session's CSRF token
 (:func:`api.pages.session.check_csrf`: a 400 page without it).  Each does its work through the
@@ -30,12 +31,16 @@ from api.pages import session as login
 from api.pages.owner_state import bot_states
 from api.pages.query import query, whole
 from api.schemas import ID_MAX, ID_RULE as ID, TokenCreate, challenge_create_schema
-from ladder import ConflictError, InvalidError, accounts, checks, owner_reads, reads, registry
+from ladder import (
+    ConflictError, InvalidError, NotFoundError, accounts, checks, owner_reads, reads, registry,
+    solo_ladder,
+)
 from ladder.health import alerts
-from ladder.models import RETIRED
+from ladder.models import ACTIVE, RETIRED
 
 LADDER_ACTIONS = {"join": {"active": True}, "leave": {"active": False},
                   "pause": {"paused": True}, "resume": {"paused": False}}
+SOLO_ACTIONS = {"enter": True, "withdraw": False}
 SEATS = 4
 """Opponent fields of the challenge form: enough for the largest table (Doubletrack's 4)."""
 ALERTS_SHOWN = 10
@@ -54,6 +59,8 @@ def add_routes(blp: Blueprint, limiter: Limiter) -> None:
     blp.add_url_rule(f"/me/bots/<{ID}:bot_id>/ladders/<string(maxlength=64):game>",
                      "me_ladder", same_as("bot_ladders.set_entry")(ladder_entry),
                      methods=["POST"])
+    blp.add_url_rule(f"/me/bots/<{ID}:bot_id>/solo-ladders/<string(maxlength=64):game>",
+                     "me_solo", same_as("solo.set_entry")(solo_entry), methods=["POST"])
     blp.add_url_rule(f"/me/bots/<{ID}:bot_id>/check", "me_check",
                      same_as("bots.check_bot")(start_check), methods=["POST"])
     blp.add_url_rule(f"/me/bots/<{ID}:bot_id>/checks/<{ID}:check_id>", "me_check_report",
@@ -87,8 +94,11 @@ def home(owner_id: int) -> dict[str, Any]:
     """Everything ``/me`` shows, read through the same functions the API answers from."""
     engine = service().engine
     bots, _ = registry.list_bots(engine, owner=owner_id, viewer=owner_id, per_page=10_000)
+    solo = solo_games()
     for b in bots:
         b["states"] = bot_states(b)
+        b["solo"] = (solo_ladder.entries_of(engine, b["id"])
+                     if any(g in solo for g in b["games"]) else [])
         found, _ = checks.list_checks(engine, b["id"], 1, 1)
         b["last_check"] = found[0] if found else None
     strikes = owner_reads.latest_strikes(engine, [b["id"] for b in bots])
@@ -99,7 +109,9 @@ def home(owner_id: int) -> dict[str, Any]:
             "tokens": accounts.tokens(engine, owner_id), "max_tokens": accounts.MAX_TOKENS,
             "challenges": [reads.challenge_detail(engine, c)
                            for c in owner_reads.challenge_ids(engine, owner_id)],
-            "opponents": owner_reads.opponents(engine),
+            "opponents": owner_reads.opponents(engine), "solo_games": solo,
+            "solo_bots": {g: [b for b in bots if b["status"] == ACTIVE and g in b["games"]]
+                          for g in solo},
             "seats": SEATS, "limits": actions.LIMITS}
 
 
@@ -147,6 +159,32 @@ def ladder_entry(bot_id: int, game: str) -> Response:
     return back(f"Bot {bot_id} {done} the {titled(game)} ladder.", f"bot-{bot_id}")
 
 
+def solo_games() -> dict[str, list[int]]:
+    """The games played here that have a solo mode, with their Automa's levels."""
+    from referee.games import find_game
+
+    return {g: list(find_game(g).solo_levels) for g in service().games
+            if find_game(g).solo_levels}
+
+
+def solo_entry(bot_id: int, game: str) -> Response:
+    """Enter or withdraw the bot on ``game``'s solo ladder at the form's ``level``."""
+    owner_id = owner_only()
+    action = request.form.get("action", "")
+    if action not in SOLO_ACTIONS:
+        raise BadRequest(f"action: {action[:40]!r} is not one of {', '.join(SOLO_ACTIONS)}")
+    level = as_id(request.form.get("level", ""))
+    if not isinstance(level, int):
+        return refused(owner_id, InvalidError(f"level: {level[:40]!r} is not a level"), 422)
+    try:
+        actions.set_solo_entry(owner_id, bot_id, game, level, SOLO_ACTIONS[action])
+    except (ConflictError, NotFoundError) as exc:  # not entered, no such level: say so
+        return refused(owner_id, exc, 409 if isinstance(exc, ConflictError) else 404)
+    done = "entered" if SOLO_ACTIONS[action] else "withdrew from"
+    return back(f"Bot {bot_id} {done} the {titled(game)} solo ladder, level {level}.",
+                f"bot-{bot_id}")
+
+
 def start_check(bot_id: int) -> Response:
     owner_id = owner_only()
     game = request.form.get("game", "").strip() or None
@@ -175,18 +213,21 @@ def challenge() -> Response:
     bots = [form.get("bot", "")] + [form.get(f"opponent{n}", "") for n in range(1, SEATS)]
     body: dict[str, Any] = {"game": form.get("game", ""),
                             "bots": [as_id(b) for b in bots if b.strip()]}
-    if form.get("games", "").strip():
-        body["games"] = as_id(form["games"])
+    for field in ("games", "automa_level"):
+        if form.get(field, "").strip():
+            body[field] = as_id(form[field])
     try:
         checked = challenge_create_schema(service().games)().load(body)
         found = actions.start_challenge(owner_id, checked["game"], checked["bots"],
-                                        checked.get("games"))
+                                        checked.get("games"), checked.get("automa_level"))
     except ma.ValidationError as exc:
         return refused(owner_id, InvalidError(flat(exc.messages)), 422)
     except InvalidError as exc:
         return refused(owner_id, exc, 422)
+    against = (f" against the Automa at level {checked['automa_level']}"
+               if checked.get("automa_level") is not None else "")
     return back(f"Challenge {found['id']} queued: {len(found['match_ids'])} unrated "
-                f"{titled(found['game'])} matches.", "challenges")
+                f"{titled(found['game'])} matches{against}.", "challenges")
 
 
 # -- tokens -----------------------------------------------------------------------------------

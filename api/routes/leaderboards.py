@@ -20,7 +20,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
     @blp.route("/games", methods=["GET"])
     @blp.response(200, GamesOut)
     def list_games() -> Any:
-        """The games played here: seats, rules version, default time control."""
+        """The games played here: seats, rules version, default time control, and the levels
+        of its solo opponent (the Automa) for a game with a solo mode."""
         from referee.games import find_game
 
         items = []
@@ -31,7 +32,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                           "time_control": {"decision_ms": STANDARD.time_ms,
                                            "bank_ms": STANDARD.bank_ms,
                                            "strikes": STANDARD.strikes},
-                          "leaderboard": f"/api/v1/leaderboards/{name}"})
+                          "leaderboard": f"/api/v1/leaderboards/{name}",
+                          "solo_levels": list(game.solo_levels)})
         return {"items": items}
 
     @blp.route("/leaderboards/<string(maxlength=64):game>", methods=["GET"])

@@ -1,5 +1,5 @@
 """An owner in a real browser (Chromium), on a phone and a wide screen: log in, find the
-paused bot on /me, resume it, challenge a bot; without sideways scrolling and with buttons a
+paused bot on /me, resume it, challenge a bot, enter one on a solo ladder; without sideways scrolling and with buttons a
 thumb can hit."""
 
 from __future__ import annotations
@@ -76,6 +76,14 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
             tab.click("form.challenge button")
         tab.wait_for_selector("text=Challenge 1 queued: 2 unrated Tokaido Duo matches.")
         assert len(home.dispatcher.sent) == 2
+
+        kite = f"#bot-{home.bots['kite']}"
+        tab.select_option(f"{kite} .solo-entries select[name=level]", "3")
+        with tab.expect_navigation(wait_until="load"):
+            tab.click(f"{kite} .solo-entries button[value=enter]")
+        tab.wait_for_selector(f"text=Bot {home.bots['kite']} entered the Tokaido Duo solo "
+                              "ladder, level 3.")
+        assert "Tokaido Duo solo, level 3" in tab.inner_text(kite)
         assert not errors, errors
     finally:
         context.close()

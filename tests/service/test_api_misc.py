@@ -11,6 +11,8 @@ def test_games(anon):
     games = {g["name"]: g for g in anon.get("/api/v1/games").json["items"]}
     assert games["tokaido-duo"]["seats"] == [1, 2] and games["doubletrack"]["seats"] == [3, 4]
     assert games["doubletrack"]["leaderboard"] == "/api/v1/leaderboards/doubletrack"
+    assert games["tokaido-duo"]["solo_levels"] == [1, 2, 3, 4, 5, 6]
+    assert games["doubletrack"]["solo_levels"] == []
 
 
 def test_leaderboard_ranks_rated_matches_and_keeps_provisional_bots_apart(app, anon):
