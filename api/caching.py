@@ -109,6 +109,7 @@ class AnswerCache:
         self.fresh_s, self.list_fresh_s = fresh_s, list_fresh_s
         self._seen: dict[tuple[str, int | None], tuple[str, float]] = {}
         self._asking: dict[tuple[str, int | None], threading.Lock] = {}
+        self._writes = 0  # writes seen by this process: a fingerprint read before one is old
         self._probe: Engine | None = None
         self._probe_of: Engine | None = None
 
@@ -165,12 +166,14 @@ class AnswerCache:
         with asking:
             found = self._fresh(key, window)
             if found is None:
+                writes = self._writes
                 found = data_version(engine, scope, ident)
                 with self._lock:
                     if len(self._seen) > 4096:  # one per bot and match read: bounded
                         self._seen.clear()
                         self._asking.clear()
-                    self._seen[key] = (found, time.monotonic())
+                    if writes == self._writes:  # else a write ended meanwhile: not kept
+                        self._seen[key] = (found, time.monotonic())
             return found
 
     def _fresh(self, key: tuple[str, int | None], window: float) -> str | None:
@@ -180,9 +183,11 @@ class AnswerCache:
         return seen[0]
 
     def forget_versions(self) -> None:
-        """A write went through this process: its own next reads ask the database again."""
+        """A write went through this process: its own next reads ask the database again
+        (and a fingerprint being read meanwhile, perhaps from before the write, is not kept)."""
         with self._lock:
             self._seen.clear()
+            self._writes += 1
 
 
 EXTENSION = "referee_answers"
@@ -335,22 +340,28 @@ def anonymous() -> bool:
         not request.cookies.get(current_app.config["SESSION_COOKIE_NAME"])
 
 
+def accepts_gzip() -> bool:
+    """Whether the client takes a gzipped body (``gzip;q=0`` refuses it; ``*`` takes it)."""
+    return request.accept_encodings.quality("gzip") > 0
+
+
 def answer_key() -> str:
-    gz = "gzip" in request.headers.get("Accept-Encoding", "").lower()
-    return f"{request.host}|{request.full_path}|{int(gz)}"
+    return f"{request.host}|{request.full_path}|{int(accepts_gzip())}"
 
 
 def tag_for(version: str, key: str) -> str:
     return 'W/"' + hashlib.sha1(f"{version}|{key}".encode()).hexdigest()[:24] + '"'
 
 
-def matches_tag(etag: str | None) -> bool:
-    """Whether ``If-None-Match`` names ``etag`` (weak comparison, as GET allows)."""
+def matches_tag(etag: str | None, *, exists: bool) -> bool:
+    """Whether ``If-None-Match`` names ``etag`` (weak comparison, as GET allows); ``*`` only
+    where an answer is known to exist (``exists``): a fingerprint alone does not say that the
+    match or bot asked for is there."""
     asked = request.headers.get("If-None-Match")
     if not asked or not etag:
         return False
     bare = etag.removeprefix("W/")
-    return any(t.strip() == "*" or t.strip().removeprefix("W/") == bare
+    return any((exists and t.strip() == "*") or t.strip().removeprefix("W/") == bare
                for t in asked.split(","))
 
 
@@ -375,14 +386,14 @@ def kept() -> Response | None:
     if slot is None:
         return None
     key, version, etag = slot
-    if matches_tag(etag):
+    if matches_tag(etag, exists=False):
         return Response(status=304, headers=public_headers(etag))
     found = answers().get(key, version)
     if found is None:
         return None
     g.answer_kept = True
     headers = dict(found.headers)
-    if matches_tag(headers.get("ETag")):  # the view's own tag (a log's content hash)
+    if matches_tag(headers.get("ETag"), exists=True):  # the view's own tag (a log's hash)
         return Response(status=304, headers={k: v for k, v in headers.items() if k in (
             "ETag", "Cache-Control", "Vary")})
     return Response(found.body, status=found.status, headers=headers)

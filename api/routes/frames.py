@@ -49,7 +49,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         presented = [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]
         if frames.etag in presented:
             return Response(status=304, headers=headers)
-        if "gzip" in request.headers.get("Accept-Encoding", "").lower():
+        if caching.accepts_gzip():
             return Response(frames.gz, status=200, mimetype="application/json",
                             headers={**headers, "Content-Encoding": "gzip"})
         return Response(gzip.decompress(frames.gz), status=200, mimetype="application/json",

@@ -59,7 +59,7 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
                    "Vary": "Accept-Encoding"}
         if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
             return Response(status=304, headers=headers)
-        if "gzip" in request.headers.get("Accept-Encoding", "").lower():
+        if caching.accepts_gzip():
             return Response(gz, status=200, mimetype="application/json",
                             headers={**headers, "Content-Encoding": "gzip"})
         return Response(gzip.decompress(gz), status=200, mimetype="application/json",

@@ -337,3 +337,57 @@ def test_the_window_setting_is_read_and_bounded_by_max_age(monkeypatch):
             with pytest.raises(ValueError, match=message):
                 ServiceConfig.from_env()
         monkeypatch.setenv(name, "1")
+
+
+def test_if_none_match_star_is_no_304_for_what_does_not_exist(app, anon):
+    """``*`` asks for "any current answer": a fingerprint read is no proof that the bot or
+    match asked for exists, so a missing one is still a 404 (a kept one is a 304)."""
+    star = {"If-None-Match": "*"}
+    assert anon.get("/api/v1/bots/999999", headers=star).status_code == 404
+    assert anon.get("/api/v1/matches/999999", headers=star).status_code == 404
+    assert anon.get("/api/v1/matches/999999/log", headers=star).status_code == 404
+    assert anon.get("/api/v1/bots/1").status_code == 200
+    assert anon.get("/api/v1/bots/1", headers=star).status_code == 304
+
+
+def test_a_client_that_refuses_gzip_gets_its_log_plain(app, anon, bot_url):
+    import json
+
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
+                                                "games": 2}).json["match_ids"][0]
+    drain(app)
+    zipped = anon.get(f"/api/v1/matches/{pk}/log", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers.get("Content-Encoding") == "gzip"
+    for refusal in ("gzip;q=0", "identity", "br, gzip;q=0"):
+        plain = anon.get(f"/api/v1/matches/{pk}/log", headers={"Accept-Encoding": refusal})
+        assert plain.status_code == 200 and "Content-Encoding" not in plain.headers, refusal
+        assert json.loads(plain.data)["result"]
+
+
+def test_a_fingerprint_read_across_a_write_is_not_kept_for_the_window(windowed):
+    """A read that took its fingerprint before a write committed must not hold that old one
+    for the window: the write's own reader would see the data as it was."""
+    import api.caching as caching
+
+    app, clock, asked = windowed
+    cache = app.extensions[caching.EXTENSION]
+    real = caching.data_version
+
+    def write_meanwhile(*args, **kwargs):
+        found = real(*args, **kwargs)
+        cache.forget_versions()  # a write ends while this fingerprint is on its way back
+        return found
+
+    caching.data_version = write_meanwhile
+    try:
+        with app.app_context():
+            cache.version(app.extensions["referee"].engine, "bot", 1)
+    finally:
+        caching.data_version = real
+    assert cache._fresh(("bot", 1), 1.0) is None
+    with app.app_context():
+        cache.version(app.extensions["referee"].engine, "bot", 1)
+    assert cache._fresh(("bot", 1), 1.0) is not None
