@@ -10,7 +10,8 @@ prefix), are per bot ``B`` and request ``R``:
   (what a resumed connection is handed again, with the time left);
 * ``h:B:R``: the request once handed over: the hand-off time, its deadline and its state
   (``open``, ``answered`` with the bot's ``ms``: a second answer is a duplicate, ``late``,
-  ``closed``), written by a script so that the hand-off and the answer are both timed on the Redis server's clock (``TIME``: one clock for every web process);
+  ``closed``), written by a script so that the hand-off and the answer are both timed on the
+  Redis server's clock (``TIME``: one clock for every web process);
 * ``a:B:R``: the worker's mailbox: ``H`` when the request is handed over, then the reply;
 * ``g:B``: the generation of the bot's connection (a newer poll replaces an older one);
   ``p:B``: present while the bot polls, and for the grace period after a poll.

@@ -148,9 +148,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         404 for a request that is not this bot's or was never handed to it; 409 for an
         answer after its deadline (the match has struck it: `timeout`). A second answer to a
         request answered in time is `200 {"status": "duplicate"}`: the first answer stands
-        (this one is dropped, whatever it says) and there is no strike; `ms` is the first's. A body over 64 KiB
-        is a `too_large` strike (413), a compressed one `bad_json`; what the body says is
-        read by the match, as an HTTP bot's answer is."""
+        (this one is dropped, whatever it says) and there is no strike; `ms` is the first's.
+        A body over 64 KiB is a `too_large` strike (413), a compressed one `bad_json`; what
+        the body says is read by the match, as an HTTP bot's answer is."""
         pulled_bot(bot_id)
         body, fault = read_answer()
         try:
