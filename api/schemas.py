@@ -862,6 +862,9 @@ class PollOut(ma.Schema):
 class AnswerOut(ma.Schema):
     status = fields.String(required=True, metadata={
         "description": "`accepted`: the match reads it, as it reads an HTTP bot's answer (a "
-                       "malformed one, or an id not offered, is a strike there)"})
+                       "malformed one, or an id not offered, is a strike there); `duplicate`: "
+                       "the request was answered already, the first answer stands, this one is "
+                       "dropped, no strike"})
     ms = fields.Float(required=True, metadata={
-        "description": "the bot's time: from the hand-off to this answer"})
+        "description": "the bot's time: from the hand-off to this answer (a "
+                       "`duplicate`: to the first answer)"})

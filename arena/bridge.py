@@ -60,7 +60,8 @@ class Link(Protocol):
         :class:`LinkRefused`."""
 
     def answer(self, request_id: str, body: bytes) -> int:
-        """Post an answer; the service's status code (200 taken, 404 unknown, 409 late)."""
+        """Post an answer; the service's status code (200 taken, or a duplicate: the first
+        answer stands; 404 unknown, 409 late)."""
 
 
 class LocalBot:
@@ -159,6 +160,8 @@ class Bridge:
         """Requests being answered: one handed again meanwhile is not answered twice."""
         self._unsent: dict[str, bytes] = {}
         """Answers whose post was lost, by request id, to post again when handed again."""
+        self._lost = False
+        """An answer's post was lost: the next poll says ``resume`` to be handed it again."""
 
     def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S,
             until_idle: bool = False) -> None:
@@ -166,6 +169,8 @@ class Bridge:
         :class:`LinkRefused` when the service refuses. :meth:`close` when done."""
         failures, resume = 0, True  # a first poll: what a previous run was handed, again
         while not stop.is_set() and not (until_idle and not self.matches):
+            with self._lock:
+                resume, self._lost = resume or self._lost, False
             try:
                 envs = self.link.poll(wait_s, resume)
             except LinkDown as exc:
@@ -192,11 +197,16 @@ class Bridge:
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
     def _handle(self, env: Mapping[str, Any]) -> None:
+        """Answer ``env``; then, if its answer's post was lost, the next poll resumes: it is
+        handed again (within its deadline) and the kept answer posted. Only once it is no
+        longer busy: a copy handed meanwhile (the post still under way) was skipped."""
+        rid = str(env.get("request_id"))
         try:
             self._answer(env)
         finally:
             with self._lock:
-                self._busy.discard(str(env.get("request_id")))
+                self._busy.discard(rid)
+                self._lost = self._lost or rid in self._unsent
 
     def _answer(self, env: Mapping[str, Any]) -> None:
         """Answer ``env`` with the local bot (or post again an answer whose post was lost)."""

@@ -9,8 +9,9 @@ prefix), are per bot ``B`` and request ``R``:
 * ``o:B``: the bot's requests handed over and not yet answered or given up, ``R`` to its item
   (what a resumed connection is handed again, with the time left);
 * ``h:B:R``: the request once handed over: the hand-off time, its deadline and its state
-  (``open``, ``answered``, ``closed``), written by a script so that the hand-off and the answer
-  are both timed on the Redis server's clock (``TIME``: one clock for every web process);
+  (``open``, ``answered`` with the bot's ``ms``: a second answer is a duplicate, ``late``,
+  ``closed``), written by a script so that the hand-off and the answer are both timed on the
+  Redis server's clock (``TIME``: one clock for every web process);
 * ``a:B:R``: the worker's mailbox: ``H`` when the request is handed over, then the reply;
 * ``g:B``: the generation of the bot's connection (a newer poll replaces an older one);
   ``p:B``: present while the bot polls, and for the grace period after a poll.
@@ -100,17 +101,19 @@ end
 return out
 """
 _ANSWER = """
-local h = redis.call('HMGET', KEYS[1], 'handed', 'deadline', 'state')
+local h = redis.call('HMGET', KEYS[1], 'handed', 'deadline', 'state', 'ms')
 if not h[1] then return {'unknown', '0'} end
+if h[3] == 'answered' then return {'duplicate', h[4]} end
 if h[3] ~= 'open' then return {'late', '0'} end
 local t = redis.call('TIME')
 local ms = t[1] * 1000 + t[2] / 1000 - tonumber(h[1])
-redis.call('HSET', KEYS[1], 'state', 'answered')
 redis.call('HDEL', KEYS[3], ARGV[3])
 if ms > tonumber(h[2]) then
+  redis.call('HSET', KEYS[1], 'state', 'late')
   redis.call('RPUSH', KEYS[2], 'late\\n' .. tostring(ms))
   return {'late', tostring(ms)}
 end
+redis.call('HSET', KEYS[1], 'state', 'answered', 'ms', tostring(ms))
 redis.call('RPUSH', KEYS[2], ARGV[1] .. '\\n' .. tostring(ms) .. '\\n' .. ARGV[2])
 return {'accepted', tostring(ms)}
 """

@@ -21,7 +21,8 @@ the same for every implementation (in memory here, in Redis in production):
   bridge does) is never handed a request twice. :meth:`Relay.answer` delivers one answer, raw, as
   the bot sent it: reading it (strict JSON, an offered id) is the match side's business, with
   the same code as an HTTP bot's answer. An answer to a request that is not the bot's, or not
-  asked, is ``unknown``; one after the deadline is ``late`` (the match side has struck it).
+  asked, is ``unknown``; one after the deadline is ``late`` (the match side has struck it); a
+  second answer to a request answered in time is ``duplicate``: the first stands, no strike.
 * **A failure of the relay itself** (its store unreachable) raises :class:`RelayError`: the
   referee's failure, never a bot's fault (a service worker books it as an incident and plays
   the match again).
@@ -50,7 +51,8 @@ each answer: a round trip on a slow network)."""
 PRESENCE_GRACE_S = 10.0
 """A bot whose last poll ended less than this ago is still connected (it is re-polling)."""
 RECENT_MAX = 4096
-"""Requests remembered after they closed, so that a late answer is told it was late."""
+"""Requests remembered after they closed, so that a late answer is told it was late (and a
+second one that the first stands)."""
 
 
 class RelayError(RefereeError):
@@ -84,6 +86,9 @@ class Delivered(StrEnum):
     """What became of an answer the connection side delivered."""
 
     ACCEPTED = "accepted"
+    DUPLICATE = "duplicate"
+    """The request was answered already: the first answer stands (no strike), this one is
+    dropped (a bridge's re-post after a lost connection may be one)."""
     LATE = "late"
     UNKNOWN = "unknown"
 
@@ -155,6 +160,8 @@ class _Slot:
     """``queued``, ``handed`` (its clock running), ``done`` (answered or given up)."""
     handed_at: float = 0.0
     reply: Reply | None = None
+    answered_ms: float | None = None
+    """The bot's time of the answer accepted (``None``: none was): a second one is a duplicate."""
 
 
 @dataclass
@@ -176,7 +183,8 @@ class MemoryRelay(Relay):
         self._cond = threading.Condition()
         self._lines: dict[str, _Line] = {}
         self._open: dict[tuple[str, str], _Slot] = {}
-        self._recent: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, str], float | None] = OrderedDict()
+        """Closed requests: the time of their accepted answer, ``None`` for none."""
 
     def _line(self, bot: str) -> _Line:
         return self._lines.setdefault(bot, _Line())
@@ -200,11 +208,11 @@ class MemoryRelay(Relay):
                 return slot.reply or timed_out(request)
             finally:
                 slot.state = "done"
-                self._close(key)
+                self._close(key, slot.answered_ms)
 
-    def _close(self, key: tuple[str, str]) -> None:
+    def _close(self, key: tuple[str, str], answered_ms: float | None) -> None:
         self._open.pop(key, None)
-        self._recent[key] = None
+        self._recent[key] = answered_ms
         while len(self._recent) > RECENT_MAX:
             self._recent.popitem(last=False)
 
@@ -250,14 +258,19 @@ class MemoryRelay(Relay):
         with self._cond:
             now = self._clock()
             slot = self._open.get(key)
+            first = slot.answered_ms if slot is not None else self._recent.get(key)
+            if first is not None:  # the first answer stands, whether the match woke or not
+                return Delivered.DUPLICATE, first
             if slot is None or slot.state != "handed":
                 return (Delivered.LATE if key in self._recent else Delivered.UNKNOWN), 0.0
+            if slot.reply is not None:  # answered too late already: struck
+                return Delivered.LATE, 0.0
             ms = (now - slot.handed_at) * 1000
             if ms > slot.request.deadline_ms:
                 slot.reply = timed_out(slot.request)._replace(ms=ms)
                 self._cond.notify_all()
                 return Delivered.LATE, ms
-            slot.reply = Reply(None if fault else body, fault, ms)
+            slot.reply, slot.answered_ms = Reply(None if fault else body, fault, ms), ms
             self._cond.notify_all()
             return Delivered.ACCEPTED, ms
 

@@ -146,9 +146,11 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         """Answer one request your pull bot was handed.
 
         404 for a request that is not this bot's or was never handed to it; 409 for an
-        answer after its deadline (the match has struck it: `timeout`). A body over 64 KiB
-        is a `too_large` strike (413), a compressed one `bad_json`; what the body says is
-        read by the match, as an HTTP bot's answer is."""
+        answer after its deadline (the match has struck it: `timeout`). A second answer to a
+        request answered in time is `200 {"status": "duplicate"}`: the first answer stands
+        (this one is dropped, whatever it says) and there is no strike; `ms` is the first's.
+        A body over 64 KiB is a `too_large` strike (413), a compressed one `bad_json`; what
+        the body says is read by the match, as an HTTP bot's answer is."""
         pulled_bot(bot_id)
         body, fault = read_answer()
         try:
@@ -162,7 +164,8 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         if outcome is Delivered.LATE:
             abort(409, message=f"request {request_id!r} was answered too late"
                                + (f" ({ms:.0f} ms)" if ms else "") + ": a timeout strike")
-        if fault is not None and fault.reason is FaultReason.TOO_LARGE:
+        if (outcome is Delivered.ACCEPTED and fault is not None
+                and fault.reason is FaultReason.TOO_LARGE):
             abort(413, message=f"the answer is over {MAX_BODY // 1024} KiB: a strike")
         return Response(b'{"status":"%s","ms":%s}' % (outcome.value.encode(),
                                                       repr(round(ms, 3)).encode()),

@@ -291,6 +291,30 @@ def test_malformed_unknown_and_late_answers_are_strikes(anon):
     assert 409 in conn.statuses  # the late answer was told so
 
 
+def test_a_second_answer_is_a_duplicate_the_first_stands_and_no_strike(anon):
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    told: list[tuple[int, Any]] = []
+
+    def handler(env: dict[str, Any]) -> bytes | None:
+        if env["path"] != "/decide" or told:
+            return b"{}"
+        options = [o["id"] for o in env["body"]["decision"]["options"]]
+        path = f"/api/v1/bots/{bot_id}/requests/{env['request_id']}"
+        for body in ({"choice": options[0]}, {"choice": "no-such-option"}):
+            got = alice.post(path, json=body)
+            told.append((got.status_code, got.json))
+        return None  # answered twice already
+
+    with Connection(anon.app, alice.token, bot_id, handler):
+        [log] = play(anon.app, [([bot_id, 1], 4)])
+    (first, accepted), (second, dup) = told
+    assert (first, accepted["status"]) == (200, "accepted")
+    assert (second, dup) == (200, {"status": "duplicate", "ms": accepted["ms"]})
+    seat, choice, status = next(m for m in moves(log) if m[0] == 0)
+    assert status == "ok" and choice != "no-such-option"  # the first answer stood
+
+
 def test_a_pull_bot_takes_and_answers_only_its_own_requests(anon):
     alice, bob = anon.owner("alice"), anon.owner("bob")
     first, second = register_pull(alice, "first"), register_pull(alice, "second")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -258,10 +258,97 @@ def test_a_reconnected_bridge_resumes_without_answering_twice(monkeypatch):
     bridge = Bridge(Dropping(), Slow("random", None, 1), lines.append)
     bridge.run(stop, 1)
     bridge.close(wait=True)
-    assert resumes[:6] == [True, False, True, False, False, True]
+    assert resumes[:6] == [True, False, True, False, True, True]  # the lost post: resume
     assert asked == [5000]  # asked once: the copy handed again while it computed is dropped
     assert posts == [b'{"choice": "a"}'] * 2  # the lost post went again, unchanged
     assert any("an answer was lost" in line for line in lines)
+
+
+class Resuming:
+    """A service as the bridge sees it: hands ``decide`` at the first poll, and again (marked
+    resent) at a ``resume`` poll until an answer is taken; ``fail`` says whether a post fails
+    (its number given), after ``on_post``. Stops the bridge once answered (or after 200 polls).
+    """
+
+    def __init__(self, stop: threading.Event, fail: Callable[[int], bool],
+                 on_post: Callable[[int], None] = lambda n: None) -> None:
+        self.stop, self.fail, self.on_post = stop, fail, on_post
+        self.decide = {"request_id": "m1:3:0", "path": "/decide", "deadline_ms": 5000,
+                       "body": {"match_id": "m1", "deadline_ms": 5000,
+                                "decision": {"options": [{"id": "a"}]}}}
+        self.resumes: list[bool] = []
+        self.posts: list[bytes] = []
+        self.answered = False
+
+    def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        self.resumes.append(resume)
+        if len(self.resumes) == 1:
+            return [self.decide]
+        if len(self.resumes) > 200:
+            self.stop.set()
+        if resume and not self.answered:
+            return [{**self.decide, "deadline_ms": 4000, "resent": True}]
+        self.stop.wait(0.01)
+        return []
+
+    def answer(self, request_id: str, body: bytes) -> int:
+        self.posts.append(body)
+        self.on_post(len(self.posts))
+        if self.fail(len(self.posts)):
+            raise LinkDown("connection reset")
+        self.answered = True
+        self.stop.set()
+        return 200
+
+
+class Quick(LocalBot):
+    def answer(self, env: Any) -> tuple[bytes | None, Any]:
+        return b'{"choice": "a"}', None
+
+
+def test_a_lost_answer_post_makes_the_next_poll_resume():
+    """Only the answer's post failed (the polls work): the next poll says ``resume``, so the
+    request comes back and the kept answer goes again, unchanged, with no strike."""
+    stop = threading.Event()
+    link = Resuming(stop, fail=lambda n: n == 1)
+    lines: list[str] = []
+    bridge = Bridge(link, Quick("random", None, 1), lines.append)
+    bridge.run(stop, 1)
+    bridge.close(wait=True)
+    assert link.answered and link.posts == [b'{"choice": "a"}'] * 2
+    assert link.resumes[0] and sum(link.resumes) == 2  # the first poll, one after the loss
+    assert not any("strike" in line for line in lines)
+
+
+def test_an_answer_lost_while_its_request_was_handed_again_is_posted_again(monkeypatch):
+    """A resumed poll hands the request again while its answer's post is under way (so the
+    copy is skipped), then that post fails: the answer is still posted again."""
+    monkeypatch.setattr(arena.bridge, "BACKOFF_S", (0.01,))
+    stop, rehanded = threading.Event(), threading.Event()
+    flight = threading.Event()
+
+    def on_post(n: int) -> None:
+        if n == 1:  # under way: a poll fails, the next resumes and is handed it again
+            flight.set()
+            rehanded.wait(5)
+
+    link = Resuming(stop, fail=lambda n: n == 1, on_post=on_post)
+    poll = link.poll
+
+    def flaky(wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+        if flight.is_set() and not rehanded.is_set():
+            if not resume:
+                raise LinkDown("connection reset")
+            got = poll(wait_s, resume)
+            rehanded.set()
+            return got
+        return poll(wait_s, resume)
+
+    link.poll = flaky  # type: ignore[method-assign]
+    bridge = Bridge(link, Quick("random", None, 1), lambda line: None)
+    bridge.run(stop, 1)
+    bridge.close(wait=True)
+    assert link.answered and link.posts == [b'{"choice": "a"}'] * 2
 
 
 def test_a_bot_author_behind_nat_plays_a_challenge_with_bot_connect(make_service):

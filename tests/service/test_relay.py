@@ -61,7 +61,24 @@ def test_a_request_is_handed_over_as_its_envelope_and_its_answer_comes_back(rela
     reply = asked.result(10)
     assert reply.body == b'{"choice":"a"}' and reply.fault is None
     assert reply.ms == pytest.approx(ms, abs=1)
-    assert relay.answer("7", "m1:0:0", b"{}")[0] is Delivered.LATE  # closed: answered once
+    assert relay.answer("7", "m1:0:0", b"{}") == (Delivered.DUPLICATE, ms)  # answered once
+
+
+def test_a_second_answer_is_a_duplicate_and_the_first_stands(relay, pool):
+    """Answered twice before the match side woke (a re-post after a lost connection): the
+    second is told ``duplicate``, not ``late`` (no strike), and never replaces the first."""
+    from contextlib import nullcontext
+
+    asked = ask(pool, relay, "7", "m1:0:0")
+    [_] = relay.take("7", 5)
+    held = relay._cond if isinstance(relay, MemoryRelay) else nullcontext()
+    with held:  # the match side cannot wake between the two answers
+        first, ms = relay.answer("7", "m1:0:0", b'{"choice":"a"}')
+        second = relay.answer("7", "m1:0:0", b'{"choice":"b"}')
+    assert first is Delivered.ACCEPTED and second == (Delivered.DUPLICATE, ms)
+    reply = asked.result(10)
+    assert reply.body == b'{"choice":"a"}' and reply.fault is None
+    assert relay.answer("7", "m1:0:0", b'{"choice":"b"}') == (Delivered.DUPLICATE, ms)
 
 
 def test_a_request_is_only_its_bots(relay, pool):
