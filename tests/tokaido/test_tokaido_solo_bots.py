@@ -16,6 +16,7 @@ import pytest
 from bots import BotSpecError, find_bot
 from bots.tokaido_greedy import evaluate, leaf_values, player_value
 from referee.games.tokaido_duo import GAME
+
 from tokaido_position import BOARD
 
 
