@@ -26,6 +26,7 @@ QUICK = [
      "results per CPU second"),
     (["ladder_tick.py", "--bots", "10", "--reps", "1"], "tick"),
     (["cli_startup.py", "--reps", "1"], "modules imported"),
+    (["solo_strength.py", "--games", "2", "--levels", "1", "--procs", "1"], "solo games"),
     (["frames_cost.py", "--matches", "1", "--reps", "1"], "| doubletrack |"),
     # Every hand-made mutant still names code that exists (a refactor moves it: fix the list).
     (["mutation.py", "--list"], "work L"),
