@@ -25,6 +25,16 @@ def rated_matches(app, bots, games=2, game="toy-race"):
     return ids
 
 
+def alices_challenge(anon, bot_url):
+    """Alice's bot ``mine`` and a 2-game challenge of it against bot 1: (alice, the first
+    match's id), the matches not yet played."""
+    alice = anon.owner("alice")
+    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
+                                            "games": ["toy-race"]}).json["id"]
+    return alice, alice.post("/api/v1/challenges", json={
+        "game": "toy-race", "bots": [mine, 1], "games": 2}).json["match_ids"][0]
+
+
 def test_an_anonymous_read_has_an_etag_and_a_304_for_it(anon):
     first = anon.get("/api/v1/leaderboards/toy-race")
     assert first.status_code == 200
@@ -115,11 +125,7 @@ def test_pages_are_public_for_anonymous_readers_and_private_once_logged_in(app, 
 
 def test_a_log_keeps_its_content_hash_as_its_etag_and_answers_304_for_it(app, anon,
                                                                                 bot_url):
-    alice = anon.owner("alice")
-    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
-                                            "games": ["toy-race"]}).json["id"]
-    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
-                                                "games": 2}).json["match_ids"][0]
+    alice, pk = alices_challenge(anon, bot_url)
     drain(app)
     first = anon.get(f"/api/v1/matches/{pk}/log")
     again = anon.get(f"/api/v1/matches/{pk}/log")
@@ -138,11 +144,7 @@ def test_a_log_read_again_asks_for_no_blob_and_is_the_same_for_its_owner(app, an
     import api.replays as replays
     import api.routes.matches as route
 
-    alice = anon.owner("alice")
-    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
-                                            "games": ["toy-race"]}).json["id"]
-    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
-                                                "games": 2}).json["match_ids"][0]
+    alice, pk = alices_challenge(anon, bot_url)
     drain(app)
     first = anon.get(f"/api/v1/matches/{pk}/log")
 
@@ -187,11 +189,7 @@ def test_a_start_moves_the_match_lists_and_a_finish_the_results(app, anon, bot_u
     from api.execution import play
     from ladder.work import claim, finish
 
-    alice = anon.owner("alice")
-    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
-                                            "games": ["toy-race"]}).json["id"]
-    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
-                                                "games": 2}).json["match_ids"][0]
+    alice, pk = alices_challenge(anon, bot_url)
     board, listed = anon.get("/leaderboards/toy-race"), anon.get("/api/v1/matches")
     engine = app.extensions["referee"].engine
     held = claim(engine, pk, "test", 30)
@@ -353,11 +351,7 @@ def test_if_none_match_star_is_no_304_for_what_does_not_exist(app, anon):
 def test_a_client_that_refuses_gzip_gets_its_log_plain(app, anon, bot_url):
     import json
 
-    alice = anon.owner("alice")
-    mine = alice.post("/api/v1/bots", json={"name": "mine", "url": bot_url,
-                                            "games": ["toy-race"]}).json["id"]
-    pk = alice.post("/api/v1/challenges", json={"game": "toy-race", "bots": [mine, 1],
-                                                "games": 2}).json["match_ids"][0]
+    alice, pk = alices_challenge(anon, bot_url)
     drain(app)
     zipped = anon.get(f"/api/v1/matches/{pk}/log", headers={"Accept-Encoding": "gzip"})
     assert zipped.headers.get("Content-Encoding") == "gzip"
