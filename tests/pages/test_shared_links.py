@@ -11,7 +11,7 @@ from html_support import links
 
 TAGS = "utm_source=newsletter&utm_medium=email&fbclid=IwAR0xyz&ref=producthunt"
 NO_GET = {"pages.logout", "pages.me_ladder", "pages.me_check", "pages.me_challenge",
-          "pages.me_token", "pages.me_revoke"}  # a form's target: POST only
+          "pages.me_token", "pages.me_revoke", "pages.me_solo"}  # a form's target: POST only
 LOGGED_IN = {"pages.me", "pages.me_check_report"}  # an owner's own: test_owner_pages.py
 
 
