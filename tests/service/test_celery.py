@@ -32,22 +32,10 @@ from ladder.work import rotations, schedule
 from service.conftest import Client
 from support.http_bots import free_port
 from support.processes import grandchild_pids
+from support.redis_service import REDIS, redis_ok
 
 TESTS = Path(__file__).resolve().parent.parent
-REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
 LEASE_S = 1.0
-
-
-def redis_ok() -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except Exception as exc:
-        reason = f"Redis at {REDIS} unreachable: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " (CI must run the Celery tests)")
-        pytest.skip(reason)
 
 
 class Stack:

@@ -36,9 +36,10 @@ from ladder.recompute import recompute
 from ladder.store import open_db
 
 from service.conftest import Client
-from service.test_celery import TESTS, redis_ok
+from service.test_celery import TESTS
 from service.test_living_ladder_e2e import free_port
 from support.processes import child_pids
+from support.redis_service import redis_ok
 
 GAMES = ("tokaido-duo", "doubletrack")
 LEASE_S = 6.0

@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 import yaml
 
-from service.test_celery import REDIS, redis_ok
 from support.http_bots import free_port
+from support.redis_service import REDIS, redis_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -5,7 +5,6 @@ server) or through the real Redis at ``REFEREE_TEST_REDIS`` (production)."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import threading
 import time
@@ -24,7 +23,8 @@ from ladder.work import schedule
 from referee.frames import build_frames, build_live
 from referee.match import Runner
 
-REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+from support.redis_service import REDIS, redis_ok
+
 WAIT_S = 20.0
 """A generous bound on every wait: the test fails, never hangs."""
 NOTE = "my-secret-plan"
@@ -188,15 +188,7 @@ def test_a_stale_attempt_shows_nothing(app, anon, memory):
 
 
 def redis_progress() -> RedisProgress:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except Exception as exc:
-        reason = f"Redis at {REDIS} unreachable: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " (CI must run the Redis tests)")
-        pytest.skip(reason)
+    redis_ok()
     return RedisProgress(REDIS, prefix=f"referee:test-{secrets.token_hex(4)}:live")
 
 

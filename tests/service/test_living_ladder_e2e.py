@@ -41,7 +41,8 @@ from ladder.accounts import now_utc, utc
 from ladder.models import Alert, Fixture, LadderEntry, Match, MatchSeat, Round
 
 from service.conftest import Client
-from service.test_celery import REDIS, TESTS, redis_ok
+from service.test_celery import TESTS
+from support.redis_service import REDIS, redis_ok
 
 DUO = "tokaido-duo"
 BOTS = 5

@@ -6,7 +6,6 @@ The match side runs on a thread, the connection side in the test; waits are boun
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -16,21 +15,13 @@ import pytest
 
 from referee.relay import Delivered, MemoryRelay, Relay, RelayError, Replaced, Request
 
-REDIS = os.environ.get("REFEREE_TEST_REDIS", "redis://127.0.0.1:6379/0")
+from support.redis_service import REDIS, redis_ok
 
 
 def redis_relay() -> Relay:
-    import redis
-
     from ladder.relay_redis import RedisRelay
 
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except Exception as exc:
-        reason = f"Redis at {REDIS} unreachable: {exc}"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " (CI must run the Redis tests)")
-        pytest.skip(reason)
+    redis_ok()
     return RedisRelay(REDIS, prefix=f"referee:test-{secrets.token_hex(4)}:pull")
 
 

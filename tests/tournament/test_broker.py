@@ -76,7 +76,7 @@ class Worker:
 
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory: Any) -> Iterator[Worker]:
-    from service.test_celery import redis_ok
+    from support.redis_service import redis_ok
 
     redis_ok()
     running = Worker(tmp_path_factory.mktemp("broker"))
