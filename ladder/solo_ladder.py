@@ -108,6 +108,8 @@ def tick(engine: Engine, rng: random.Random | None = None, now: datetime | None 
     Holds the matchmaker's lock: both release matches into the same bots' slots.
     ``wait=False`` (the tick after every match): on PostgreSQL, skip it while another process
     holds that lock, as the matchmaker's own tick does (the next tick catches up)."""
+    if not _anything_to_do(engine):
+        return []
     now = now or now_utc()
     draw = rng or fresh_rng()
     with translate_errors(engine), engine.begin() as conn:
@@ -128,6 +130,17 @@ def tick(engine: Engine, rng: random.Random | None = None, now: datetime | None 
                 _open_round(conn, game, level, draw, now)
         _cancel(conn, now)
         return _release(conn, now)
+
+
+def _anything_to_do(engine: Engine) -> bool:
+    """Whether a solo ladder has a bot (entered or withdrawn) or an open round: without
+    either, a tick has nothing to close, open, void or release. Read without the lock (and,
+    on SQLite, without taking the write lock), since every matchmaker tick, after every
+    match, runs this one too."""
+    with translate_errors(engine), reader(engine) as conn:
+        return bool(conn.execute(select(or_(
+            select(SoloEntry.bot_id).exists(),
+            select(SoloRound.id).where(SoloRound.closed_at.is_(None)).exists()))).scalar())
 
 
 def _cancel(conn: Connection, now: datetime) -> None:

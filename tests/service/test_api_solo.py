@@ -380,3 +380,28 @@ def test_a_bot_that_forfeits_every_solo_game_ranks_below_one_that_plays(app, ano
     automa = [anon.get(f"/api/v1/matches/{m['id']}").json["result"]["seats"][1]["score"]
               for m in games["items"]]
     assert last["mean_margin"] == pytest.approx(-sum(automa) / 8, abs=1e-3)
+
+
+def test_a_tick_with_no_solo_ladder_in_use_takes_no_lock(app, anon, bot_url, monkeypatch):
+    """Every matchmaker tick (one after every match) runs the solo tick too: with no bot on a
+    solo ladder and no round open, it only reads; once a bot is entered it does its work."""
+    import ladder.solo_ladder as solo_ladder
+
+    armed, real = [True], solo_ladder.lock_ladder
+
+    def refuse(*args):
+        if armed[0]:
+            raise AssertionError("took the matchmaker's lock with nothing to do")
+        return real(*args)
+
+    engine = app.extensions["referee"].engine
+    monkeypatch.setattr(solo_ladder, "lock_ladder", refuse)
+    assert solo_ladder.tick(engine) == []
+    armed[0] = False  # entering the bot ticks (and opens its round)
+    alice = anon.owner("alice")
+    mine = register(alice, bot_url)
+    assert put(alice, f"/api/v1/bots/{mine}/solo-ladders/{DUO}/1",
+               json={"active": True}).status_code == 200
+    armed[0] = True
+    with pytest.raises(AssertionError, match="lock"):
+        solo_ladder.tick(engine)
