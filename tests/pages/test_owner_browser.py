@@ -13,6 +13,7 @@ import pytest
 from owner_support import Home, make_home, reopen
 from support.apps import served_app
 from support.axe import serious_violations
+from support.browser import follow
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 900}}
 
@@ -62,8 +63,7 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
         assert small == 0
         assert not (found := serious_violations(tab)), "\n".join(found)  # axe-core
 
-        with tab.expect_navigation(wait_until="load"):
-            tab.click(f"{hawk} button.act-resume")
+        follow(tab, f"{hawk} button.act-resume")
         assert tab.url == f"{base}/me#bot-{home.bots['hawk']}"
         tab.wait_for_selector(f"text=Bot {home.bots['hawk']} resumed the Tokaido Duo ladder.")
         assert "Placement: 0 of 10 games played" in tab.inner_text(hawk)
@@ -72,15 +72,13 @@ def test_log_in_resume_a_paused_bot_and_challenge(browser: Any, served_home, siz
         tab.select_option("form.challenge select[name=game]", "tokaido-duo")
         tab.select_option("form.challenge select[name=bot]", str(home.bots["hawk"]))
         tab.select_option("form.challenge select[name=opponent1]", str(home.bots["badger"]))
-        with tab.expect_navigation(wait_until="load"):
-            tab.click("form.challenge button")
+        follow(tab, "form.challenge button")
         tab.wait_for_selector("text=Challenge 1 queued: 2 unrated Tokaido Duo matches.")
         assert len(home.dispatcher.sent) == 2
 
         kite = f"#bot-{home.bots['kite']}"
         tab.select_option(f"{kite} .solo-entries select[name=level]", "3")
-        with tab.expect_navigation(wait_until="load"):
-            tab.click(f"{kite} .solo-entries button[value=enter]")
+        follow(tab, f"{kite} .solo-entries button[value=enter]")
         tab.wait_for_selector(f"text=Bot {home.bots['kite']} entered the Tokaido Duo solo "
                               "ladder, level 3.")
         assert "Tokaido Duo solo, level 3" in tab.inner_text(kite)

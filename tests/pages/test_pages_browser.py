@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from support.browser import follow
+
 ROOT = "[data-referee-viewer]"
 PHONE = {"width": 390, "height": 844}
 
@@ -30,7 +32,7 @@ def test_the_leaderboard_shows_the_ladder(page, served):
     assert texts(page, "table.board >> nth=0 >> tbody tr td:nth-child(4)") == \
         [f"{r['rating']:.0f} ±{r['interval']:.0f}" for r in ranked]
     assert page.is_visible("text=Provisional") and page.is_visible("text=Paused")
-    page.click("table.board >> nth=0 >> a.bot >> nth=0")
+    follow(page, "table.board >> nth=0 >> a.bot >> nth=0")
     assert page.url == f"{base}/bots/{ranked[0]['bot']['id']}"
 
 
@@ -45,7 +47,7 @@ def test_a_bot_page_draws_its_rating_chart_and_links_each_point(page, served):
     points = page.locator("svg.rating-chart circle.point")
     assert points.count() == 14
     assert page.locator("table.h2h tbody tr").count() == 4
-    points.nth(13).click()
+    follow(page, points.nth(13))
     assert "/matches/" in page.url and page.is_visible("text=Replay")
 
 
@@ -83,11 +85,11 @@ def test_without_javascript_the_match_page_steps_by_links(browser, served):
         tab = context.new_page()
         tab.goto(f"{base}/matches/{site.ladder.chatty_match}")
         assert tab.is_visible("text=frame 0 of")
-        tab.click(".rv-static-nav >> text=next")
+        follow(tab, ".rv-static-nav >> text=next")
         assert tab.url.endswith("?ply=1") and tab.is_visible("text=frame 1 of")
-        tab.click("nav.bar >> text=Matches")
+        follow(tab, "nav.bar >> text=Matches")
         tab.select_option("select[name=game]", "doubletrack")
-        tab.click("text=Show")
+        follow(tab, "text=Show")
         assert "game=doubletrack" in tab.url
         assert tab.locator("table.matches tbody tr").count() == 12
     finally:
@@ -128,12 +130,12 @@ def test_logging_in_in_the_browser_shows_the_owners_log_lines(browser, served):
         tab = context.new_page()
         pk = site.ladder.chatty_match
         tab.goto(f"{base}/matches/{pk}")
-        tab.click("nav.bar >> text=Log in")
+        follow(tab, "nav.bar >> text=Log in")
         tab.fill("#token", site.ladder.tokens["alice"])
-        tab.click("form.login button")
+        follow(tab, "form.login button")
         assert tab.url == f"{base}/matches/{pk}"
         assert tab.is_visible("text=Your bot's log lines: alice-bot")
-        tab.click("text=Log out")
+        follow(tab, "text=Log out")
         assert tab.url == f"{base}/" and tab.is_visible("nav.bar >> text=Log in")
     finally:
         context.close()

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from support.browser import follow
+
 PHONE = {"width": 390, "height": 844}
 OVERFLOW = """() => [...document.querySelectorAll('main table')].filter(t => t.offsetParent)
   .map(t => ({cls: t.className, width: t.scrollWidth, room: t.parentElement.clientWidth}))
@@ -73,13 +75,13 @@ def test_headers_sort_and_the_owner_filter_works_without_javascript(browser, ser
     try:
         tab = context.new_page()
         tab.goto(f"{base}/leaderboards/tokaido-duo?utm_source=share")
-        tab.click("table.board >> nth=0 >> thead >> text=Games")
+        follow(tab, "table.board >> nth=0 >> thead >> text=Games")
         assert tab.url.endswith("/leaderboards/tokaido-duo?sort=games&order=desc")
         games = tab.eval_on_selector_all("table.board >> nth=0 >> tbody td.played",
                                          "els => els.map(e => +e.textContent.trim())")
         assert games == sorted(games, reverse=True)
         tab.select_option("select[name=owner]", "bob")
-        tab.click("form.filters >> text=Show")
+        follow(tab, "form.filters >> text=Show")
         assert "owner=bob" in tab.url and "sort=games" in tab.url
         assert not tab.is_visible("table.board >> text=alice-bot")
     finally:

@@ -53,3 +53,15 @@ def page(browser: Any) -> Iterator[Any]:
     yield tab
     context.close()
     assert not errors, errors
+
+
+def follow(tab: Any, target: Any) -> None:
+    """Click what leads to another page and wait until that page has loaded.
+
+    A bare ``click`` returns once the navigation has started, so a check right after it can
+    read the page before its text has arrived (seen on a busy CI machine)."""
+    with tab.expect_navigation(wait_until="load"):
+        if isinstance(target, str):
+            tab.click(target)
+        else:
+            target.click()
