@@ -23,6 +23,12 @@ class SoloEntryOut(ma.Schema):
     ladder = fields.String(required=True, metadata={"description": "`<game>-solo-<level>`"})
     active = fields.Boolean(required=True)
     joined_at = fields.DateTime(required=True)
+    paused = fields.Boolean(required=True, metadata={
+        "description": "held back by the service: the bot's health probes failed, it "
+                       "forfeited too often or (a pull bot) it is not connected; its waiting "
+                       "games are voided and it plays again once that lifts"})
+    paused_reason = fields.String(allow_none=True, required=True)
+    paused_at = fields.DateTime(allow_none=True, required=True)
 
 
 class SoloEntryList(ma.Schema):

@@ -4,15 +4,15 @@ The service probes every entrant bot on a schedule (``GET /`` and one decision: 
 itself needs the network and lives in :mod:`api.health`); each probe is a ``health_checks``
 row.  The rules, applied after every probe and on every health tick, are:
 
-* **pause** a bot's entries (in the ladders it joined: a bot on no ladder has nothing to
-  pause) after :data:`FAILED_PROBES_TO_PAUSE` failed probes in a row, or
+* **pause** a bot's entries (in the ladders it joined and the solo ladders it entered: a
+  bot on no ladder has nothing to pause) after :data:`FAILED_PROBES_TO_PAUSE` failed probes in a row, or
   after :data:`FORFEITS_TO_PAUSE` forfeits in a row in its rated matches finished since it was
   last resumed (a bot that crashes in every match is not down, but no better for it);
 * **resume** them after :data:`GOOD_PROBES_TO_RESUME` good probes in a row made after the
   pause.
 
 Only the reasons written here (``health: …``, ``forfeits: …``) are lifted automatically; a
-pause for any other reason (retirement, an admin) is left alone.  Each pause and resume is an
+pause for any other reason (retirement, an admin) is left alone (:mod:`ladder.pauses`).  Each pause and resume is an
 ``alerts`` row its owner reads through ``GET /me/alerts``.  Pausing and resuming go through
 :func:`ladder.matchmaking.pause_entries` / :func:`ladder.matchmaking.resume_entries`, as the
 owner's do: under the matchmaker's lock, and a resume counts as a rest (the resumed bot does
@@ -29,23 +29,20 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, insert, or_, select, update
 
-from ladder import matchmaking, metrics
+from ladder import matchmaking, metrics, pauses
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_ladder, reader, translate_errors
 from ladder.models import (
     ACTIVE, DETAIL_LEN, FINISHED, PROBE_STATUS_LEN, REASON_LEN, Alert, Bot, HealthCheck,
     LadderEntry, Match, MatchSeat,
 )
+from ladder.pauses import AUTO_REASONS, FORFEITS, HEALTH, auto_pause_reason
 
 FAILED_PROBES_TO_PAUSE = 3
 FORFEITS_TO_PAUSE = 5
 GOOD_PROBES_TO_RESUME = 2
 PROBE_INTERVAL_S = 1800.0
 """How often each entrant bot is probed (Battlesnake Arena re-probes every 30 minutes)."""
-HEALTH, FORFEITS = "health", "forfeits"
-AUTO_REASONS = (f"{HEALTH}:", f"{FORFEITS}:", "away:")
-"""Pause reasons the service writes, and so may lift (``away:`` is a pull bot's, written and
-lifted by :mod:`ladder.presence`; push bots never have it)."""
 PAUSED, RESUMED = "paused", "resumed"
 
 
@@ -101,10 +98,6 @@ def decide(paused: str | None, probes: Sequence[bool], forfeits: int) -> Verdict
     if good >= GOOD_PROBES_TO_RESUME:
         return Verdict(RESUMED, f"{good} good probes in a row")
     return None
-
-
-def is_auto(reason: str | None) -> bool:
-    return reason is not None and reason.startswith(AUTO_REASONS)
 
 
 # -- which bots -------------------------------------------------------------------------------
@@ -188,9 +181,12 @@ def _evaluate(conn: Connection, bot_id: int, now: datetime, detail: str = "") ->
     if verdict.kind == PAUSED:
         games = _entry_games(conn, bot_id, paused=None)
         changed = _pause_entries(conn, bot_id, verdict.reason)
+        solo = pauses.pause_solo(conn, bot_id, verdict.reason)
     else:
         games = _entry_games(conn, bot_id, paused=AUTO_REASONS)
         changed = matchmaking.resume_entries(conn, bot_id, games)
+        solo = pauses.resume_solo(conn, bot_id, AUTO_REASONS)
+    games, changed = games + solo, changed + len(solo)
     if not changed:  # no entry, or every one paused for another reason: nothing happened
         return None
     conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))
@@ -207,7 +203,8 @@ def _verdict(conn: Connection, bot_id: int) -> tuple[Any, Verdict] | None:
     if bot is None or bot.owner_id is None or bot.status != ACTIVE:
         return None
     paused = auto_pause_reason(conn, bot_id)
-    if paused is None and not _entry_games(conn, bot_id, paused=None):
+    if paused is None and not (_entry_games(conn, bot_id, paused=None)
+                               or pauses.running_solo(conn, bot_id)):
         return None  # on no ladder, or only paused for other reasons: nothing to pause
     if paused is not None:
         probes = _recent_probes(conn, bot_id, _last_alert_at(conn, bot_id, PAUSED))
@@ -224,13 +221,6 @@ def _pause_entries(conn: Connection, bot_id: int, reason: str) -> int:
     another reason keep theirs.  The number of entries paused."""
     games = _entry_games(conn, bot_id, paused=None)
     return matchmaking.pause_entries(conn, bot_id, games, reason, only_running=True)
-
-
-def auto_pause_reason(conn: Connection, bot_id: int) -> str | None:
-    """The reason of the bot's automatic pause, None when it has none."""
-    reasons = conn.execute(select(LadderEntry.paused_reason).where(
-        LadderEntry.bot_id == bot_id, LadderEntry.paused_reason.is_not(None))).scalars()
-    return next((r for r in reasons if is_auto(r)), None)
 
 
 def _entry_games(conn: Connection, bot_id: int, paused: tuple[str, ...] | None

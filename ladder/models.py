@@ -474,6 +474,10 @@ class SoloEntry(Base):
     level: Mapped[int] = mapped_column(Integer, primary_key=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    paused_reason: Mapped[str | None] = mapped_column(String(REASON_LEN), nullable=True)
+    """Why the service holds the entry back (revision 0012): the automatic pauses of the
+    bot's ladder entries (``health:``, ``forfeits:``, ``away:``) hold its solo entries too."""
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class SoloRound(Base):

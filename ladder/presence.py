@@ -2,8 +2,8 @@
 
 A pull bot (``bots.mode = 'pull'``) has no address to probe: it is up while its connection
 polls for requests. Whether it does is the relay's to know (:mod:`referee.relay`, in the web
-process); this module applies it to the ladder: :func:`sweep` pauses the ladder entries of
-every pull bot that is not connected, with the reason :data:`AWAY_REASON`, and lifts that
+process); this module applies it to the ladder: :func:`sweep` pauses the ladder entries
+(and solo entries) of every pull bot that is not connected, with the reason :data:`AWAY_REASON`, and lifts that
 pause for every one that is; :func:`back` lifts it at once when a bot connects again. Each
 pause and resume is an ``alerts`` row, as the health rules' are, through the same
 :func:`ladder.matchmaking.pause_entries` / :func:`~ladder.matchmaking.resume_entries` (under
@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, insert, select, union_all, update
 
-from ladder import matchmaking
+from ladder import matchmaking, pauses
 from ladder.accounts import now_utc
 from ladder.db import lock_ladder, reader, translate_errors
-from ladder.models import ACTIVE, PULL, REASON_LEN, Alert, Bot, LadderEntry
+from ladder.models import ACTIVE, PULL, REASON_LEN, Alert, Bot, LadderEntry, SoloEntry
+from ladder.pauses import AWAY
 
-AWAY = "away:"
 AWAY_REASON = f"{AWAY} not connected (a pull bot plays while its connection polls)"
 PAUSED, RESUMED = "paused", "resumed"
 
@@ -33,10 +33,10 @@ def sweep(engine: Engine, connected: Callable[[int], bool],
     """Pause the entries of the live pull bots that are not ``connected``, resume those of
     the ones that are; what changed, by bot (``paused`` or ``resumed``)."""
     with translate_errors(engine), reader(engine) as conn:
-        rows = conn.execute(
-            select(LadderEntry.bot_id, LadderEntry.paused_reason)
-            .join(Bot, Bot.id == LadderEntry.bot_id)
-            .where(Bot.mode == PULL, Bot.status == ACTIVE, LadderEntry.active.is_(True))).all()
+        rows = conn.execute(union_all(*(
+            select(e.bot_id, e.paused_reason).join(Bot, Bot.id == e.bot_id)
+            .where(Bot.mode == PULL, Bot.status == ACTIVE, e.active.is_(True))
+            for e in (LadderEntry, SoloEntry)))).all()
     running: set[int] = {r.bot_id for r in rows if r.paused_reason is None}
     away: set[int] = {r.bot_id for r in rows if (r.paused_reason or "").startswith(AWAY)}
     out: dict[int, str] = {}
@@ -64,13 +64,16 @@ def _set(engine: Engine, bot_id: int, *, away: bool, now: datetime | None) -> bo
         games = list(conn.execute(select(LadderEntry.game).where(
             LadderEntry.bot_id == bot_id, LadderEntry.active.is_(True), cond)
             .order_by(LadderEntry.game)).scalars())
-        if not games or owner is None:
+        if owner is None:
             return False
         if away:
             changed = matchmaking.pause_entries(conn, bot_id, games, AWAY_REASON,
                                                 only_running=True)
+            solo = pauses.pause_solo(conn, bot_id, AWAY_REASON)
         else:
             changed = matchmaking.resume_entries(conn, bot_id, games)
+            solo = pauses.resume_solo(conn, bot_id, (AWAY,))
+        games, changed = games + solo, changed + len(solo)
         if not changed:
             return False
         conn.execute(update(Bot).where(Bot.id == bot_id).values(updated_at=now))

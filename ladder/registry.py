@@ -311,8 +311,9 @@ def set_owner_pause(engine: Engine, bot_id: int, game: str, paused: bool) -> Non
     (health) pause, so the bot stays paused once it is healthy again; resuming lifts only the
     owner's own pause: ConflictError for one the health rules hold (they lift it after good
     probes) or an admin's; NotFoundError when the bot never joined."""
-    from ladder.health import GOOD_PROBES_TO_RESUME, is_auto
+    from ladder.health import GOOD_PROBES_TO_RESUME
     from ladder.matchmaking import LOCK, pause_entries, resume_entries
+    from ladder.pauses import is_auto
 
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, LOCK)  # the reason read is the reason changed

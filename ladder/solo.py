@@ -49,6 +49,11 @@ FIT_TOLERANCE = 1e-9
 WIN, DRAW, LOSS = "win", "draw", "loss"
 
 
+def ladder_name(game: str, level: int) -> str:
+    """A solo ladder's name: ``<game>-solo-<level>``."""
+    return f"{game}-solo-{level}"
+
+
 def solo_game(game: str) -> Any:
     """The registry entry of ``game`` if it has a solo mode; InvalidError saying which games
     do otherwise."""

@@ -11,7 +11,9 @@ its games are over.  A round's matches wait (``held``) until their bot has a fre
 bot plays at most its ``max_concurrency`` matches at once over every ladder, challenge and
 solo ladder, and :func:`tick` releases them, under the matchmaker's lock, as slots free up
 (the scheduler ticks after every match); the waiting games of a bot withdrawn, paused or
-retired are voided.  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
+retired are voided.  The health and presence rules (:mod:`ladder.health`,
+:mod:`ladder.presence`) pause a bot's solo entries with its ladder entries
+(:mod:`ladder.pauses`): a bot that is down or away is not given games it can only forfeit.  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
 its estimate is then good to a few points, and the ladder's cost is bounded.
 
 The ranking (:mod:`ladder.solo`) reads every finished game of the ladder; bots with fewer than
@@ -30,15 +32,16 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text, update
 
-from ladder import NotFoundError, metrics, solo
+from ladder import NotFoundError, metrics, pauses, solo
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.matchmaking.state import LOCK as MATCHMAKER_LOCK
 from ladder.models import (
-    ACTIVE, FINISHED, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Match, MatchSeat, Owner, SoloEntry,
-    SoloGame, SoloRound,
+    ACTIVE, FINISHED, REASON_LEN, RETIRED, RUNNING, SCHEDULED, VOIDED, Bot, Match, MatchSeat, Owner,
+    SoloEntry, SoloGame, SoloRound,
 )
 from ladder.newmatches import NewMatch, insert_matches
+from ladder.solo import ladder_name
 
 ROUND_SEEDS = 4
 """Seeds a round draws: the games each of its bots plays in it."""
@@ -54,29 +57,30 @@ RANKING = ("by fitted strength against the Automa: the bot's mean score margin (
            f"{PLACEMENT} finished games are listed apart, unranked.")
 
 
-def ladder_name(game: str, level: int) -> str:
-    return f"{game}-solo-{level}"
-
-
 # -- entries ----------------------------------------------------------------------------------
 
 def set_entry(engine: Engine, bot_id: int, game: str, level: int, active: bool
               ) -> dict[str, Any]:
     """Enter (``active``) or withdraw a bot (one that plays ``game``, checked by the caller)
-    from the solo ladder of ``game`` at ``level``; the entry."""
+    from the solo ladder of ``game`` at ``level``; the entry.  A bot the health or presence
+    rules hold paused (down, away) enters paused for the same reason, lifted with the rest."""
     solo.check_level(game, level)
     now = now_utc()
     with translate_errors(engine), engine.begin() as conn:
-        lock_ladder(conn, "solo-entries")  # two requests cannot both insert the entry
+        lock_ladder(conn, MATCHMAKER_LOCK)  # the pause read is the pause written; and two
+        # requests cannot both insert the entry
         key = (SoloEntry.bot_id == bot_id, SoloEntry.game == game, SoloEntry.level == level)
-        if conn.execute(select(SoloEntry.bot_id).where(*key)).first() is None:
-            if not active:
-                raise NotFoundError(f"bot {bot_id} is not in the {ladder_name(game, level)} "
-                                    "solo ladder")
+        new = conn.execute(select(SoloEntry.bot_id).where(*key)).first() is None
+        if new and not active:
+            raise NotFoundError(f"bot {bot_id} is not in the {ladder_name(game, level)} "
+                                "solo ladder")
+        held = pauses.auto_pause_reason(conn, bot_id) if active else None
+        pause = {"paused_reason": held, "paused_at": now if held else None}
+        if new:
             conn.execute(insert(SoloEntry).values(bot_id=bot_id, game=game, level=level,
-                                                  active=True, joined_at=now))
+                                                  active=True, joined_at=now, **pause))
         else:
-            conn.execute(update(SoloEntry).where(*key).values(active=active))
+            conn.execute(update(SoloEntry).where(*key).values(active=active, **pause))
     return entries_of(engine, bot_id, game, level)[0]
 
 
@@ -93,7 +97,8 @@ def entries_of(engine: Engine, bot_id: int, game: str | None = None,
                             .order_by(SoloEntry.game, SoloEntry.level)).all()
     return [{"bot_id": r.bot_id, "game": r.game, "level": r.level,
              "ladder": ladder_name(r.game, r.level), "active": r.active,
-             "joined_at": utc(r.joined_at)} for r in rows]
+             "joined_at": utc(r.joined_at), "paused": r.paused_reason is not None,
+             "paused_reason": r.paused_reason, "paused_at": utc(r.paused_at)} for r in rows]
 
 
 # -- rounds -----------------------------------------------------------------------------------
@@ -144,10 +149,12 @@ def _anything_to_do(engine: Engine) -> bool:
 
 
 def _cancel(conn: Connection, now: datetime) -> None:
-    """Void the waiting solo matches of a bot withdrawn from that ladder, or no longer active
-    (paused, retired): as the living ladder cancels a leaver's unstarted fixtures."""
+    """Void the waiting solo matches of a bot withdrawn from that ladder, paused there (down
+    or away) or no longer active (paused by its owner, retired): as the living ladder cancels
+    a leaver's unstarted fixtures.  The round then closes without them; the bot plays the
+    next round's seeds once it is back."""
     rows = conn.execute(
-        select(Match.id, Match.game, Bot.status, SoloEntry.active)
+        select(Match.id, Match.game, Bot.status, SoloEntry.active, SoloEntry.paused_reason)
         .join(SoloGame, SoloGame.match_pk == Match.id)
         .join(SoloRound, SoloRound.id == SoloGame.round_id)
         .join(Bot, Bot.id == SoloGame.bot_id)
@@ -155,10 +162,12 @@ def _cancel(conn: Connection, now: datetime) -> None:
                               SoloEntry.game == SoloRound.game,
                               SoloEntry.level == SoloRound.level))
         .where(Match.state == SCHEDULED, Match.held.is_(True),
-               or_(Bot.status != ACTIVE, SoloEntry.active.is_(False)))).all()
+               or_(Bot.status != ACTIVE, SoloEntry.active.is_(False),
+                   SoloEntry.paused_reason.is_not(None)))).all()
     for r in rows:
         reason = (f"bot {r.status} before the game" if r.status != ACTIVE else
-                  "bot withdrawn from the solo ladder before the game")
+                  "bot withdrawn from the solo ladder before the game" if not r.active else
+                  f"bot paused before the game ({r.paused_reason})")[:REASON_LEN]
         conn.execute(update(Match).where(Match.id == r.id).values(
             state=VOIDED, held=False, finished_at=now, void_reason=reason))
         metrics.voided(r.game, [r.id], reason)
@@ -217,7 +226,8 @@ def _open_round(conn: Connection, game: str, level: int, draw: random.Random,
         select(SoloEntry.bot_id).join(Bot, Bot.id == SoloEntry.bot_id)
         .outerjoin(played, played.c.bot_id == SoloEntry.bot_id)
         .where(SoloEntry.game == game, SoloEntry.level == level, SoloEntry.active.is_(True),
-               Bot.status == ACTIVE, func.coalesce(played.c.n, 0) < MAX_GAMES)
+               SoloEntry.paused_reason.is_(None), Bot.status == ACTIVE,
+               func.coalesce(played.c.n, 0) < MAX_GAMES)
         .order_by(SoloEntry.bot_id)).scalars())
     if not bots:
         return

@@ -28,7 +28,7 @@ from api import actions
 from api.auth import address_key
 from api.context import service
 from api.pages import session as login
-from api.pages.owner_state import bot_states
+from api.pages.owner_state import bot_states, solo_state
 from api.pages.query import query, whole
 from api.schemas import ID_MAX, ID_RULE as ID, TokenCreate, challenge_create_schema
 from ladder import (
@@ -97,8 +97,8 @@ def home(owner_id: int) -> dict[str, Any]:
     solo = solo_games()
     for b in bots:
         b["states"] = bot_states(b)
-        b["solo"] = (solo_ladder.entries_of(engine, b["id"])
-                     if any(g in solo for g in b["games"]) else [])
+        b["solo"] = [solo_state(e) for e in solo_ladder.entries_of(engine, b["id"])
+                     ] if any(g in solo for g in b["games"]) else []
         found, _ = checks.list_checks(engine, b["id"], 1, 1)
         b["last_check"] = found[0] if found else None
     strikes = owner_reads.latest_strikes(engine, [b["id"] for b in bots])

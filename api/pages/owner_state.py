@@ -12,9 +12,9 @@ from typing import Any
 
 from api.context import service
 from ladder import registry
-from ladder.health import FORFEITS, GOOD_PROBES_TO_RESUME, HEALTH, is_auto
+from ladder.health import GOOD_PROBES_TO_RESUME
 from ladder.models import PAUSED, RETIRED, UNVERIFIED
-from ladder.presence import AWAY
+from ladder.pauses import AWAY, FORFEITS, HEALTH, is_auto
 
 OWNER = "owner"
 AUTO = "probes"
@@ -73,6 +73,14 @@ def entry_state(bot: dict[str, Any], entry: dict[str, Any]) -> LadderState:
                            f"played, {left} to go.", placement_played=of - left,
                            placement_of=of)
     return LadderState(game, "playing", "On the ladder, playing rated games.")
+
+
+def solo_state(entry: dict[str, Any]) -> dict[str, Any]:
+    """A solo entry (:func:`ladder.solo_ladder.entries_of`) with its pause in words
+    (``state``, None while it plays)."""
+    paused = entry["paused_reason"]
+    return {**entry, "state": None if paused is None else
+            paused_state(entry["game"], paused, entry["paused_at"])}
 
 
 def paused_state(game: str, reason: str, since: datetime | None) -> LadderState:

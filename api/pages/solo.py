@@ -10,6 +10,7 @@ from flask import Blueprint, render_template
 from werkzeug.exceptions import NotFound
 
 from api.context import service
+from api.pages.owner_state import solo_state
 from api.pages.query import query
 from ladder import solo_ladder
 
@@ -32,8 +33,8 @@ def solo_standings(bot_id: int) -> list[dict[str, Any]]:
             continue
         doc = solo_ladder.board(engine, entry["game"], entry["level"])
         rows = doc["items"] + doc["provisional"]
-        out.append({**entry, "row": next((r for r in rows if r["bot"]["id"] == bot_id), None),
-                    "of": len(doc["items"])})
+        out.append({**solo_state(entry), "of": len(doc["items"]),
+                    "row": next((r for r in rows if r["bot"]["id"] == bot_id), None)})
     return out
 
 

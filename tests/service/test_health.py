@@ -16,8 +16,9 @@ from api.health import dry_run, probe_due
 from bots.server import BotApp, BotServer
 from ladder import health
 from ladder.accounts import now_utc
-from ladder.health import FORFEITS, HEALTH, PAUSED, RESUMED, Verdict, decide
+from ladder.health import PAUSED, RESUMED, Verdict, decide
 from ladder.models import HealthCheck, LadderEntry
+from ladder.pauses import FORFEITS, HEALTH, is_auto
 from ladder.work import schedule
 
 from service.conftest import Client
@@ -56,7 +57,7 @@ def test_the_reasons_say_which_rule():
     assert decide(None, [False] * 3, 0) == Verdict(PAUSED,
                                                     f"{HEALTH}: 3 failed probes in a row")
     assert decide(None, [True], 6) == Verdict(PAUSED, f"{FORFEITS}: 6 forfeits in a row")
-    assert health.is_auto("health: x") and not health.is_auto("retired")
+    assert is_auto("health: x") and is_auto("away: gone") and not is_auto("retired")
 
 
 # -- probing a real bot -----------------------------------------------------------------------
