@@ -95,7 +95,7 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
             for check_id in ids:
                 run_check_task.apply_async(args=[check_id])
 
-    @app.task(name="referee.run_match")
+    @app.task(name="referee.run_match", shared=False)
     def run_match_task(match_pk: int) -> str:
         from api.runner import RETRY_DELAY_S, run_match
         from api.scheduling import after_match
@@ -108,14 +108,14 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
             run_match_task.apply_async(args=[match_pk], countdown=RETRY_DELAY_S)
         return outcome
 
-    @app.task(name="referee.run_check", time_limit=int(MAX_CHECK_S + 120))
+    @app.task(name="referee.run_check", shared=False, time_limit=int(MAX_CHECK_S + 120))
     def run_check_task(check_id: int) -> str:
         from api.execution import run_check
 
         settings = config()
         return run_check(engine(), int(check_id), settings.policy(), lease_s=settings.lease_s)
 
-    @app.task(name="referee.ladder_tick")
+    @app.task(name="referee.ladder_tick", shared=False)
     def ladder_tick_task() -> int:
         """The matchmaker: open rounds and release fixtures (lock-protected, idempotent)."""
         from api.scheduling import tick_and_enqueue
@@ -124,20 +124,20 @@ def make_celery(broker_url: str, queue_name: str, cfg: ServiceConfig | None = No
 
     # the worker's own bound on a match, whatever the sender asks: past the visibility
     # timeout Redis would hand the message to a second worker while the first still plays
-    @app.task(name="referee.play_description", ignore_result=False, track_started=True,
-              time_limit=int(cfg.max_match_s))
+    @app.task(name="referee.play_description", shared=False, ignore_result=False,
+              track_started=True, time_limit=int(cfg.max_match_s))
     def play_description_task(description: Any, keep_log: bool = True) -> dict[str, Any]:
         from api.broker_pool import play_description
 
         return play_description(description, bool(keep_log), config().policy())
 
-    @app.task(name="referee.sweep")
+    @app.task(name="referee.sweep", shared=False)
     def sweep_task() -> int:
         from api.scheduling import sweep_and_enqueue
 
         return sweep_and_enqueue(engine(), config().sweep_policy(), Tasks())
 
-    @app.task(name="referee.health")
+    @app.task(name="referee.health", shared=False)
     def health_task() -> dict[str, Any]:
         from api.health import probe_now
 

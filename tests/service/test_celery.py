@@ -423,6 +423,24 @@ def test_celery_is_configured_for_exactly_once_delivery():
     app.close()
 
 
+def test_each_celery_app_runs_its_own_tasks():
+    """Celery shares a decorated task with every app made after it unless told not to: a
+    second app in one process would then run the first one's (its settings, its queue)."""
+    import warnings
+
+    from api.config import ServiceConfig
+    from api.tasks import make_celery
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Celery's DuplicateTaskNameWarning included
+        first = make_celery(REDIS, "q1", ServiceConfig(max_match_s=600))
+        second = make_celery(REDIS, "q2", ServiceConfig(max_match_s=1200))
+        limits = [app.tasks["referee.play_description"].time_limit for app in (first, second)]
+    assert limits == [600, 1200]
+    first.close()
+    second.close()
+
+
 def test_rate_limits_are_counted_in_redis_in_production(stack):
     from api import create_app
     from api.config import ServiceConfig
