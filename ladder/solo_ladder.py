@@ -14,7 +14,9 @@ solo ladder, and :func:`tick` releases them, under the matchmaker's lock, as slo
 retired are voided.  The health and presence rules (:mod:`ladder.health`,
 :mod:`ladder.presence`) pause a bot's solo entries with its ladder entries
 (:mod:`ladder.pauses`): a bot that is down or away is not given games it can only forfeit.  A bot stops being scheduled after :data:`MAX_GAMES` games at a level:
-its estimate is then good to a few points, and the ladder's cost is bounded.
+its estimate is then good to a few points, and the ladder's cost is bounded.  An owner
+enters one bot per solo ladder: a second one could play a seed after the first, which saw
+its dice.
 
 The ranking (:mod:`ladder.solo`) reads every finished game of the ladder; bots with fewer than
 :data:`PLACEMENT` games are listed apart, unranked.  Solo matches are unrated: they never move
@@ -32,7 +34,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, text, update
 
-from ladder import NotFoundError, metrics, pauses, solo
+from ladder import ConflictError, NotFoundError, metrics, pauses, solo
 from ladder.accounts import now_utc, utc
 from ladder.db import lock_key, lock_ladder, reader, translate_errors
 from ladder.matchmaking.state import LOCK as MATCHMAKER_LOCK
@@ -74,6 +76,8 @@ def set_entry(engine: Engine, bot_id: int, game: str, level: int, active: bool
         if new and not active:
             raise NotFoundError(f"bot {bot_id} is not in the {ladder_name(game, level)} "
                                 "solo ladder")
+        if active:
+            _one_per_owner(conn, bot_id, game, level)
         held = pauses.auto_pause_reason(conn, bot_id) if active else None
         pause = {"paused_reason": held, "paused_at": now if held else None}
         if new:
@@ -82,6 +86,26 @@ def set_entry(engine: Engine, bot_id: int, game: str, level: int, active: bool
         else:
             conn.execute(update(SoloEntry).where(*key).values(active=active, **pause))
     return entries_of(engine, bot_id, game, level)[0]
+
+
+def _one_per_owner(conn: Connection, bot_id: int, game: str, level: int) -> None:
+    """An owner enters one bot per solo ladder: the bots of a round play the same seeds, so
+    a second bot of the same owner could play a seed already played by the first one, which
+    saw its dice, and so know them (ConflictError naming the bot already there)."""
+    owner = conn.execute(select(Bot.owner_id).where(Bot.id == bot_id)).scalar_one_or_none()
+    if owner is None:  # the house's own bots, entered by the operator
+        return
+    other = conn.execute(
+        select(Bot.id, Bot.name).join(SoloEntry, SoloEntry.bot_id == Bot.id)
+        .where(Bot.owner_id == owner, Bot.id != bot_id, Bot.status != RETIRED,
+               SoloEntry.game == game, SoloEntry.level == level, SoloEntry.active.is_(True))
+    ).first()
+    if other is not None:
+        raise ConflictError(
+            f"your bot {other.name} (id {other.id}) is already on the "
+            f"{ladder_name(game, level)} solo ladder: one bot per owner at a level, since "
+            "its bots play the same seeds and one could learn their dice from the other; "
+            "withdraw it first, or enter this one at another level")
 
 
 def entries_of(engine: Engine, bot_id: int, game: str | None = None,

@@ -60,8 +60,10 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         bot entered plays the round's 4 fresh seeds once each (as its `max_concurrency`
         allows), and the next round opens when the last game of this one is over; after 200
         games at a level it plays no more there.  Withdrawn, its games not started are
-        voided; its finished ones stay on the board.  `game` must be one of the bot's games
-        (409 otherwise); an unknown game or level is a 404."""
+        voided; its finished ones stay on the board.  `game` must be one of the bot's games,
+        and an owner enters one bot per level (409 otherwise: a second bot could play a seed
+        after the first had seen its dice); an unknown game or level is a 404.  A bot paused
+        by the health or presence rules is entered paused, and plays once that lifts."""
         who = require_owner()
         return actions.set_solo_entry(who.owner_id, bot_id, game, level, body["active"])
 

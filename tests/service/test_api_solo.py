@@ -146,13 +146,13 @@ def test_the_solo_ladder_plays_shared_seeds_and_ranks_greedy_above_random(
 
     rounds = iter(range(100))  # fixed seeds: the same games every run
     monkeypatch.setattr(solo_ladder, "fresh_rng", lambda: random.Random(next(rounds)))
-    alice = anon.owner("alice")
+    alice, bob = anon.owner("alice"), anon.owner("bob")
     weak = register(alice, bot_url, "weak")  # the built-in random bot over HTTP
-    strong = register(alice, second_bot_url, "strong")  # the built-in greedy bot
+    strong = register(bob, second_bot_url, "strong")  # the built-in greedy bot
     ladder = f"/api/v1/solo-ladders/{DUO}/1"
     first = put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1", json={"active": True})
     assert first.status_code == 200 and first.json["ladder"] == "tokaido-duo-solo-1"
-    assert put(alice, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
+    assert put(bob, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
                      json={"active": True}).status_code == 200
     assert anon.get(ladder).json["rounds"] == 1  # the first entry opened a round at once
     engine = app.extensions["referee"].engine
@@ -271,6 +271,34 @@ def test_solo_ladder_reads_and_rights(anon, bot_url, second_bot_url):
     assert empty["items"] == empty["provisional"] == [] and "strength" in empty["ranking"]
 
 
+def test_an_owner_enters_one_bot_per_solo_level(anon, bot_url, second_bot_url):
+    """Its second bot could play a seed after the first one had seen the dice."""
+    from bots.server import BotApp, BotServer
+
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    first, second = register(alice, bot_url, "first"), register(alice, second_bot_url, "second")
+    server = BotServer(BotApp("random", None, 5)).start()
+    try:
+        theirs = register(bob, server.url, "theirs")
+    finally:
+        server.stop()  # registered: nothing here plays it
+    assert put(alice, f"/api/v1/bots/{first}/solo-ladders/{DUO}/2",
+               json={"active": True}).status_code == 200
+    refused = put(alice, f"/api/v1/bots/{second}/solo-ladders/{DUO}/2", json={"active": True})
+    assert refused.status_code == 409
+    assert f"first (id {first}) is already on the tokaido-duo-solo-2" in refused.json["message"]
+    assert put(bob, f"/api/v1/bots/{theirs}/solo-ladders/{DUO}/2",
+               json={"active": True}).status_code == 200  # another owner's bot
+    assert put(alice, f"/api/v1/bots/{second}/solo-ladders/{DUO}/3",
+               json={"active": True}).status_code == 200  # another level
+    assert put(alice, f"/api/v1/bots/{first}/solo-ladders/{DUO}/2",
+               json={"active": False}).status_code == 200
+    assert put(alice, f"/api/v1/bots/{second}/solo-ladders/{DUO}/2",
+               json={"active": True}).status_code == 200  # once the first is withdrawn
+    assert put(alice, f"/api/v1/bots/{first}/solo-ladders/{DUO}/2",
+               json={"active": True}).status_code == 409
+
+
 def test_solo_works_on_postgresql(make_service, pg_head_url, bot_url):
     app = make_service(pg_head_url)
     alice = Client(app).owner("alice")
@@ -362,13 +390,13 @@ def test_a_bot_that_forfeits_every_solo_game_ranks_below_one_that_plays(app, ano
     rounds = iter(range(100))  # fixed seeds: the same games every run
     monkeypatch.setattr(solo_ladder, "fresh_rng", lambda: random.Random(next(rounds)))
 
-    alice = anon.owner("alice")
+    alice, bob = anon.owner("alice"), anon.owner("bob")
     info = {"name": "hostile", "games": [DUO], "protocol": 1}
     with HostileServer("unknown", info=info) as broken:
         forfeiter = register(alice, broken.url, "forfeiter", games=[DUO])
-        player = register(alice, bot_url, "player")
-        for bot in (forfeiter, player):
-            assert put(alice, f"/api/v1/bots/{bot}/solo-ladders/{DUO}/1",
+        player = register(bob, bot_url, "player")
+        for owner, bot in ((alice, forfeiter), (bob, player)):
+            assert put(owner, f"/api/v1/bots/{bot}/solo-ladders/{DUO}/1",
                        json={"active": True}).status_code == 200
         play_until(app, closed=2)  # round 1: the forfeiter alone; round 2: both
     board = anon.get(f"/api/v1/solo-ladders/{DUO}/1").json

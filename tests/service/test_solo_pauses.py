@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pages.html_support import page
+from pages.pages_support import csrf_of
 from sqlalchemy import select
 
 from api.health import probe_due
@@ -15,8 +17,6 @@ from ladder import presence, solo_ladder
 from ladder.accounts import now_utc
 from ladder.models import SCHEDULED, VOIDED, Match, SoloGame
 
-from pages.html_support import page
-from pages.pages_support import csrf_of
 from service.test_api_solo import DUO, play_until, put, register
 
 HEALTH_REASON = "health: 3 failed probes in a row"
