@@ -123,15 +123,16 @@ class AnswerCache:
             return kept
 
     def put(self, key: str, kept: Kept) -> None:
-        if len(kept.body) > self._max // 8:
+        cost = _cost(key, kept)
+        if cost > self._max // 8:
             return
         with self._lock:
             old = self._items.pop(key, None)
-            self._bytes += len(kept.body) - (len(old.body) if old else 0)
+            self._bytes += cost - (_cost(key, old) if old else 0)
             self._items[key] = kept
             while self._bytes > self._max:
-                _, dropped = self._items.popitem(last=False)
-                self._bytes -= len(dropped.body)
+                dropped_key, dropped = self._items.popitem(last=False)
+                self._bytes -= _cost(dropped_key, dropped)
 
     def probe(self, engine: Engine) -> Engine:
         """The engine the fingerprint is read with (see :func:`fingerprint`)."""
@@ -189,6 +190,17 @@ class AnswerCache:
             self._seen.clear()
             self._writes += 1
 
+
+def _cost(key: str, kept: Kept) -> int:
+    """What an answer holds in memory, near enough: its key (a URL may carry any query
+    string: the pages ignore parameters they do not take, so each new one is a new key), its
+    body and its headers, plus a fixed share for the objects around them."""
+    return (len(key) + len(kept.body) + sum(len(k) + len(v) for k, v in kept.headers)
+            + ENTRY_OVERHEAD)
+
+
+ENTRY_OVERHEAD = 512
+"""Bytes an entry costs beyond its strings (the dataclass, the tuples, the dict's slot)."""
 
 EXTENSION = "referee_answers"
 

@@ -228,16 +228,36 @@ def test_a_bots_solo_standing_follows_the_other_bots_games(app, anon, bot_url, s
     """A bot's page ranks it on its solo ladder among the others: their games move it."""
     from service.test_api_solo import DUO, play_until, put, register
 
-    alice = anon.owner("alice")
-    weak, strong = register(alice, bot_url, "weak"), register(alice, second_bot_url, "strong")
+    alice, bob = anon.owner("alice"), anon.owner("bob")
+    weak, strong = register(alice, bot_url, "weak"), register(bob, second_bot_url, "strong")
     assert put(alice, f"/api/v1/bots/{weak}/solo-ladders/{DUO}/1",
                json={"active": True}).status_code == 200
     play_until(app, closed=1)  # the weak bot alone
     assert "</strong> of 1" in anon.get(f"/bots/{weak}").get_data(as_text=True)
-    assert put(alice, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
+    assert put(bob, f"/api/v1/bots/{strong}/solo-ladders/{DUO}/1",
                json={"active": True}).status_code == 200
     play_until(app, closed=3)
     assert "</strong> of 2" in anon.get(f"/bots/{weak}").get_data(as_text=True)
+
+
+def test_the_kept_answers_bound_counts_their_keys_and_headers_too():
+    """Pages ignore query parameters they do not take, so every new one is a new key: a
+    reader sending long junk ones must not hold more memory than the bound says."""
+    import time
+
+    from api.caching import ENTRY_OVERHEAD, AnswerCache, Kept
+
+    bound = 64 * 1024
+    answers = AnswerCache(max_bytes=bound)
+    for n in range(200):
+        key = f"host|/leaderboards/x?junk={n:04d}{'x' * 4000}|1"
+        answers.put(key, Kept("v1", 200, b"{}", (("ETag", 'W/"abc"'),), time.monotonic()))
+    held = len(answers._items)
+    assert 0 < held <= bound // (4000 + ENTRY_OVERHEAD)
+    assert answers._bytes <= bound
+    newest = f"host|/leaderboards/x?junk=0199{'x' * 4000}|1"
+    assert answers.get(newest, "v1") is not None  # least recently read dropped first
+    assert answers.get(newest.replace("0199", "0000"), "v1") is None
 
 
 class Clock:
