@@ -166,7 +166,7 @@ def page_context() -> dict[str, Any]:
 
     return {"asset_url": asset_url, "csrf_token": login.csrf_token,
             "viewer": login.viewer, "titles": game_titles(tuple(service().games)),
-            "find_game": find_game}
+            "ladder_titles": ladder_titles(tuple(service().games)), "find_game": find_game}
 
 
 @cache
@@ -174,6 +174,20 @@ def game_titles(games: tuple[str, ...]) -> dict[str, str]:
     from referee.games import find_game
 
     return {g: find_game(g).title for g in games}
+
+
+@cache
+def ladder_titles(games: tuple[str, ...]) -> dict[str, str]:
+    """Each ladder's title: a game's, and each of its solo ladders' (an alert names the
+    ladders it paused: ``tokaido-duo-solo-2`` reads "Tokaido Duo solo, level 2")."""
+    from ladder.solo import ladder_name
+    from referee.games import find_game
+
+    titles = dict(game_titles(games))
+    for g in games:
+        titles.update({ladder_name(g, level): f"{titles[g]} solo, level {level}"
+                       for level in find_game(g).solo_levels})
+    return titles
 
 
 def when(moment: datetime | str | None) -> str:

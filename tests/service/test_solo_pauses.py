@@ -79,6 +79,7 @@ def test_failed_probes_pause_a_solo_entry_and_good_ones_resume_it(app, anon):
     assert solo_games(engine, bot).keys() == after.keys()  # no round scheduled it
     me = me_page(alice)
     assert me.count("Paused automatically: its health probes failed") == 2
+    assert "paused</strong> on Tokaido Duo solo, level 1: health" in me  # the alert
     assert "Paused automatically" in page(anon.http, f"/bots/{bot}")
 
     server = BotServer(BotApp("random", None, 3), port=port).start()
