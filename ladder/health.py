@@ -5,19 +5,20 @@ itself needs the network and lives in :mod:`api.health`); each probe is a ``heal
 row.  The rules, applied after every probe and on every health tick, are:
 
 * **pause** a bot's entries (in the ladders it joined and the solo ladders it entered: a
-  bot on no ladder has nothing to pause) after :data:`FAILED_PROBES_TO_PAUSE` failed probes in a row, or
-  after :data:`FORFEITS_TO_PAUSE` forfeits in a row in its rated matches finished since it was
-  last resumed (a bot that crashes in every match is not down, but no better for it);
+  bot on no ladder has nothing to pause) after :data:`FAILED_PROBES_TO_PAUSE` failed probes
+  in a row, or after :data:`FORFEITS_TO_PAUSE` forfeits in a row in its rated matches
+  finished since it was last resumed (a bot that crashes in every match is not down, but no
+  better for it);
 * **resume** them after :data:`GOOD_PROBES_TO_RESUME` good probes in a row made after the
   pause.
 
 Only the reasons written here (``health: …``, ``forfeits: …``) are lifted automatically; a
-pause for any other reason (retirement, an admin) is left alone (:mod:`ladder.pauses`).  Each pause and resume is an
-``alerts`` row its owner reads through ``GET /me/alerts``.  Pausing and resuming go through
-:func:`ladder.matchmaking.pause_entries` / :func:`ladder.matchmaking.resume_entries`, as the
-owner's do: under the matchmaker's lock, and a resume counts as a rest (the resumed bot does
-not take the next bye).  :func:`decide` is the rule alone,
-with no database, so it can be tested on its own.
+pause for any other reason (retirement, an admin) is left alone (:mod:`ladder.pauses`).
+Each pause and resume is an ``alerts`` row its owner reads through ``GET /me/alerts``.
+Pausing and resuming go through :func:`ladder.matchmaking.pause_entries` /
+:func:`ladder.matchmaking.resume_entries`, as the owner's do: under the matchmaker's lock,
+and a resume counts as a rest (the resumed bot does not take the next bye).  :func:`decide`
+is the rule alone, with no database, so it can be tested on its own.
 """
 
 from __future__ import annotations
