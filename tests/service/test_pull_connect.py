@@ -140,6 +140,37 @@ def test_the_bridge_reconnects_with_backoff(monkeypatch):
     ]
 
 
+
+def test_the_bridge_stops_when_its_bots_program_has_ended(monkeypatch):
+    """A ``cmd:`` bot the bridge started has crashed: polling on would keep the pull bot
+    connected (so scheduled) while every request it takes is a strike. The bridge stops,
+    saying why, and the service sees the bot away."""
+    stop = threading.Event()
+    polls: list[bool] = []
+
+    class Idle:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+            polls.append(resume)
+            if len(polls) >= 3:
+                stop.set()
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            raise AssertionError("nothing to answer")
+
+    local = LocalBot(LOCAL["cmd"], "tokaido-duo", 1)
+    try:
+        program = local.program
+        assert program is not None
+        program.process.kill()
+        program.process.wait(10)
+        with pytest.raises(arena.bridge.LocalBotGone, match="your bot's program ended"):
+            Bridge(Idle(), local, lambda line: None).run(stop, 1)
+    finally:
+        local.close()
+    assert polls == []
+
+
 def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
     result = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "nope"])
     assert result.exit_code == 1
