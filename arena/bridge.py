@@ -36,8 +36,9 @@ BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 """Pauses between tries to reach the service again, the last one repeated."""
 POLL_WAIT_S = 25
 MAX_MATCHES = 64
-"""Matches a bridge keeps a connection to its local bot for (one whose ``/end`` never came
-is forgotten past it)."""
+"""Matches a bridge keeps a connection to its local bot, or an in-process player, for: one
+whose ``/end`` never came (lost with a connection past its deadline, or a match the service
+played again under a new id) is forgotten, and closed, past it."""
 MAX_UNSENT = 64
 """Answers kept whose post was lost (the service unreachable), to post again when their
 request is handed again after the reconnect."""
@@ -126,8 +127,7 @@ class LocalBot:
                 transport = Transport(self.url, label="local-bot")
                 if path != "/end":
                     self._transports[match_id] = transport
-                    if len(self._transports) > MAX_MATCHES:  # one never ended: the oldest
-                        self._transports.pop(next(iter(self._transports))).close()
+                    _forget_oldest(self._transports)
         try:
             ex = transport.call("POST", path, protocol.encode(env["body"]), env["deadline_ms"])
         finally:
@@ -142,6 +142,7 @@ class LocalBot:
             made = make_player(self.seat, info.game, self.seed, info.seat)
             with self._lock:
                 self._players[info.match_id] = made
+                _forget_oldest(self._players)
             fault = made.start(info)
             return (None, fault) if fault else (b"{}", None)
         match_id = str(body.get("match_id"))
@@ -289,6 +290,13 @@ class Bridge:
             rank = next((s.get("rank") for s in result.get("seats", [])
                          if s.get("seat") == seat), "?")
             self.say(f"match {body.get('match_id')} over: rank {rank} ({result.get('reason')})")
+
+
+def _forget_oldest(kept: dict[str, Any]) -> None:
+    """Close and forget the oldest of ``kept`` (by match, oldest first) past
+    :data:`MAX_MATCHES`: a match whose ``/end`` never came."""
+    while len(kept) > MAX_MATCHES:
+        kept.pop(next(iter(kept))).close()
 
 
 def _answer_fault(env: Mapping[str, Any], body: bytes) -> Fault | None:

@@ -188,6 +188,27 @@ def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
     assert usage.exit_code == 2 and "--register needs --game" in usage.output
 
 
+
+def test_an_in_process_bot_keeps_a_bounded_number_of_matches_whose_end_never_came(
+        monkeypatch):
+    """A match whose ``/end`` never reached the bridge (lost with a connection, or a match
+    the service played again) keeps its player, and what that player holds (a search tree),
+    only until :data:`~arena.bridge.MAX_MATCHES` newer ones started: then it is closed."""
+    monkeypatch.setattr(arena.bridge, "MAX_MATCHES", 3)
+    local = LocalBot("random", None, 1)
+    closed: list[str] = []
+    for n in range(5):
+        start = {"request_id": f"m{n}:start:0", "path": "/start", "deadline_ms": 2000,
+                 "body": {"protocol": 1, "match_id": f"m{n}", "game": GAME, "seat": 0,
+                          "players": [{"seat": 0, "name": "me"}, {"seat": 1, "name": "you"}],
+                          "time_control": {"decision_ms": 1000}}}
+        assert local.answer(start) == (b"{}", None)
+        player = local._players[f"m{n}"]
+        monkeypatch.setattr(player, "close", lambda n=n: closed.append(f"m{n}"))
+    assert sorted(local._players) == ["m2", "m3", "m4"] and closed == ["m0", "m1"]
+    local.close()
+
+
 def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
     """What ``--on-stop finish`` runs after a Ctrl-C: polls until no match is in progress
     (the last /end answered), then returns."""
