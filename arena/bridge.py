@@ -27,6 +27,7 @@ from referee.faults import Fault
 from referee.players import Player
 
 if TYPE_CHECKING:
+    from arena.launch import Launched
     from referee.transport import Transport
 
 log = logging.getLogger("referee.bridge")
@@ -35,8 +36,9 @@ BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 """Pauses between tries to reach the service again, the last one repeated."""
 POLL_WAIT_S = 25
 MAX_MATCHES = 64
-"""Matches a bridge keeps a connection to its local bot for (one whose ``/end`` never came
-is forgotten past it)."""
+"""Matches a bridge keeps a connection to its local bot, or an in-process player, for: one
+whose ``/end`` never came (lost with a connection past its deadline, or a match the service
+played again under a new id) is forgotten, and closed, past it."""
 MAX_UNSENT = 64
 """Answers kept whose post was lost (the service unreachable), to post again when their
 request is handed again after the reconnect."""
@@ -49,6 +51,11 @@ class LinkDown(Exception):
 class LinkRefused(RefereeError):
     """The service refuses this connection for good (a bad token, not your bot, a push bot,
     replaced by another connection): the message says why."""
+
+
+class LocalBotGone(RefereeError):
+    """The local bot can answer nothing more (the ``cmd:`` program the bridge started has
+    ended): the bridge stops polling, so that the service sees the bot away."""
 
 
 class Link(Protocol):
@@ -74,11 +81,13 @@ class LocalBot:
         self._transports: dict[str, Transport] = {}
         self._lock = threading.Lock()
         self.url: str | None = None
+        self.program: Launched | None = None
+        """The ``cmd:`` bot's program, started here (see :meth:`gone`)."""
         if self.seat.launched:
             if game is None:
                 raise RefereeError("a cmd: bot is started for one game: name it (--game)")
             [player] = self._stack.enter_context(seated([self.seat], game, seed))
-            self.url = getattr(player, "url")
+            self.url, self.program = getattr(player, "url"), getattr(player, "bot")
         elif self.seat.remote:
             self.url = self.seat.bot
 
@@ -88,6 +97,14 @@ class LocalBot:
         for transport in self._transports.values():
             transport.close()
         self._stack.close()
+
+    def gone(self) -> str | None:
+        """Why the local bot can answer nothing more (``None``: it can): the ``cmd:`` program
+        started here has ended (a bot at a URL may come back, and an in-process one cannot
+        end)."""
+        if self.program is None or self.program.exit_status() is None:
+            return None
+        return f"your bot's program ended ({self.program.death()})"
 
     def answer(self, env: Mapping[str, Any]) -> tuple[bytes | None, Fault | None]:
         """The body to post for ``env`` (``None``: nothing to post, the local bot did not
@@ -110,8 +127,7 @@ class LocalBot:
                 transport = Transport(self.url, label="local-bot")
                 if path != "/end":
                     self._transports[match_id] = transport
-                    if len(self._transports) > MAX_MATCHES:  # one never ended: the oldest
-                        self._transports.pop(next(iter(self._transports))).close()
+                    _forget_oldest(self._transports)
         try:
             ex = transport.call("POST", path, protocol.encode(env["body"]), env["deadline_ms"])
         finally:
@@ -126,6 +142,7 @@ class LocalBot:
             made = make_player(self.seat, info.game, self.seed, info.seat)
             with self._lock:
                 self._players[info.match_id] = made
+                _forget_oldest(self._players)
             fault = made.start(info)
             return (None, fault) if fault else (b"{}", None)
         match_id = str(body.get("match_id"))
@@ -166,9 +183,16 @@ class Bridge:
     def run(self, stop: threading.Event, wait_s: int = POLL_WAIT_S,
             until_idle: bool = False) -> None:
         """Poll until ``stop`` is set (``until_idle``: or no match is in progress);
-        :class:`LinkRefused` when the service refuses. :meth:`close` when done."""
+        :class:`LinkRefused` when the service refuses, :class:`LocalBotGone` when the local
+        bot's program has ended: polling on would keep the pull bot connected, so scheduled,
+        while every request it takes is a strike (stopped, it is away: its entries pause).
+        :meth:`close` when done."""
         failures, resume = 0, True  # a first poll: what a previous run was handed, again
         while not stop.is_set() and not (until_idle and not self.matches):
+            gone = self.local.gone()
+            if gone is not None:
+                raise LocalBotGone(f"{gone}: stopping, so that the service sees your bot "
+                                   "away (start it again to play)")
             with self._lock:
                 resume, self._lost = resume or self._lost, False
             try:
@@ -266,6 +290,13 @@ class Bridge:
             rank = next((s.get("rank") for s in result.get("seats", [])
                          if s.get("seat") == seat), "?")
             self.say(f"match {body.get('match_id')} over: rank {rank} ({result.get('reason')})")
+
+
+def _forget_oldest(kept: dict[str, Any]) -> None:
+    """Close and forget the oldest of ``kept`` (by match, oldest first) past
+    :data:`MAX_MATCHES`: a match whose ``/end`` never came."""
+    while len(kept) > MAX_MATCHES:
+        kept.pop(next(iter(kept))).close()
 
 
 def _answer_fault(env: Mapping[str, Any], body: bytes) -> Fault | None:

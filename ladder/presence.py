@@ -42,7 +42,8 @@ def sweep(engine: Engine, connected: Callable[[int], bool],
     out: dict[int, str] = {}
     for bot_id in sorted(running | away):
         here = connected(bot_id)
-        if (not here and bot_id in running and _set(engine, bot_id, away=True, now=now)) or (
+        if (not here and bot_id in running and _set(engine, bot_id, away=True, now=now,
+                                                    connected=connected)) or (
                 here and bot_id in away and _set(engine, bot_id, away=False, now=now)):
             out[bot_id] = RESUMED if here else PAUSED
     return out
@@ -53,11 +54,20 @@ def back(engine: Engine, bot_id: int, now: datetime | None = None) -> bool:
     return _set(engine, bot_id, away=False, now=now)
 
 
-def _set(engine: Engine, bot_id: int, *, away: bool, now: datetime | None) -> bool:
+def _set(engine: Engine, bot_id: int, *, away: bool, now: datetime | None,
+         connected: Callable[[int], bool] | None = None) -> bool:
+    """Pause (``away``) or resume the bot's entries; whether any changed. ``connected``:
+    asked again once the locks are held, a pause does not land on a bot that is back. The
+    sweep read the bot's presence before; a poll may have come since, and found nothing to
+    resume (:func:`back` takes the same lock): pausing then would leave a connected bot out
+    of its rounds until the next sweep (which is still the bound for a poll caught between
+    its :func:`back` and its relay's take, an instant rather than the whole sweep)."""
     now = now or now_utc()
     with translate_errors(engine), engine.begin() as conn:
         lock_ladder(conn, f"health:{bot_id}")
         lock_ladder(conn, matchmaking.LOCK)  # the reasons read are the reasons changed
+        if away and connected is not None and connected(bot_id):
+            return False
         owner = conn.execute(select(Bot.owner_id).where(Bot.id == bot_id)).scalar_one_or_none()
         reason = LadderEntry.paused_reason
         cond = reason.is_(None) if away else reason.startswith(AWAY)

@@ -22,8 +22,11 @@ script (:data:`_TAKE`) checks the connection's generation, takes whatever else i
 hands it all over; the answer is one script (:data:`_ANSWER`) that pushes the reply to the
 blocked worker. Nothing polls Redis on a timer.
 
-Every key expires (:data:`TTL_S`); the database is never involved. A Redis error is a
-:class:`~referee.relay.RelayError`: the referee's failure (the match is played again).
+Every key expires (:data:`TTL_S`), set again by each push that may make it anew: a list a
+blocking pop emptied is deleted, its expiry with it, and a reply whose worker died or an item
+a replaced poll pushes back would otherwise live for ever. The database is never involved. A
+Redis error is a :class:`~referee.relay.RelayError`: the referee's failure (the match is
+played again).
 """
 
 from __future__ import annotations
@@ -53,7 +56,10 @@ wait (a decision's deadline, its bank included, plus the pick-up)."""
 _TAKE = """
 local first = ARGV[6]
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
-  if first ~= '' then redis.call('LPUSH', KEYS[1], first) end
+  if first ~= '' then
+    redis.call('LPUSH', KEYS[1], first)
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+  end
   return {'replaced'}
 end
 local items = {}
@@ -111,10 +117,12 @@ redis.call('HDEL', KEYS[3], ARGV[3])
 if ms > tonumber(h[2]) then
   redis.call('HSET', KEYS[1], 'state', 'late')
   redis.call('RPUSH', KEYS[2], 'late\\n' .. tostring(ms))
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
   return {'late', tostring(ms)}
 end
 redis.call('HSET', KEYS[1], 'state', 'answered', 'ms', tostring(ms))
 redis.call('RPUSH', KEYS[2], ARGV[1] .. '\\n' .. tostring(ms) .. '\\n' .. ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
 return {'accepted', tostring(ms)}
 """
 _CLOSE = """
@@ -216,7 +224,7 @@ class RedisRelay(Relay):
             outcome, ms = self._answer(keys=[self._key("h", bot, request_id),
                                              self._key("a", bot, request_id),
                                              self._key("o", bot)],
-                                       args=[kind, payload, request_id])
+                                       args=[kind, payload, request_id, TTL_S])
         except self._errors as exc:
             raise RelayError(f"the relay failed: {type(exc).__name__}: {exc}") from exc
         return Delivered(outcome.decode()), float(ms)

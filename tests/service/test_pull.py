@@ -399,6 +399,32 @@ def test_a_pull_bot_with_no_connection_is_away_and_back_when_it_polls(anon):
     assert entry()["paused_reason"].startswith("owner:")
 
 
+
+def test_a_poll_racing_the_away_sweep_leaves_the_bot_playing(anon):
+    """The sweep found the bot not connected; before it paused the bot's entries, the bot
+    polled (its poll found nothing to resume yet): the bot is connected, so the pause must
+    not land (else it sits out every round until the next sweep, polling all the while)."""
+    from ladder import presence
+
+    alice = anon.owner("alice")
+    made = alice.post("/api/v1/bots", json={"name": "laptop", "mode": "pull", "games": [GAME]})
+    assert made.status_code == 201, made.json
+    bot_id, engine = made.json["id"], anon.app.extensions["referee"].engine
+    relay = process_relay()
+
+    def stale(bot: int) -> bool:
+        """What the sweep read first: not connected; the bot polls just after."""
+        if not relay.connected(str(bot)):
+            assert alice.get(f"/api/v1/bots/{bot}/requests?wait=0").status_code == 200
+            return False
+        return True
+
+    assert presence.sweep(engine, stale) == {}
+    assert relay.connected(str(bot_id))
+    [entry] = alice.get(f"/api/v1/bots/{bot_id}/ladders").json["items"]
+    assert entry["paused_reason"] is None
+
+
 def test_a_relay_that_fails_is_the_referees_failure_never_a_strike(anon, fresh_relay):
     from ladder.relay_redis import RedisRelay
 

@@ -140,6 +140,37 @@ def test_the_bridge_reconnects_with_backoff(monkeypatch):
     ]
 
 
+
+def test_the_bridge_stops_when_its_bots_program_has_ended(monkeypatch):
+    """A ``cmd:`` bot the bridge started has crashed: polling on would keep the pull bot
+    connected (so scheduled) while every request it takes is a strike. The bridge stops,
+    saying why, and the service sees the bot away."""
+    stop = threading.Event()
+    polls: list[bool] = []
+
+    class Idle:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+            polls.append(resume)
+            if len(polls) >= 3:
+                stop.set()
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            raise AssertionError("nothing to answer")
+
+    local = LocalBot(LOCAL["cmd"], "tokaido-duo", 1)
+    try:
+        program = local.program
+        assert program is not None
+        program.process.kill()
+        program.process.wait(10)
+        with pytest.raises(arena.bridge.LocalBotGone, match="your bot's program ended"):
+            Bridge(Idle(), local, lambda line: None).run(stop, 1)
+    finally:
+        local.close()
+    assert polls == []
+
+
 def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
     result = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "nope"])
     assert result.exit_code == 1
@@ -155,6 +186,27 @@ def test_a_refused_token_or_a_push_bot_is_one_line(anon, served, bot_url):
     usage = CliRunner().invoke(main, ["bot", "connect", served, "random", "--token", "x",
                                       "--register", "a"])
     assert usage.exit_code == 2 and "--register needs --game" in usage.output
+
+
+
+def test_an_in_process_bot_keeps_a_bounded_number_of_matches_whose_end_never_came(
+        monkeypatch):
+    """A match whose ``/end`` never reached the bridge (lost with a connection, or a match
+    the service played again) keeps its player, and what that player holds (a search tree),
+    only until :data:`~arena.bridge.MAX_MATCHES` newer ones started: then it is closed."""
+    monkeypatch.setattr(arena.bridge, "MAX_MATCHES", 3)
+    local = LocalBot("random", None, 1)
+    closed: list[str] = []
+    for n in range(5):
+        start = {"request_id": f"m{n}:start:0", "path": "/start", "deadline_ms": 2000,
+                 "body": {"protocol": 1, "match_id": f"m{n}", "game": GAME, "seat": 0,
+                          "players": [{"seat": 0, "name": "me"}, {"seat": 1, "name": "you"}],
+                          "time_control": {"decision_ms": 1000}}}
+        assert local.answer(start) == (b"{}", None)
+        player = local._players[f"m{n}"]
+        monkeypatch.setattr(player, "close", lambda n=n: closed.append(f"m{n}"))
+    assert sorted(local._players) == ["m2", "m3", "m4"] and closed == ["m0", "m1"]
+    local.close()
 
 
 def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():

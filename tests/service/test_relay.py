@@ -10,6 +10,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,32 @@ def test_a_store_that_is_down_is_the_referees_failure():
         dead.exchange("7", Request("m1:0:0", "/decide", b"{}", 100))
     with pytest.raises(RelayError):
         dead.take("7", 0)
+
+
+
+def no_expiry(relay: Any) -> list[str]:
+    """The relay's keys in Redis that would live for ever."""
+    red = relay._redis
+    return sorted(key.decode() for key in red.scan_iter(f"{relay.prefix}:*")
+                  if red.ttl(key) == -1)
+
+
+def test_every_redis_key_expires_even_when_its_worker_is_gone():
+    """A worker that dies (or fails on a Redis blip) after the hand-over leaves no one to pop
+    its mailbox: the bot's answer, on time or late, must not make a key that lives for ever.
+    Nor may a replaced connection that pushes back what it popped from a queue it emptied."""
+    relay: Any = redis_relay()
+    red = relay._redis
+    for rid, deadline in (("m1:0:0", 5000), ("m2:0:0", 100)):
+        red.rpush(relay._key("q", "7"), f"{rid}\n{deadline}\n/decide\n{{}}".encode())
+        [_] = relay.take("7", 5)
+        assert red.blpop([relay._key("a", "7", rid)], 5)  # the worker saw it handed, then died
+        if deadline < 1000:
+            time.sleep(deadline / 1000 + 0.05)  # answered late
+        relay.answer("7", rid, b"{}")
+    assert no_expiry(relay) == []
+    red.rpush(relay._key("q", "8"), b"m3:0:0\n5000\n/decide\n{}")
+    with pytest.raises(Replaced):
+        relay._wait("8", 0, 1)  # popped the only item, then found itself replaced
+    assert red.llen(relay._key("q", "8")) == 1  # pushed back for the newer connection
+    assert no_expiry(relay) == []
