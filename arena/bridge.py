@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Protocol
@@ -39,6 +40,10 @@ MAX_MATCHES = 64
 """Matches a bridge keeps a connection to its local bot, or an in-process player, for: one
 whose ``/end`` never came (lost with a connection past its deadline, or a match the service
 played again under a new id) is forgotten, and closed, past it."""
+OVER_CHECK_S = 10.0
+"""While finishing at a stop, how often the bridge asks the service which of its matches in
+progress are over: a match whose ``/end`` never reached it (lost past its deadline, or played
+again under a new id) would otherwise keep it waiting for ever."""
 MAX_UNSENT = 64
 """Answers kept whose post was lost (the service unreachable), to post again when their
 request is handed again after the reconnect."""
@@ -69,6 +74,10 @@ class Link(Protocol):
     def answer(self, request_id: str, body: bytes) -> int:
         """Post an answer; the service's status code (200 taken, or a duplicate: the first
         answer stands; 404 unknown, 409 late)."""
+
+    def over(self, match_ids: Sequence[str]) -> set[str]:
+        """Those of ``match_ids`` (as ``/start`` named them) that the service says are over
+        for this bot: finished, voided, or played again under another id. :class:`LinkDown`."""
 
 
 class LocalBot:
@@ -188,7 +197,12 @@ class Bridge:
         while every request it takes is a strike (stopped, it is away: its entries pause).
         :meth:`close` when done."""
         failures, resume = 0, True  # a first poll: what a previous run was handed, again
+        checked = time.monotonic()
         while not stop.is_set() and not (until_idle and not self.matches):
+            if until_idle and time.monotonic() - checked >= OVER_CHECK_S:
+                checked = time.monotonic()
+                self._forget_over()
+                continue
             gone = self.local.gone()
             if gone is not None:
                 raise LocalBotGone(f"{gone}: stopping, so that the service sees your bot "
@@ -215,6 +229,17 @@ class Bridge:
                 if env.get("path") == "/start":  # in progress from now (not when answered)
                     self.matches.add(env["body"].get("match_id"))
                 self._pool.submit(self._handle, env)
+
+    def _forget_over(self) -> None:
+        """Forget the matches in progress the service says are over (their ``/end`` never
+        came); if it cannot be reached, ask again later."""
+        try:
+            over = self.link.over(sorted(m for m in self.matches if m))
+        except LinkDown:
+            return
+        for match in sorted(over):
+            self.matches.discard(match)
+            self.say(f"match {match} is over (its end never reached this bridge)")
 
     def close(self, wait: bool = False) -> None:
         """Stop answering (``wait``: after the answers under way)."""

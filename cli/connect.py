@@ -8,7 +8,9 @@ its requests until Ctrl-C, reconnecting with backoff when the service cannot be 
 from __future__ import annotations
 
 import random
+import re
 import threading
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -75,6 +77,24 @@ class HttpLink:
         got = self.call("POST", f"/bots/{self.bot_id}/requests/{quote(request_id, safe=':.')}",
                         data=body)
         return int(got.status_code)
+
+    def over(self, match_ids: Sequence[str]) -> set[str]:
+        """Asks the public match record of each (``m<match>.<attempt>``, as the service names
+        a match to its bots): in progress only while that attempt runs (a scheduled match
+        waits for another attempt: the one the bridge was told of was given up)."""
+        out = set()
+        for match_id in match_ids:
+            found = re.fullmatch(r"m(\d+)\.(\d+)", match_id)
+            if found is None:
+                continue  # not a name this service gives: never forgotten
+            got = self.call("GET", f"/matches/{found[1]}")
+            if got.status_code == 404:
+                out.add(match_id)
+            elif got.status_code == 200:
+                doc = got.json()
+                if doc.get("state") != "running" or doc.get("attempt") != int(found[2]):
+                    out.add(match_id)
+        return out
 
     def games(self) -> list[str]:
         """The games the connected bot plays, as registered."""

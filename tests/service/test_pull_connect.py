@@ -26,7 +26,7 @@ from bots.server import BotApp, BotServer
 from cli import main
 from cli.connect import HttpLink
 from ladder.newmatches import MatchSettings
-from ladder.work import schedule
+from ladder.work import claim, schedule
 
 GAME = "toy-race"
 
@@ -234,6 +234,55 @@ def test_finishing_on_stop_plays_the_matches_in_progress_to_their_end():
     bridge.close(wait=True)
     assert not runner.is_alive() and answered[0] == "m1:end:0" and not bridge.matches
     assert lines[0] == "match m1 over: rank 1 (won)"
+
+
+def test_finishing_forgets_a_match_whose_end_never_came(monkeypatch):
+    """A match whose /end was lost would keep ``--on-stop finish`` waiting for ever: the
+    bridge asks the service which of its matches are over, and stops waiting for those."""
+    monkeypatch.setattr(arena.bridge, "OVER_CHECK_S", 0.05)
+    asked: list[list[str]] = []
+
+    class Silent:
+        def poll(self, wait_s: int, resume: bool = False) -> list[dict[str, Any]]:
+            time.sleep(0.01)
+            return []
+
+        def answer(self, request_id: str, body: bytes) -> int:
+            raise AssertionError("nothing to answer")
+
+        def over(self, match_ids: list[str]) -> set[str]:
+            asked.append(list(match_ids))
+            if len(asked) == 1:
+                raise LinkDown("ConnectionError")  # asked again later
+            return {"m7.1"} if len(asked) == 2 else {"m8.2"}
+
+    lines: list[str] = []
+    bridge = Bridge(Silent(), LocalBot("random", None, 1), lines.append)
+    bridge.matches.update({"m7.1", "m8.2"})
+    runner = threading.Thread(target=bridge.run, args=(threading.Event(), 1, True))
+    runner.start()
+    runner.join(10)
+    bridge.close()
+    assert not runner.is_alive() and not bridge.matches
+    assert asked == [["m7.1", "m8.2"], ["m7.1", "m8.2"], ["m8.2"]]
+    assert lines == ["match m7.1 is over (its end never reached this bridge)",
+                     "match m8.2 is over (its end never reached this bridge)"]
+
+
+def test_the_link_asks_the_service_which_matches_are_over(app, anon, served):
+    alice = anon.owner("alice")
+    link = HttpLink(served, alice.token)
+    bot_id, _ = link.find_bot("laptop", GAME)
+    from service.conftest import fast_bot
+
+    svc = app.extensions["referee"]
+    other = fast_bot(svc.engine)
+    done, waiting = schedule(svc.engine, GAME, [([other, 1], 9, None), ([bot_id, 1], 10, None)],
+                             rated=False)
+    assert run_match(svc.engine, done, svc.policy, lease_s=30) == "finished"
+    assert claim(svc.engine, waiting, "w1", lease_s=30) is not None  # its attempt 1 runs
+    asked = [f"m{done}.1", f"m{waiting}.1", f"m{waiting}.2", "m999999.1", "local-7"]
+    assert link.over(asked) == {f"m{done}.1", f"m{waiting}.2", "m999999.1"}
 
 
 def test_the_bridge_says_which_answers_of_its_bot_the_referee_will_strike():
