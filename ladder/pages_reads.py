@@ -8,12 +8,13 @@ function answers plain dicts, so a page can later take the same data from an API
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, case, func, or_, select
+from sqlalchemy import Engine, Text, and_, case, cast, func, or_, select
 from sqlalchemy.orm import aliased
 
 from ladder import NotFoundError
@@ -137,21 +138,30 @@ def seat_record(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
 
 def strike_summary(engine: Engine, bot_id: int) -> dict[str, Any]:
     """The bot's strikes over its finished matches: total, forfeits, and by reason.  Matches
-    recorded by the CLI keep a count but no reasons: those strikes are ``unrecorded``."""
+    recorded by the CLI keep a count but no reasons: those strikes are ``unrecorded``.
+
+    Counted per distinct (strikes, forfeited, reasons) of its seats: a bot with hundreds of
+    matches has a handful of those, and decoding each seat's reasons cost more than the
+    rest of its page's reads."""
+    reasons_text = cast(MatchSeat.strike_reasons, Text)
     with translate_errors(engine), reader(engine) as conn:
         rows = conn.execute(
-            select(MatchSeat.strikes, MatchSeat.forfeited, MatchSeat.strike_reasons)
+            select(MatchSeat.strikes, MatchSeat.forfeited, reasons_text.label("reasons"),
+                   func.count().label("seats"))
             .join(Match, Match.id == MatchSeat.match_pk)
-            .where(MatchSeat.bot_id == bot_id, Match.state == FINISHED)).all()
+            .where(MatchSeat.bot_id == bot_id, Match.state == FINISHED)
+            .group_by(MatchSeat.strikes, MatchSeat.forfeited, reasons_text)).all()
     reasons: Counter[str] = Counter()
     unrecorded = 0
     for r in rows:
-        given = {str(k): int(v) for k, v in (r.strike_reasons or {}).items()}
-        reasons.update(given)
-        unrecorded += max(0, (r.strikes or 0) - sum(given.values()))
-    return {"matches": len(rows), "strikes": sum(r.strikes or 0 for r in rows),
-            "forfeits": sum(1 for r in rows if r.forfeited),
-            "with_strikes": sum(1 for r in rows if r.strikes),
+        given = {str(k): int(v) for k, v in (json.loads(r.reasons or "null") or {}).items()}
+        for reason, count in given.items():
+            reasons[reason] += count * r.seats
+        unrecorded += max(0, (r.strikes or 0) - sum(given.values())) * r.seats
+    return {"matches": sum(r.seats for r in rows),
+            "strikes": sum((r.strikes or 0) * r.seats for r in rows),
+            "forfeits": sum(r.seats for r in rows if r.forfeited),
+            "with_strikes": sum(r.seats for r in rows if r.strikes),
             "reasons": sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])),
             "unrecorded": unrecorded}
 

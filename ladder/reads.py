@@ -332,27 +332,58 @@ def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     Computing it (the public rating's fit, several queries) costs tens of milliseconds, and it
     changes only when a rated match finishes or a bot changes: each process keeps the last
     table per game and database, keyed by a cheap query of what it depends on."""
-    key = (str(engine.url), game)
     with translate_errors(engine), reader(engine) as conn:
-        version = tuple(conn.execute(select(
-            select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
-            select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
-            select(func.max(Bot.updated_at)).scalar_subquery(),
-            select(func.count()).select_from(Bot).scalar_subquery(),
-            # placement counts down when a tick settles a fixture, after the match finished
-            select(func.count()).select_from(LadderEntry).where(LadderEntry.game == game)
-            .scalar_subquery(),
-            select(func.sum(LadderEntry.placement_remaining)).where(LadderEntry.game == game)
-            .scalar_subquery())).one())
+        version = _board_version(conn, game)
         ladder = _ladder_state(conn, game)
+    return {**copy.deepcopy(_kept_board(engine, game, version)), "ladder": ladder}
+
+
+def board_standing(engine: Engine, game: str, bot_id: int) -> dict[str, Any] | None:
+    """Where the bot stands on the game's board (:func:`leaderboard_page`, its paused bots
+    apart): its row, the section (``items``: ranked, ``provisional`` or ``paused``) and the
+    section's size; None if it has no row.  A bot's page shows one row: copying the whole
+    board for it, as :func:`leaderboard_page` does, cost more than the rest of the lookup."""
+    with translate_errors(engine), reader(engine) as conn:
+        version = _board_version(conn, game)
+    board = _kept_board(engine, game, version)
+    for section in ("items", "provisional"):
+        for row in board[section]:
+            if row["bot"]["id"] == bot_id:
+                return {"row": copy.deepcopy(row), "section": section,
+                        "of": len(board[section])}
+    for entry in board["paused"]:
+        if entry["bot"]["id"] == bot_id and entry["row"] is not None:
+            return {"row": copy.deepcopy(entry["row"]), "section": "paused",
+                    "of": len(board["paused"])}
+    return None
+
+
+def _board_version(conn: Connection, game: str) -> tuple[Any, ...]:
+    """What the kept board of ``game`` depends on, in one query."""
+    return tuple(conn.execute(select(
+        select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
+        select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
+        select(func.max(Bot.updated_at)).scalar_subquery(),
+        select(func.count()).select_from(Bot).scalar_subquery(),
+        # placement counts down when a tick settles a fixture, after the match finished
+        select(func.count()).select_from(LadderEntry).where(LadderEntry.game == game)
+        .scalar_subquery(),
+        select(func.sum(LadderEntry.placement_remaining)).where(LadderEntry.game == game)
+        .scalar_subquery())).one())
+
+
+def _kept_board(engine: Engine, game: str, version: tuple[Any, ...]) -> dict[str, Any]:
+    """The board of ``game`` at ``version``: the one this process keeps, else computed now
+    and kept.  Shared by every caller: what one hands on, it copies."""
+    key = (str(engine.url), game)
     with _BOARDS_LOCK:
         cached = _BOARDS.get(key)
     if cached is not None and cached[0] == version:
-        return {**copy.deepcopy(cached[1]), "ladder": ladder}
+        return cached[1]
     page = _leaderboard_page(engine, game)
     with _BOARDS_LOCK:
-        _BOARDS[key] = (version, copy.deepcopy(page))
-    return {**page, "ladder": ladder}
+        _BOARDS[key] = (version, page)
+    return page
 
 
 def _ladder_state(conn: Connection, game: str) -> dict[str, Any]:
