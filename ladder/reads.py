@@ -9,6 +9,7 @@ to their owners (:func:`seat_log`).
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
 import hashlib
 import json
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, func, or_, select
+from sqlalchemy import Connection, Engine, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
@@ -35,6 +36,13 @@ from ladder.ratings import outcomes, standings
 from ladder.solo_ladder import challenge_outcome
 
 # -- matches ----------------------------------------------------------------------------------
+
+BRIEF = (Match.id, Match.game, Match.state, Match.rated, Match.challenge_id, Match.round_id,
+         Match.attempt, Match.recorded_at, Match.started_at, Match.finished_at,
+         Match.end_reason, Match.void_reason, Match.seed, Match.pair_key)
+"""The columns a listed match shows (:func:`_match_dict`, ``brief``) and its log's fate
+needs: not its settings, result and inline log, JSON decoded for nothing on each row."""
+
 
 def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = None,
                  state: str | None = None, rated: bool | None = None,
@@ -67,7 +75,7 @@ def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = N
         where.append(Match.id.in_(_seats_of(bot, result)))
     with translate_errors(engine), reader(engine) as conn:
         total = conn.execute(select(func.count()).select_from(Match).where(*where)).scalar_one()
-        rows = conn.execute(select(Match.__table__).where(*where).order_by(Match.id.desc())
+        rows = conn.execute(select(*BRIEF).where(*where).order_by(Match.id.desc())
                             .offset((page - 1) * per_page).limit(per_page)).all()
         seats = _seats(conn, [m.id for m in rows])
         public = _logs_public(conn, rows)
@@ -82,10 +90,10 @@ def _seats_of(bot: int, result: str | None) -> Any:
     """The matches ``bot`` sat in, with that ``result`` for it when given: a win is the best
     standing alone, a draw the best shared, anything else a loss (a forfeit always is; a
     forfeit's standing is below every seat that played on, so comparing standings is enough)."""
+    if result is None:
+        return select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot)
     me = aliased(MatchSeat)
     query = select(me.match_pk).where(me.bot_id == bot)
-    if result is None:
-        return query
     others = aliased(MatchSeat)
     best_other = (select(func.min(others.standing))
                   .where(others.match_pk == me.match_pk, others.bot_id != bot)
@@ -121,15 +129,7 @@ def match_detail(engine: Engine, match_pk: int) -> dict[str, Any]:
 
 
 def _seats(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    rows = conn.execute(
-        select(MatchSeat.__table__, Bot.name.label("bot_name"), Bot.owner_id,
-               Owner.name.label("owner_name"), RatingHistory.elo_before,
-               RatingHistory.elo_after)
-        .join(Bot, Bot.id == MatchSeat.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
-        .outerjoin(RatingHistory, (RatingHistory.match_pk == MatchSeat.match_pk)
-                   & (RatingHistory.bot_id == MatchSeat.bot_id))
-        .where(MatchSeat.match_pk.in_(list(ids))).order_by(MatchSeat.match_pk, MatchSeat.seat)
-    ).all()
+    rows = conn.execute(_seats_statement(), {"ids": list(ids)}).all()
     out: dict[int, list[dict[str, Any]]] = {}
     for s in rows:
         before, after = s.elo_before, s.elo_after
@@ -144,6 +144,20 @@ def _seats(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any
             "rating_change": None if before is None else round(after - before, 2),
         })
     return out
+
+
+@functools.cache
+def _seats_statement() -> Any:
+    """The seats of the matches ``ids`` (an expanding parameter), built once: every list of
+    matches reads it, and building it cost more than running it."""
+    return (select(MatchSeat.__table__, Bot.name.label("bot_name"), Bot.owner_id,
+                   Owner.name.label("owner_name"), RatingHistory.elo_before,
+                   RatingHistory.elo_after)
+            .join(Bot, Bot.id == MatchSeat.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
+            .outerjoin(RatingHistory, (RatingHistory.match_pk == MatchSeat.match_pk)
+                       & (RatingHistory.bot_id == MatchSeat.bot_id))
+            .where(MatchSeat.match_pk.in_(bindparam("ids", expanding=True)))
+            .order_by(MatchSeat.match_pk, MatchSeat.seat))
 
 
 def _logs_public(conn: Connection, matches: Sequence[Any]) -> set[int]:
