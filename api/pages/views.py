@@ -32,6 +32,7 @@ from ladder import (
     ConflictError, ForbiddenError, NotFoundError, pages_reads as more, reads, registry,
 )
 from ladder.accounts import authenticate
+from ladder.db import shared_reader
 from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
 from ladder.work import queue_stats
@@ -104,7 +105,13 @@ def leaderboard(game: str) -> str:
 # -- bots -------------------------------------------------------------------------------------
 
 def bot(bot_id: int) -> str:
+    """A bot's page: a dozen reads, on one connection (:func:`ladder.db.shared_reader`)."""
     query()
+    with shared_reader(service().engine):
+        return bot_page(bot_id)
+
+
+def bot_page(bot_id: int) -> str:
     engine = service().engine
     me = login.viewer()
     profile = registry.bot_detail(engine, bot_id, viewer=me["id"] if me else None)
