@@ -52,11 +52,20 @@ def _bot_games() -> Any:
 
 def rating_series(engine: Engine, bot_id: int, game: str) -> list[dict[str, Any]]:
     """The bot's Elo before and after each of its rated matches of ``game``, in the order the
-    ratings were folded (oldest first), with each match's round."""
+    ratings were folded (oldest first), with each match's round: what its chart draws (a
+    bot has hundreds; the API's pages of them, :func:`rating_series_page`, say more)."""
     with translate_errors(engine), reader(engine) as conn:
-        rows = conn.execute(_series(), {"bot_id": bot_id, "game": game}).all()
-    return [{"match_id": r.id, "finished_at": utc(r.finished_at), "round_id": r.round_id,
-             "before": r.elo_before, "after": r.elo_after} for r in rows]
+        rows = conn.execute(_chart_series(), {"bot_id": bot_id, "game": game}).all()
+    return [{"match_id": r.id, "round_id": r.round_id, "before": r.elo_before,
+             "after": r.elo_after} for r in rows]
+
+
+@cache
+def _chart_series() -> Any:
+    return (select(Match.id, Match.round_id, RatingHistory.elo_before, RatingHistory.elo_after)
+            .join(RatingHistory, RatingHistory.match_pk == Match.id)
+            .where(RatingHistory.bot_id == BOT_ID, RatingHistory.game == GAME)
+            .order_by(Match.rating_seq))
 
 
 def rating_series_page(engine: Engine, bot_id: int, game: str, page: int = 1,
