@@ -223,18 +223,10 @@ def health(engine: Engine, bot_id: int, recent: int = 20, window: int = 100) -> 
     """The bot's probes (``GET /`` at registration, checks, the health sweeper): the latest
     ``recent``, and over the last ``window`` the share answered and the latency p50 / p95;
     failures in a row now; and the decision times of its last ``window`` finished matches."""
+    params = {"bot_id": bot_id, "window": window}
     with translate_errors(engine), reader(engine) as conn:
-        probes = conn.execute(
-            select(HealthCheck.at, HealthCheck.ok, HealthCheck.latency_ms, HealthCheck.status,
-                   HealthCheck.detail)
-            .where(HealthCheck.bot_id == bot_id)
-            .order_by(HealthCheck.at.desc(), HealthCheck.id.desc()).limit(window)).all()
-        timings = conn.execute(
-            select(MatchSeat.mean_ms, MatchSeat.p95_ms)
-            .join(Match, Match.id == MatchSeat.match_pk)
-            .where(MatchSeat.bot_id == bot_id, Match.state == FINISHED,
-                   MatchSeat.mean_ms.is_not(None))
-            .order_by(Match.id.desc()).limit(window)).all()
+        probes = conn.execute(_probes(), params).all()
+        timings = conn.execute(_timings(), params).all()
     latencies = sorted(p.latency_ms for p in probes if p.ok and p.latency_ms is not None)
     failing = 0
     for p in probes:
@@ -253,6 +245,24 @@ def health(engine: Engine, bot_id: int, recent: int = 20, window: int = 100) -> 
         "decision_p95_ms": percentile(sorted(t.p95_ms for t in timings
                                              if t.p95_ms is not None), 0.50),
     }
+
+
+@cache
+def _probes() -> Any:
+    return (select(HealthCheck.at, HealthCheck.ok, HealthCheck.latency_ms, HealthCheck.status,
+                   HealthCheck.detail)
+            .where(HealthCheck.bot_id == BOT_ID)
+            .order_by(HealthCheck.at.desc(), HealthCheck.id.desc())
+            .limit(bindparam("window", type_=Integer)))
+
+
+@cache
+def _timings() -> Any:
+    return (select(MatchSeat.mean_ms, MatchSeat.p95_ms)
+            .join(Match, Match.id == MatchSeat.match_pk)
+            .where(MatchSeat.bot_id == BOT_ID, Match.state == FINISHED,
+                   MatchSeat.mean_ms.is_not(None))
+            .order_by(Match.id.desc()).limit(bindparam("window", type_=Integer)))
 
 
 def percentile(ordered: Sequence[float], q: float) -> float | None:

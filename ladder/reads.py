@@ -163,10 +163,16 @@ def _seats_statement() -> Any:
 def _logs_public(conn: Connection, matches: Sequence[Any]) -> set[int]:
     """The finished matches whose seed-sharing siblings are all over too."""
     keys = {m.pair_key for m in matches if m.state == FINISHED and m.pair_key}
-    open_keys = set(conn.execute(select(Match.pair_key).where(
-        Match.pair_key.in_(keys), Match.state.in_((SCHEDULED, RUNNING)))).scalars()) if keys \
+    open_keys = set(conn.execute(_open_pairs(), {"keys": sorted(keys)}).scalars()) if keys \
         else set()
     return {m.id for m in matches if m.state == FINISHED and m.pair_key not in open_keys}
+
+
+@functools.cache
+def _open_pairs() -> Any:
+    """Which of the seed-sharing ``keys`` (an expanding parameter) have a match not over."""
+    return select(Match.pair_key).where(Match.pair_key.in_(bindparam("keys", expanding=True)),
+                                        Match.state.in_((SCHEDULED, RUNNING)))
 
 
 def _match_dict(m: Any, seats: list[dict[str, Any]], public: bool,
