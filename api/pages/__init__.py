@@ -205,7 +205,8 @@ def id_url(endpoint: str, name: str, ident: int) -> str:
     prefixes: dict[str, str] = g.setdefault("id_url_prefixes", {})
     prefix = prefixes.get(endpoint)
     if prefix is None:
-        sample = url_for(endpoint, **{name: 1})
+        values: dict[str, Any] = {name: 1}
+        sample = url_for(endpoint, **values)
         if not sample.endswith("/1"):
             raise ValueError(f"{endpoint}: its path does not end in its id: {sample}")
         prefix = prefixes[endpoint] = sample[:-1]
