@@ -122,7 +122,8 @@ def bot_page(bot_id: int) -> str:
         series = more.rating_series(engine, bot_id, game)
         ladders.append({
             "game": game, "standing": reads.board_standing(engine, game, bot_id),
-            "chart": rating_chart(series), "rated": len(series), "head_to_head": more.head_to_head(engine, bot_id, game),
+            "chart": rating_chart(series), "rated": len(series),
+            "head_to_head": more.head_to_head(engine, bot_id, game),
             "seats": more.seat_record(engine, bot_id, game)})
     ladders.sort(key=lambda lad: lad["rated"] == 0 and not lad["head_to_head"])
     recent, total = reads.list_matches(engine, bot=bot_id, per_page=20)
