@@ -12,6 +12,14 @@ system time of gunicorn's processes (``/proc/PID/stat``, the master and its work
 those requests, divided by their count.  The endpoints are measured in turn, ``--rounds``
 times, in a new random order each round; the figure is the median [min-max] of the rounds.
 
+``first`` mode: what a first read of each per-bot read (the bot's page, its matches, ratings
+and head-to-head) costs in process, where a profiler can see it: the app on the same database,
+Flask's test client, every bot of the board read once a round (``--rounds``), the kept answers
+cleared before each read (as a first read finds them); the CPU time of this process
+(``time.process_time``: the view, the template, the database driver's side, the answer
+cache's fingerprint) per read, median [min-max] over every read.  ``--profile`` adds the
+functions that took the most of it (cProfile on the process's CPU clock).
+
 ``throughput`` mode: a Celery worker (``-c 2``) plays unrated Tokaido Duo matches between two
 HTTP ``random`` bots, ``--tp-matches`` a run, alternately without and with ``--readers`` reader
 threads, each reading a random endpoint of the list then waiting ``--pace`` seconds (a
@@ -19,7 +27,7 @@ person reading pages, not a flood); the figure is the paired ratio (with / witho
 median [min-max].  The readers run on the same machine and take CPU too: the ratio counts
 their cost as well as the server's.
 
-Usage: python bench/service_api.py [cpu|throughput|both] [--bots 63] [--matches 10000]
+Usage: python bench/service_api.py [cpu|throughput|both|first] [--bots 63] [--matches 10000]
 """
 
 from __future__ import annotations
@@ -140,6 +148,58 @@ def measure_cpu(base: str, pgid: int, reads: dict[str, list[str]], count: int,
     for name, values in figures.items():
         print(f"  {name:<26} {statistics.median(values):7.2f} "
               f"[{min(values):.2f}-{max(values):.2f}]")
+
+
+FIRST_READS = ("page: bot", "API bot's matches", "API bot's ratings", "API head-to-head")
+"""The per-bot reads ``first`` mode measures (names of :func:`endpoints`)."""
+
+
+def measure_first(url: str, data: dict[str, Any], rounds: int, profile: bool) -> None:
+    """Each of :data:`FIRST_READS` for every bot on the board, once a round, in process, the
+    kept answers cleared before each read; CPU ms per read, median [min-max]."""
+    import cProfile
+    import pstats
+
+    from api import create_app
+    from api.caching import answers
+    from api.config import ServiceConfig
+
+    app = create_app(ServiceConfig(db_url=url, ratelimit=False))
+    client = app.test_client()
+    reads = {k: v for k, v in endpoints(data, len(data["top_bots"])).items()
+             if k in FIRST_READS}
+    for paths in reads.values():  # imports, templates, the board kept: a process that has
+        get(client, paths[0])     # served a few pages
+    profiler = cProfile.Profile(time.process_time)
+    figures: dict[str, list[float]] = {name: [] for name in reads}
+    for r in range(rounds):
+        order = list(reads)
+        random.Random(r).shuffle(order)
+        for name in order:
+            for path in reads[name]:
+                with app.app_context():
+                    answers().clear()
+                began = time.process_time()
+                if profile:
+                    profiler.enable()
+                get(client, path)
+                profiler.disable()
+                figures[name].append((time.process_time() - began) * 1000)
+    print(f"read first, in process: CPU per read (ms), each of {len(data['top_bots'])} bots "
+          f"once a round, {rounds} rounds (median [min-max] of every read)")
+    for name, values in figures.items():
+        print(f"  {name:<26} {statistics.median(values):7.2f} "
+              f"[{min(values):.2f}-{max(values):.2f}]")
+    if profile:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+    app.extensions["referee"].engine.dispose()
+
+
+def get(client: Any, path: str) -> None:
+    answer = client.get(path, headers={"Accept-Encoding": "gzip"})
+    if answer.status_code != 200:
+        raise SystemExit(f"{path}: {answer.status_code} {answer.get_data()[:200]!r}")
 
 
 def readers(base: str, paths: list[str], count: int, pace: float,
@@ -288,7 +348,8 @@ def prepare(engine: Any, args: Any) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", nargs="?", default="both", choices=("cpu", "throughput", "both"))
+    parser.add_argument("mode", nargs="?", default="both",
+                        choices=("cpu", "throughput", "both", "first"))
     parser.add_argument("--bots", type=int, default=63)
     parser.add_argument("--matches", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=100, help="per endpoint per round")
@@ -299,6 +360,7 @@ def main() -> None:
     parser.add_argument("--tp-matches", type=int, default=20, help="matches per run")
     parser.add_argument("--reps", type=int, default=3, help="paired throughput runs")
     parser.add_argument("--fresh-s", help="the web's REFEREE_ANSWER_FRESH_S (unset: its default)")
+    parser.add_argument("--profile", action="store_true", help="first mode: where the CPU went")
     args = parser.parse_args()
     from ladder.store import open_db
 
@@ -309,6 +371,9 @@ def main() -> None:
         migrate(pg_url)
         engine = open_db(pg_url)
         data = prepare(engine, args)
+        if args.mode == "first":
+            measure_first(pg_url, data, args.rounds, args.profile)
+            return
         port = free_port()
         web = start(["serve", "--port", str(port)],
                     {"REFEREE_DB": pg_url, "REFEREE_BROKER": REDIS, "REFEREE_RATELIMIT": "0",

@@ -26,6 +26,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -181,13 +182,40 @@ def _sqlite_on_begin(connection: Connection) -> None:
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+_SHARED: ContextVar[tuple[Engine, Connection] | None] = ContextVar("referee_shared_reader",
+                                                                   default=None)
+
+
 @contextmanager
 def reader(engine: Engine) -> Iterator[Connection]:
-    """A connection for reads only: on SQLite it does not take the write lock."""
+    """A connection for reads only: on SQLite it does not take the write lock.  Inside
+    :func:`shared_reader` of the same engine, that one's connection."""
+    shared = _SHARED.get()
+    if shared is not None and shared[0] is engine:
+        yield shared[1]
+        return
     with engine.connect() as conn:
         conn = conn.execution_options(**{READ_ONLY: True})
         with conn.begin():
             yield conn
+
+
+@contextmanager
+def shared_reader(engine: Engine) -> Iterator[None]:
+    """Every :func:`reader` of ``engine`` inside (this thread or task) runs on one connection
+    and transaction: for a page that gathers a dozen reads, each of which would otherwise
+    check a connection out, ping it, begin, commit and reset it (four round trips and about
+    0.2 ms of CPU a read on PostgreSQL).  For reads only: a write inside goes through a
+    connection of its own, and the reads after it may not see it."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    with reader(engine) as conn:
+        token = _SHARED.set((engine, conn))
+        try:
+            yield
+        finally:
+            _SHARED.reset(token)
 
 
 def lock_ladder(conn: Connection, game: str) -> None:

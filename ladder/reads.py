@@ -9,6 +9,7 @@ to their owners (:func:`seat_log`).
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
 import hashlib
 import json
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, func, or_, select
+from sqlalchemy import Connection, Engine, String, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import aliased
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
@@ -35,6 +36,13 @@ from ladder.ratings import outcomes, standings
 from ladder.solo_ladder import challenge_outcome
 
 # -- matches ----------------------------------------------------------------------------------
+
+BRIEF = (Match.id, Match.game, Match.state, Match.rated, Match.challenge_id, Match.round_id,
+         Match.attempt, Match.recorded_at, Match.started_at, Match.finished_at,
+         Match.end_reason, Match.void_reason, Match.seed, Match.pair_key)
+"""The columns a listed match shows (:func:`_match_dict`, ``brief``) and its log's fate
+needs: not its settings, result and inline log, JSON decoded for nothing on each row."""
+
 
 def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = None,
                  state: str | None = None, rated: bool | None = None,
@@ -67,7 +75,7 @@ def list_matches(engine: Engine, *, game: str | None = None, bot: int | None = N
         where.append(Match.id.in_(_seats_of(bot, result)))
     with translate_errors(engine), reader(engine) as conn:
         total = conn.execute(select(func.count()).select_from(Match).where(*where)).scalar_one()
-        rows = conn.execute(select(Match.__table__).where(*where).order_by(Match.id.desc())
+        rows = conn.execute(select(*BRIEF).where(*where).order_by(Match.id.desc())
                             .offset((page - 1) * per_page).limit(per_page)).all()
         seats = _seats(conn, [m.id for m in rows])
         public = _logs_public(conn, rows)
@@ -82,10 +90,10 @@ def _seats_of(bot: int, result: str | None) -> Any:
     """The matches ``bot`` sat in, with that ``result`` for it when given: a win is the best
     standing alone, a draw the best shared, anything else a loss (a forfeit always is; a
     forfeit's standing is below every seat that played on, so comparing standings is enough)."""
+    if result is None:
+        return select(MatchSeat.match_pk).where(MatchSeat.bot_id == bot)
     me = aliased(MatchSeat)
     query = select(me.match_pk).where(me.bot_id == bot)
-    if result is None:
-        return query
     others = aliased(MatchSeat)
     best_other = (select(func.min(others.standing))
                   .where(others.match_pk == me.match_pk, others.bot_id != bot)
@@ -121,15 +129,7 @@ def match_detail(engine: Engine, match_pk: int) -> dict[str, Any]:
 
 
 def _seats(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    rows = conn.execute(
-        select(MatchSeat.__table__, Bot.name.label("bot_name"), Bot.owner_id,
-               Owner.name.label("owner_name"), RatingHistory.elo_before,
-               RatingHistory.elo_after)
-        .join(Bot, Bot.id == MatchSeat.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
-        .outerjoin(RatingHistory, (RatingHistory.match_pk == MatchSeat.match_pk)
-                   & (RatingHistory.bot_id == MatchSeat.bot_id))
-        .where(MatchSeat.match_pk.in_(list(ids))).order_by(MatchSeat.match_pk, MatchSeat.seat)
-    ).all()
+    rows = conn.execute(_seats_statement(), {"ids": list(ids)}).all()
     out: dict[int, list[dict[str, Any]]] = {}
     for s in rows:
         before, after = s.elo_before, s.elo_after
@@ -146,13 +146,33 @@ def _seats(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any
     return out
 
 
+@functools.cache
+def _seats_statement() -> Any:
+    """The seats of the matches ``ids`` (an expanding parameter), built once: every list of
+    matches reads it, and building it cost more than running it."""
+    return (select(MatchSeat.__table__, Bot.name.label("bot_name"), Bot.owner_id,
+                   Owner.name.label("owner_name"), RatingHistory.elo_before,
+                   RatingHistory.elo_after)
+            .join(Bot, Bot.id == MatchSeat.bot_id).outerjoin(Owner, Owner.id == Bot.owner_id)
+            .outerjoin(RatingHistory, (RatingHistory.match_pk == MatchSeat.match_pk)
+                       & (RatingHistory.bot_id == MatchSeat.bot_id))
+            .where(MatchSeat.match_pk.in_(bindparam("ids", expanding=True)))
+            .order_by(MatchSeat.match_pk, MatchSeat.seat))
+
+
 def _logs_public(conn: Connection, matches: Sequence[Any]) -> set[int]:
     """The finished matches whose seed-sharing siblings are all over too."""
     keys = {m.pair_key for m in matches if m.state == FINISHED and m.pair_key}
-    open_keys = set(conn.execute(select(Match.pair_key).where(
-        Match.pair_key.in_(keys), Match.state.in_((SCHEDULED, RUNNING)))).scalars()) if keys \
+    open_keys = set(conn.execute(_open_pairs(), {"keys": sorted(keys)}).scalars()) if keys \
         else set()
     return {m.id for m in matches if m.state == FINISHED and m.pair_key not in open_keys}
+
+
+@functools.cache
+def _open_pairs() -> Any:
+    """Which of the seed-sharing ``keys`` (an expanding parameter) have a match not over."""
+    return select(Match.pair_key).where(Match.pair_key.in_(bindparam("keys", expanding=True)),
+                                        Match.state.in_((SCHEDULED, RUNNING)))
 
 
 def _match_dict(m: Any, seats: list[dict[str, Any]], public: bool,
@@ -332,27 +352,65 @@ def leaderboard_page(engine: Engine, game: str) -> dict[str, Any]:
     Computing it (the public rating's fit, several queries) costs tens of milliseconds, and it
     changes only when a rated match finishes or a bot changes: each process keeps the last
     table per game and database, keyed by a cheap query of what it depends on."""
-    key = (str(engine.url), game)
     with translate_errors(engine), reader(engine) as conn:
-        version = tuple(conn.execute(select(
-            select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
-            select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
-            select(func.max(Bot.updated_at)).scalar_subquery(),
-            select(func.count()).select_from(Bot).scalar_subquery(),
-            # placement counts down when a tick settles a fixture, after the match finished
-            select(func.count()).select_from(LadderEntry).where(LadderEntry.game == game)
-            .scalar_subquery(),
-            select(func.sum(LadderEntry.placement_remaining)).where(LadderEntry.game == game)
-            .scalar_subquery())).one())
+        version = _board_version(conn, game)
         ladder = _ladder_state(conn, game)
+    return {**copy.deepcopy(_kept_board(engine, game, version)), "ladder": ladder}
+
+
+def board_standing(engine: Engine, game: str, bot_id: int) -> dict[str, Any] | None:
+    """Where the bot stands on the game's board (:func:`leaderboard_page`, its paused bots
+    apart): its row, the section (``items``: ranked, ``provisional`` or ``paused``) and the
+    section's size; None if it has no row.  A bot's page shows one row: copying the whole
+    board for it, as :func:`leaderboard_page` does, cost more than the rest of the lookup."""
+    with translate_errors(engine), reader(engine) as conn:
+        version = _board_version(conn, game)
+    board = _kept_board(engine, game, version)
+    for section in ("items", "provisional"):
+        for row in board[section]:
+            if row["bot"]["id"] == bot_id:
+                return {"row": copy.deepcopy(row), "section": section,
+                        "of": len(board[section])}
+    for entry in board["paused"]:
+        if entry["bot"]["id"] == bot_id and entry["row"] is not None:
+            return {"row": copy.deepcopy(entry["row"]), "section": "paused",
+                    "of": len(board["paused"])}
+    return None
+
+
+def _board_version(conn: Connection, game: str) -> tuple[Any, ...]:
+    """What the kept board of ``game`` depends on, in one query."""
+    return tuple(conn.execute(_board_version_statement(), {"game": game}).one())
+
+
+@functools.cache
+def _board_version_statement() -> Any:
+    """Built once, the game a parameter: building it cost more than running it."""
+    game = bindparam("game", type_=String)
+    return select(
+        select(func.max(Match.rating_seq)).where(Match.game == game).scalar_subquery(),
+        select(func.count()).select_from(Match).where(*folded(game)).scalar_subquery(),
+        select(func.max(Bot.updated_at)).scalar_subquery(),
+        select(func.count()).select_from(Bot).scalar_subquery(),
+        # placement counts down when a tick settles a fixture, after the match finished
+        select(func.count()).select_from(LadderEntry).where(LadderEntry.game == game)
+        .scalar_subquery(),
+        select(func.sum(LadderEntry.placement_remaining)).where(LadderEntry.game == game)
+        .scalar_subquery())
+
+
+def _kept_board(engine: Engine, game: str, version: tuple[Any, ...]) -> dict[str, Any]:
+    """The board of ``game`` at ``version``: the one this process keeps, else computed now
+    and kept.  Shared by every caller: what one hands on, it copies."""
+    key = (str(engine.url), game)
     with _BOARDS_LOCK:
         cached = _BOARDS.get(key)
     if cached is not None and cached[0] == version:
-        return {**copy.deepcopy(cached[1]), "ladder": ladder}
+        return cached[1]
     page = _leaderboard_page(engine, game)
     with _BOARDS_LOCK:
-        _BOARDS[key] = (version, copy.deepcopy(page))
-    return {**page, "ladder": ladder}
+        _BOARDS[key] = (version, page)
+    return page
 
 
 def _ladder_state(conn: Connection, game: str) -> dict[str, Any]:

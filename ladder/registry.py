@@ -8,10 +8,13 @@ caller's business (they need the network); this module only stores what passed t
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import Connection, Engine, and_, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection, Engine, Integer, and_, bindparam, func, insert, or_, select, update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from ladder import ConflictError, ForbiddenError, NotFoundError
@@ -196,7 +199,8 @@ def add_health(conn: Connection, bot_id: int, ok: bool, latency_ms: float | None
 
 def bot_detail(engine: Engine, bot_id: int, viewer: int | None = None) -> dict[str, Any]:
     """A bot's public profile; its URL and verification nonce only for its owner."""
-    items = _bots(engine, [Bot.id == bot_id], viewer, 0, 1)[0]
+    items = _bots(engine, [Bot.id == bindparam("bot_id", type_=Integer)], viewer, 0, 1,
+                  params={"bot_id": bot_id})[0]
     if not items:
         raise NotFoundError(f"no bot {bot_id}")
     return items[0]
@@ -218,19 +222,16 @@ def list_bots(engine: Engine, *, game: str | None = None, owner: int | None = No
 
 
 def _bots(engine: Engine, where: list[Any], viewer: int | None, offset: int, limit: int,
-          game: str | None = None) -> tuple[list[dict[str, Any]], int]:
+          game: str | None = None, params: dict[str, Any] | None = None
+          ) -> tuple[list[dict[str, Any]], int]:
     with translate_errors(engine), reader(engine) as conn:
-        rows = conn.execute(select(Bot.__table__, Owner.name.label("owner_name"))
-                            .outerjoin(Owner, Owner.id == Bot.owner_id)
-                            .where(*where).order_by(Bot.id)).all()
+        rows = conn.execute(_bot_rows().where(*where), params or {}).all()
         if game is not None:
             rows = [r for r in rows if game in (r.games or [])]
         total = len(rows)
         rows = rows[offset:offset + limit]
         ids = [r.id for r in rows]
-        ratings = conn.execute(select(Rating.bot_id, Rating.game, Rating.elo, Rating.games,
-                                      Rating.last_played)
-                               .where(Rating.bot_id.in_(ids))).all()
+        ratings = conn.execute(_ratings(), {"ids": ids}).all()
         health = _last_health(conn, ids)
     by_bot: dict[int, list[dict[str, Any]]] = {}
     for r in ratings:
@@ -240,11 +241,30 @@ def _bots(engine: Engine, where: list[Any], viewer: int | None, offset: int, lim
     return [_bot_dict(b, viewer, by_bot.get(b.id, []), health.get(b.id)) for b in rows], total
 
 
-def _last_health(conn: Connection, ids: list[int]) -> dict[int, dict[str, Any]]:
+@cache
+def _bot_rows() -> Any:
+    """The statements of :func:`_bots`, built once (the bots' ids an expanding parameter):
+    building them cost more than running them, on every read of a bot."""
+    return (select(Bot.__table__, Owner.name.label("owner_name"))
+            .outerjoin(Owner, Owner.id == Bot.owner_id).order_by(Bot.id))
+
+
+@cache
+def _ratings() -> Any:
+    return (select(Rating.bot_id, Rating.game, Rating.elo, Rating.games, Rating.last_played)
+            .where(Rating.bot_id.in_(bindparam("ids", expanding=True))))
+
+
+@cache
+def _latest_probes() -> Any:
     latest = (select(HealthCheck.bot_id, func.max(HealthCheck.id).label("last"))
-              .where(HealthCheck.bot_id.in_(ids)).group_by(HealthCheck.bot_id).subquery())
-    rows = conn.execute(select(HealthCheck.__table__).join(latest, and_(
-        latest.c.last == HealthCheck.id))).all()
+              .where(HealthCheck.bot_id.in_(bindparam("ids", expanding=True)))
+              .group_by(HealthCheck.bot_id).subquery())
+    return select(HealthCheck.__table__).join(latest, and_(latest.c.last == HealthCheck.id))
+
+
+def _last_health(conn: Connection, ids: list[int]) -> dict[int, dict[str, Any]]:
+    rows = conn.execute(_latest_probes(), {"ids": ids}).all()
     return {h.bot_id: {"at": utc(h.at), "ok": h.ok, "latency_ms": h.latency_ms,
                        "status": h.status} for h in rows}
 

@@ -32,6 +32,7 @@ from ladder import (
     ConflictError, ForbiddenError, NotFoundError, pages_reads as more, reads, registry,
 )
 from ladder.accounts import authenticate
+from ladder.db import shared_reader
 from ladder.matchmaking import list_rounds, round_detail
 from ladder.models import FINISHED, RUNNING, SCHEDULED, VOIDED
 from ladder.work import queue_stats
@@ -104,7 +105,13 @@ def leaderboard(game: str) -> str:
 # -- bots -------------------------------------------------------------------------------------
 
 def bot(bot_id: int) -> str:
+    """A bot's page: a dozen reads, on one connection (:func:`ladder.db.shared_reader`)."""
     query()
+    with shared_reader(service().engine):
+        return bot_page(bot_id)
+
+
+def bot_page(bot_id: int) -> str:
     engine = service().engine
     me = login.viewer()
     profile = registry.bot_detail(engine, bot_id, viewer=me["id"] if me else None)
@@ -114,8 +121,9 @@ def bot(bot_id: int) -> str:
             continue
         series = more.rating_series(engine, bot_id, game)
         ladders.append({
-            "game": game, "standing": standing(game, bot_id), "chart": rating_chart(series),
-            "rated": len(series), "head_to_head": more.head_to_head(engine, bot_id, game),
+            "game": game, "standing": reads.board_standing(engine, game, bot_id),
+            "chart": rating_chart(series), "rated": len(series),
+            "head_to_head": more.head_to_head(engine, bot_id, game),
             "seats": more.seat_record(engine, bot_id, game)})
     ladders.sort(key=lambda lad: lad["rated"] == 0 and not lad["head_to_head"])
     recent, total = reads.list_matches(engine, bot=bot_id, per_page=20)
@@ -124,21 +132,6 @@ def bot(bot_id: int) -> str:
                            plays=plays, total=total, strikes=more.strike_summary(engine, bot_id),
                            health=more.health(engine, bot_id),
                            states={s.game: s for s in bot_states(profile)})
-
-
-def standing(game: str, bot_id: int) -> dict[str, Any] | None:
-    """Where the bot stands on the game's board as its page shows it: its row, the section
-    (ranked, provisional or paused) and the section's size."""
-    engine = service().engine
-    board = reads.leaderboard_page(engine, game)  # paused bots apart, in their own section
-    for section in ("items", "provisional"):
-        for row in board[section]:
-            if row["bot"]["id"] == bot_id:
-                return {"row": row, "section": section, "of": len(board[section])}
-    for entry in board["paused"]:
-        if entry["bot"]["id"] == bot_id and entry["row"] is not None:
-            return {"row": entry["row"], "section": "paused", "of": len(board["paused"])}
-    return None
 
 
 # -- matches ----------------------------------------------------------------------------------

@@ -166,6 +166,25 @@ def test_a_bot_page_has_head_to_head_seats_recent_matches_strikes_and_health(sit
     assert f"#{mine['rank']}</strong> of {len(ranked)}" in html
 
 
+def test_the_links_a_page_joins_are_those_url_for_builds(site):
+    """A bot's page joins its match and bot links to a path built once a request
+    (``api.pages.id_url``) and writes bot links in Python: the same strings as ``url_for`` and
+    the macro it replaced, the site at the root or mounted under a path."""
+    from flask import render_template_string, url_for
+
+    from api.pages import bot_link, bot_url, match_url
+
+    macro = """<a class="bot" href="{{ url_for('pages.bot', bot_id=ref.id) }}">{{ ref.name }}</a>"""
+    for base in ("http://localhost/", "http://localhost/mounted/"):
+        with site.app.test_request_context("/", base_url=base):
+            for n in (1, 9, 10, 1234567):
+                assert match_url(n) == url_for("pages.match", match_id=n)
+                assert bot_url(n) == url_for("pages.bot", bot_id=n)
+            for ref in ({"id": 7, "name": HOSTILE}, {"id": 12, "name": "plain"}):
+                assert str(bot_link(ref)) == render_template_string(macro, ref=ref)
+            assert bot_url(3).startswith("/mounted/" if "mounted" in base else "/bots/")
+
+
 def test_a_bot_without_matches_or_probes_says_so(site):
     client = site.client()
     html = page(client, "/bots/3")  # the house mcts bot: never played here
