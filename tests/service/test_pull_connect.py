@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,8 @@ def serving(app: Any) -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}"
     stop.set()
-    server.pull_trigger()
+    with suppress(OSError):  # the loop may have seen ``stop`` and closed the trigger already
+        server.pull_trigger()  # (it only wakes the loop, which wakes every 0.1 s anyway)
     thread.join(5)
     assert not thread.is_alive()
 
