@@ -14,8 +14,9 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -65,6 +66,24 @@ def play(claim: Claim, policy: UrlPolicy) -> dict[str, Any]:
         log: dict[str, Any] = dict(play_match(description(claim), guard=policy.pin,
                                               relay=process_relay(), watch=watch).log)
     return log
+
+
+def relay_failed(engine: Engine, claim: Claim, log: Mapping[str, Any],
+                 began: datetime) -> None:
+    """:class:`RelayError` when a pull bot of the match was struck while a web process could
+    not reach the relay for it (:mod:`ladder.relay_incidents`): its missing answers were the
+    referee's failure, so the attempt is too, and the match is played again."""
+    from ladder import relay_incidents
+
+    struck = [s.bot_id for s in claim.seats if is_pull(s.spec) and any(
+        p.get("seat") == s.seat and p.get("strikes") for p in log.get("players", []))]
+    if not struck:
+        return
+    failed = relay_incidents.failed_for(engine, struck, began)
+    if failed:
+        raise RelayError(f"a web process could not reach the relay for pull bot(s) "
+                         f"{', '.join(map(str, failed))} during the match: their strikes are "
+                         "the referee's failure")
 
 
 @dataclass

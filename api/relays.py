@@ -9,7 +9,11 @@ Another broker carries no pull bots (:func:`available`).
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
 import threading
+import time
 from datetime import datetime
 
 from sqlalchemy import Engine
@@ -17,6 +21,7 @@ from sqlalchemy import Engine
 from ladder import presence
 from referee.relay import MemoryRelay, Relay
 
+log = logging.getLogger("referee.relay")
 _lock = threading.Lock()
 _relay: Relay | None = None
 _settings: tuple[str | None, str] | None = None
@@ -108,3 +113,31 @@ def pull_check_refusal(bot_id: int, mode: str = "embedded") -> str | None:
         return None
     return (f"pull bot {bot_id} is not connected: connect it first (referee bot connect "
             "SERVICE_URL --token T BOT), then ask for its check")
+
+
+_booked: dict[tuple[int, int], float] = {}
+"""When this process last booked each (engine, bot): the engine too, since each database has
+its own bots (an app per test, here)."""
+
+
+def relay_down(engine: Engine, bot_id: int, exc: Exception) -> None:
+    """This web process could not reach the relay for ``bot_id``'s poll or answer: book it
+    (at most every :data:`~ladder.relay_incidents.BOOK_EVERY_S` per bot), so that a match
+    that struck the bot meanwhile is played again rather than charged to it
+    (:mod:`ladder.relay_incidents`). A database failure here is logged: the 503 goes out
+    all the same."""
+    from ladder import relay_incidents
+
+    now = time.monotonic()
+    with _lock:
+        key = (id(engine), bot_id)
+        if now - _booked.get(key, -1e9) < relay_incidents.BOOK_EVERY_S:
+            return
+        _booked[key] = now
+        if len(_booked) > 4096:
+            _booked.clear()
+    try:
+        relay_incidents.book(engine, bot_id, f"{type(exc).__name__}: {exc}",
+                             f"web:{socket.gethostname()}:{os.getpid()}")
+    except Exception:
+        log.exception("booking the relay's failure for bot %s", bot_id)

@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from ladder import LadderError
+from ladder.accounts import now_utc
 from ladder.work import Claim, claim, fail_attempt, finish, renew
 from referee.netpolicy import UrlPolicy
 
@@ -45,7 +46,7 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
     failed this attempt: enqueue the match again) or ``voided`` (it failed the last one).
     ``after`` is called with the claim once the match is over (finished or voided: its bots
     are free again), to run the matchmaker; its failures are logged, never the match's."""
-    from api.execution import Heartbeat, play as default_play, worker_name
+    from api.execution import Heartbeat, play as default_play, relay_failed, worker_name
 
     began = time.perf_counter()
     held = claim(engine, match_pk, worker or worker_name(), lease_s)
@@ -54,9 +55,10 @@ def run_match(engine: Engine, match_pk: int, policy: UrlPolicy, *, lease_s: floa
     try:
         with Heartbeat(lambda: renew(engine, held, lease_s), lease_s / 3,
                        f"lease-m{held.match_pk}"):
-            claimed, cpu = time.perf_counter(), time.process_time()
+            claimed, cpu, since = time.perf_counter(), time.process_time(), now_utc()
             record = (play or default_play)(held, policy)
             played, cpu = time.perf_counter(), time.process_time() - cpu
+        relay_failed(engine, held, record, since)  # a pull bot struck for the relay's failure
         outcome = "finished" if _finish(engine, held, record) else "superseded"
     except Exception as exc:  # the referee's own failure: a bot's faults never raise
         log.exception("match %s attempt %s: the referee failed", match_pk, held.attempt)

@@ -808,10 +808,14 @@ class IncidentOut(ma.Schema):
     match_id = fields.Integer(allow_none=True, required=True)
     attempt = fields.Integer(required=True)
     outcome = fields.String(required=True, metadata={
-        "description": "retried (the match got its next attempt) or voided (it was the last)"})
+        "description": "retried (the match got its next attempt), voided (it was the last), "
+                       "superseded, or relay_down: a web process could not reach the relay "
+                       "for the pull bot `bot_id` (a match that struck it meanwhile is played "
+                       "again)"})
     error = fields.String(required=True)
     detail = fields.String(required=True, metadata={"description": "the traceback"})
     worker = fields.String(required=True)
+    bot_id = fields.Integer(allow_none=True, required=True)
 
 
 class IncidentPage(Page):

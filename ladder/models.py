@@ -460,6 +460,11 @@ class Incident(Base):
     detail: Mapped[str] = mapped_column(Text, default="")
     """The traceback, for the operator (never shown to bot owners)."""
     worker: Mapped[str] = mapped_column(String(NAME_LEN), default="")
+    bot_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bots.id", ondelete="SET NULL"), nullable=True)
+    """For ``relay_down`` (revision 0013): the pull bot a web process could not relay for (its
+    poll or its answer failed on the relay's store). The match it played meanwhile is given
+    another attempt instead of striking the bot (:func:`ladder.work.relay_failed_for`)."""
 
 
 class SoloEntry(Base):

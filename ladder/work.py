@@ -338,7 +338,8 @@ def incidents(engine: Engine, page: int = 1, per_page: int = 50
         rows = conn.execute(select(Incident.__table__).order_by(Incident.id.desc())
                             .limit(per_page).offset((page - 1) * per_page)).all()
     return [{"id": r.id, "at": utc(r.at), "match_id": r.match_pk, "attempt": r.attempt,
-             "outcome": r.outcome, "error": r.error, "detail": r.detail, "worker": r.worker}
+             "outcome": r.outcome, "error": r.error, "detail": r.detail, "worker": r.worker,
+             "bot_id": r.bot_id}
             for r in rows], int(total)
 
 

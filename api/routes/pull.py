@@ -31,7 +31,7 @@ from flask_smorest import Blueprint, abort
 
 from api.auth import BEARER, require_owner
 from api.context import service
-from api.relays import arrived, available, process_relay
+from api.relays import arrived, available, process_relay, relay_down
 from api.schemas import ID_RULE as ID, AnswerOut, PollArgs, PollOut
 from ladder import registry
 from ladder.accounts import Principal
@@ -113,16 +113,18 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         pulled_bot(bot_id)
         try:
             arrived(service().engine, bot_id)
-        except RelayError:
+        except RelayError as exc:
             log.exception("presence of bot %s", bot_id)
+            relay_down(service().engine, bot_id, exc)
             abort(503, message=RELAY_DOWN)
         try:
             with waiting_slot(require_owner().owner_id, wait):
                 taken = process_relay().take(str(bot_id), float(wait), resume)
         except Replaced as exc:
             abort(409, message=f"{exc}: one connection per bot")
-        except RelayError:
+        except RelayError as exc:
             log.exception("poll of bot %s", bot_id)
+            relay_down(service().engine, bot_id, exc)
             abort(503, message=RELAY_DOWN)
         body = b'{"requests":[' + b",".join(taken) + b"]}"
         return Response(body, 200, mimetype="application/json")
@@ -155,8 +157,9 @@ def blueprint(limiter: Limiter, games: list[str]) -> Blueprint:
         body, fault = read_answer()
         try:
             outcome, ms = process_relay().answer(str(bot_id), request_id, body, fault)
-        except RelayError:
+        except RelayError as exc:
             log.exception("answer of bot %s", bot_id)
+            relay_down(service().engine, bot_id, exc)
             abort(503, message=RELAY_DOWN)
         if outcome is Delivered.UNKNOWN:
             abort(404, message=f"bot {bot_id} has no request {request_id!r} waiting for an "

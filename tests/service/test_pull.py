@@ -441,6 +441,41 @@ def test_a_relay_that_fails_is_the_referees_failure_never_a_strike(anon, fresh_r
     assert alice.post(f"/api/v1/bots/{bot_id}/requests/x", json={}).status_code == 503
 
 
+def test_a_web_process_that_loses_the_relay_strikes_no_bot(anon, monkeypatch):
+    """Only the web process fails to reach the relay (the worker still does): the bot's
+    answers get a 503 and the worker times them out. The web books what it saw, and the
+    match that struck the bot meanwhile is the referee's failure: played again, no strike."""
+    import api.routes.pull
+    from referee.relay import RelayError
+
+    relay = api.relays.process_relay()
+
+    class AnswersFail:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(relay, name)
+
+        def answer(self, *args: Any) -> Any:
+            raise RelayError("the relay failed: ConnectionError: the web lost it")
+
+    monkeypatch.setattr(api.routes.pull, "process_relay", AnswersFail)
+    alice = anon.owner("alice")
+    bot_id = register_pull(alice)
+    svc = anon.app.extensions["referee"]
+    [pk] = schedule(svc.engine, GAME, [([bot_id, 1], 7, None)], rated=False,
+                    settings=MatchSettings(time_ms=1000))
+    with Connection(anon.app, alice.token, bot_id, first_option) as conn:
+        assert run_match(svc.engine, pk, svc.policy, lease_s=30) == "retry"
+    assert 503 in conn.statuses
+    found, _ = incidents(svc.engine)
+    outcomes = {i["outcome"] for i in found}
+    assert outcomes == {"relay_down", "retried"}
+    retried = next(i for i in found if i["outcome"] == "retried")
+    assert "could not reach the relay for pull bot(s) " + str(bot_id) in retried["error"]
+    match = anon.get(f"/api/v1/matches/{pk}").json
+    assert match["state"] == "scheduled" and match["attempt"] == 1  # played again, no strike
+    assert all(not seat.get("strikes") for seat in match["seats"])
+
+
 def test_a_pull_bot_plays_rated_rounds_goes_away_and_comes_back(anon):
     """The living ladder with a pull bot: it plays its rounds' fixtures while connected; the
     health tick finds it away once it stops polling (no new fixture for it); it is back at
