@@ -10,6 +10,9 @@ saw (:func:`book`: an :class:`~ladder.models.Incident` naming the bot, outcome
 :data:`RELAY_DOWN`), and the worker, before finishing a match in which such a bot was struck,
 asks whether one was booked while it played (:func:`failed_for`): if so the attempt is the
 referee's failure and the match is played again, as any other failure of the referee's.
+Only the store's own errors are booked (a relay raises :class:`~referee.relay.RelayError` for
+nothing a bot sends: a bad answer is a strike, a second connection a 409), so a bot cannot
+book one to have a match it is losing played again.
 """
 
 from __future__ import annotations
