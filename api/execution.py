@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from arena import MatchDescription, Seat, TimeControl, check_bot, play_match
 from arena.conformance import ConformanceReport
 from arena.description import is_pull
-from ladder import checks
+from ladder import checks, relay_incidents
 from ladder.models import NAME_LEN
 from ladder.newmatches import STANDARD
 from ladder.work import Claim, SweepPolicy
@@ -73,8 +73,6 @@ def relay_failed(engine: Engine, claim: Claim, log: Mapping[str, Any],
     """:class:`RelayError` when a pull bot of the match was struck while a web process could
     not reach the relay for it (:mod:`ladder.relay_incidents`): its missing answers were the
     referee's failure, so the attempt is too, and the match is played again."""
-    from ladder import relay_incidents
-
     struck = [s.bot_id for s in claim.seats if is_pull(s.spec) and any(
         p.get("seat") == s.seat and p.get("strikes") for p in log.get("players", []))]
     if not struck:

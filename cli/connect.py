@@ -91,8 +91,12 @@ class HttpLink:
             if got.status_code == 404:
                 out.add(match_id)
             elif got.status_code == 200:
-                doc = got.json()
-                if doc.get("state") != "running" or doc.get("attempt") != int(found[2]):
+                try:
+                    doc = got.json()
+                    state, attempt = doc.get("state"), doc.get("attempt")
+                except (ValueError, AttributeError):
+                    continue  # not the service's answer (a proxy's page): ask again later
+                if state != "running" or attempt != int(found[2]):
                     out.add(match_id)
         return out
 

@@ -117,5 +117,4 @@ def test_a_pull_bot_on_a_solo_ladder_only_is_away_while_not_connected(app, anon)
     assert "It resumes as soon as it polls again" in me
     assert presence.back(engine, bot)
     assert entries(anon, bot) == {"tokaido-duo-solo-3": (False, None)}
-    # a pause of another kind on the ladder entries is not the presence rule's to lift
-    assert not presence.back(engine, bot)
+    assert not presence.back(engine, bot)  # back already: nothing to lift, no second alert
